@@ -1,0 +1,1 @@
+"""From recorded outcomes to one verdict. Pure functions."""

@@ -1,0 +1,61 @@
+"""One finished item, as it travels (also between xdist processes) and is reported."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from ..run.result import ToolCall
+from ..score.check import Score
+
+Status = Literal["passed", "failed", "errored"]
+Arm = Literal["candidate", "baseline"]
+
+
+@dataclass
+class Outcome:
+    skill_name: str
+    case_name: str
+    runner: str
+    status: Status
+    arm: Arm = "candidate"
+    repeat_index: int = 0
+    scores: list[Score] = field(default_factory=list)
+    output: str = ""
+    error: str | None = None
+    tokens: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_ms: float = 0.0
+    cost_usd: float = 0.0
+    model: str = ""
+    cost_note: str | None = None
+    usage_note: str | None = None
+    stop_note: str | None = None
+    retry_cost_usd: float = 0.0
+    skill_triggered: bool | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    hooks: list[dict[str, Any]] = field(default_factory=list)
+    workspace: str | None = None
+    nodeid: str = ""
+    order: int = 0  # position in the planned order (skill, case, arm, runner, repeat)
+
+    @property
+    def judge_cost_usd(self) -> float:
+        return sum(s.cost_usd for s in self.scores)
+
+    @property
+    def unpriced(self) -> bool:
+        return bool(self.cost_note) or any(s.cost_note for s in self.scores)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["scores"] = [s.to_dict() for s in self.scores]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Outcome:
+        values = dict(data)
+        values["scores"] = [Score.from_dict(s) for s in data.get("scores", [])]
+        values["tool_calls"] = [ToolCall(**c) for c in data.get("tool_calls", [])]
+        return cls(**values)

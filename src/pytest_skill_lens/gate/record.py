@@ -1,0 +1,33 @@
+"""Everything a session recorded, in the shape the gate and the reports read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .outcome import Outcome
+
+
+@dataclass(frozen=True)
+class GateResult:
+    passed: bool
+    exit_code: int
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass
+class RunRecord:
+    """Outcomes in planned order (skill, case, arm, runner, repeat), both arms."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+    skipped_skills: list[str] = field(default_factory=list)  # no eval cases
+    tag_filtered_skills: list[str] = field(default_factory=list)  # -m removed every case
+    case_filtered_skills: list[str] = field(default_factory=list)  # -k removed every case
+    deselected_skills: list[str] = field(default_factory=list)  # any selection emptied it
+    skills_found: int = 0
+    # Items collected and selected but never run to an outcome (-x, a crash, a ceiling).
+    not_run: list[dict[str, object]] = field(default_factory=list)
+    full_output: bool = False
+
+    @property
+    def candidates(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.arm == "candidate"]

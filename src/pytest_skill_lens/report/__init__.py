@@ -1,0 +1,1 @@
+"""Reports rendered from outcomes and the gate: pure, they return text."""

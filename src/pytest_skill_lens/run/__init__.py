@@ -1,0 +1,1 @@
+"""Executing one case: results, runners, tools, workspaces."""

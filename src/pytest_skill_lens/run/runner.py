@@ -1,0 +1,39 @@
+"""The runner seam: how a case is performed, whoever performs it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from ..settings import Settings
+from ..spec.model import EvalCase
+from ..spec.skill import Skill
+from .result import RunResult
+
+
+@runtime_checkable
+class Runner(Protocol):
+    """Performs one task of a case with a skill loaded (or offered).
+
+    ``run`` never raises for a provider or product failure: it returns a
+    :class:`RunResult` whose ``error`` says what went wrong, and the case is
+    then *errored*. A runner holds no mutable per-run state, so one instance
+    may serve several items.
+    """
+
+    name: str
+
+    def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult: ...
+
+
+@dataclass(frozen=True)
+class RunnerContext:
+    """What a runner factory may read to build its runner."""
+
+    name: str
+    settings: Settings
+
+
+RunnerFactory = Callable[[RunnerContext], Runner]

@@ -1,0 +1,1 @@
+"""Checks: what a run said, did, cost, and how good it was."""

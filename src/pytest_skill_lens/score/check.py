@@ -1,0 +1,67 @@
+"""The shape every evaluator reports in."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from ..run.result import RunResult
+from ..spec.model import EvalCase
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One declared check: a stable id (from the case, never the run) and its evidence."""
+
+    id: str
+    passed: bool
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Score:
+    evaluator: str
+    passed: bool
+    score: float
+    detail: str
+    checks: tuple[CheckResult, ...] = ()
+    errored: bool = False
+    cost_usd: float = 0.0
+    cost_note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["checks"] = [asdict(c) for c in self.checks]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Score:
+        checks = tuple(CheckResult(**c) for c in data.get("checks", ()))
+        return cls(**{**data, "checks": checks})
+
+
+def score_from_checks(evaluator: str, checks: list[CheckResult], nothing: str) -> Score:
+    """A score whose verdict and number come from its checks alone."""
+    if not checks:
+        return Score(evaluator, True, 1.0, nothing)
+    held = sum(c.passed for c in checks)
+    failed = [c.id for c in checks if not c.passed]
+    detail = f"{held}/{len(checks)} checks held" + (f"; failed: {', '.join(failed)}" if failed else "")
+    return Score(evaluator, not failed, held / len(checks), detail, tuple(checks))
+
+
+@dataclass(frozen=True)
+class ScoringContext:
+    """What an evaluator may read besides the case and the run."""
+
+    runner: str
+    judge_verdict: Any = None  # score.judge.JudgeVerdict once the act phase called a judge
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Evaluator(Protocol):
+    """Scores one run. Pure and free: it reads, it never calls out."""
+
+    name: str
+
+    def evaluate(self, case: EvalCase, result: RunResult, context: ScoringContext) -> Score: ...

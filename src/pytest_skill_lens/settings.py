@@ -1,0 +1,145 @@
+"""``skill-lens.toml``: every key, its default and its rule.
+
+Precedence is command line over file over default. Unknown keys are refused at
+every level, so a typo never silently falls back to a default. API keys are
+never read from here: they come from the environment only.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .spec.errors import ConfigError, Where
+from .spec.validation import field_path
+
+CONFIG_NAME = "skill-lens.toml"
+PosInt = Annotated[int, Field(gt=0)]
+PosFloat = Annotated[float, Field(gt=0)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ProductTable(_Strict):
+    command: list[str] | None = None
+    args: list[str] = []
+    timeout_seconds: PosFloat = 600.0
+    max_output_bytes: PosInt = 8_000_000
+    skills_dir: str | None = None
+    invoke: str | None = None
+    pass_env: list[str] | None = None
+
+
+class Settings(_Strict):
+    default_runner: str | list[str] = "fake"
+    model: str = "openai:gpt-4o-mini"
+    base_url: str = ""
+    temperature: float | Literal["unset"] = 0.0
+    retries: Annotated[int, Field(ge=0)] = 2
+    retry_backoff_seconds: Annotated[float, Field(ge=0)] = 1.0
+    judge: str = "fake"
+    judge_model: str = ""
+    judge_base_url: str = ""
+    judge_temperature: float | Literal["unset"] = 0.0
+    min_pass_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
+    fail_on_error: bool = True
+    per_skill_min: dict[str, Annotated[float, Field(ge=0, le=1)]] = {}
+    baseline: Literal["", "none", "previous"] = ""
+    repeat: PosInt = 1
+    min_delta: float | None = None
+    concurrency: PosInt = 1
+    keep_workspace: bool = False
+    full_output: bool = False
+    max_file_bytes: PosInt = 1_000_000
+    max_files: PosInt = 200
+    max_total_bytes: PosInt = 5_000_000
+    allow_scripts: bool = False
+    script_sandbox: Literal["auto", "required", "off"] = "auto"
+    script_timeout_seconds: PosFloat = 30.0
+    max_script_output_bytes: PosInt = 20_000
+    script_interpreters: dict[str, list[str]] = {"py": ["python3"], "sh": ["bash"]}
+    runners: dict[Literal["copilot", "claude-code", "cli"], ProductTable] = {}
+    product_sandbox: Literal["auto", "required", "off"] = "auto"
+    max_spend_usd: PosFloat | None = None
+
+    @field_validator("min_delta")
+    @classmethod
+    def _finite_delta(cls, value: float | None) -> float | None:
+        if value is not None and not -1 <= value <= 1:
+            raise ValueError("min_delta is a pass-rate difference between -1.0 and 1.0")
+        return value
+
+    @field_validator("max_spend_usd", "script_timeout_seconds")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("must be a finite number")
+        return value
+
+    @field_validator("default_runner")
+    @classmethod
+    def _runner_list(cls, value: str | list[str]) -> str | list[str]:
+        names = [value] if isinstance(value, str) else value
+        if not names:
+            raise ValueError("name at least one runner")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"runner {dupes[0]!r} is named twice")
+        return value
+
+    @model_validator(mode="after")
+    def _interpreters(self) -> Settings:
+        for ext, argv in self.script_interpreters.items():
+            if not ext.strip(". ") or not argv:
+                raise ValueError("script_interpreters needs a non-empty extension and argv")
+        return self
+
+    @property
+    def runner_names(self) -> list[str]:
+        return [self.default_runner] if isinstance(self.default_runner, str) else list(self.default_runner)
+
+
+def find_config(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        candidate = directory / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_settings(path: Path | None, overrides: dict[str, Any] | None = None) -> Settings:
+    """Settings from ``path`` (or defaults), with command-line ``overrides`` on top."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        if not path.is_file():
+            raise ConfigError("the config file does not exist or is not a file", where=Where(path))
+        try:
+            data = tomllib.loads(path.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ConfigError("not valid UTF-8 text", where=Where(path)) from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"not valid TOML: {exc}", where=Where(path)) from None
+        except OSError as exc:
+            raise ConfigError(f"cannot read: {exc.strerror or exc}", where=Where(path)) from None
+    merged = {**data, **{k: v for k, v in (overrides or {}).items() if v is not None}}
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        loc = tuple(p for p in error["loc"] if isinstance(p, int) or "[" not in str(p))
+        key = field_path(loc)
+        source = path if path is not None and loc and loc[0] in data else None
+        if error["type"] == "extra_forbidden":
+            problem = f"unknown key {key!r}"
+            fix = "remove it or fix its spelling; see docs/configuration.md for every key"
+        else:
+            problem = f"{key}: {error['msg']} (got {error.get('input')!r})"
+            fix = None
+        where = Where(source, field=key) if source else Where(field=key)
+        raise ConfigError(problem, where=where, fix=fix) from None

@@ -1,0 +1,1 @@
+"""The eval-file world as data: no pytest, no agent frameworks."""

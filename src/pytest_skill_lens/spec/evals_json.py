@@ -1,0 +1,150 @@
+"""Read an ``evals/evals.json`` (the Agent Skills evaluation guide's format)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import AuthoringError, Where
+from .model import EvalCase
+from .rules import check_placeholder
+from .skill import Skill
+from .suite import LoadedCase
+
+MAX_FILE_BYTES = 1_000_000
+_TOP_KEYS = {"skill_name", "evals"}
+_EVAL_KEYS = {"id", "prompt", "expected_output", "files", "assertions", "expectations"}
+
+
+def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
+    try:
+        text = path.read_bytes().decode("utf-8-sig")  # a leading BOM is skipped
+    except OSError as exc:
+        raise AuthoringError(f"cannot read the file: {exc.strerror or exc}", where=Where(path)) from None
+    except UnicodeDecodeError:
+        raise AuthoringError("not valid UTF-8 text", where=Where(path), fix="save it as UTF-8") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AuthoringError(f"not valid JSON: {exc.msg}", where=Where(path, exc.lineno)) from None
+    if not isinstance(data, dict):
+        raise AuthoringError("evals.json must be a JSON object with an 'evals' list", where=Where(path))
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise AuthoringError(
+            f"unknown top-level key {unknown[0]!r}",
+            where=Where(path, field=unknown[0]),
+            fix="evals.json takes only 'skill_name' and 'evals'; move other layouts to YAML",
+        )
+    if "skill_name" in data and data["skill_name"] != skill.name:
+        raise AuthoringError(
+            f"skill_name {data['skill_name']!r} is not this skill's name {skill.name!r}",
+            where=Where(path, field="skill_name"),
+            fix="make it equal the name in SKILL.md, or drop it",
+        )
+    evals = data.get("evals")
+    if not isinstance(evals, list):
+        raise AuthoringError("'evals' must be a list", where=Where(path, field="evals"))
+    cases: list[LoadedCase] = []
+    seen_ids: dict[str, int] = {}
+    for index, entry in enumerate(evals):
+        loaded = _load_entry(entry, index, path, skill)
+        first = seen_ids.get(loaded.name)
+        if first is not None:
+            raise AuthoringError(
+                f"id repeats the id of eval #{first + 1} (both name the case {loaded.name!r})",
+                where=Where(path, None, loaded.name, index, "id"),
+                fix="give every eval its own id",
+            )
+        seen_ids[loaded.name] = index
+        cases.append(loaded)
+    return cases
+
+
+def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
+    where = Where(path, None, None, index)
+    if not isinstance(entry, dict):
+        raise AuthoringError("an eval must be a JSON object", where=where)
+    unknown = sorted(set(entry) - _EVAL_KEYS)
+    if unknown:
+        raise AuthoringError(
+            f"unknown key {unknown[0]!r}",
+            where=Where(path, None, None, index, unknown[0]),
+            fix="an eval takes id, prompt, expected_output, files, assertions (or expectations)",
+        )
+    raw_id = entry.get("id")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, int | str) or raw_id == "" or (
+        isinstance(raw_id, str) and not raw_id.strip()
+    ):
+        raise AuthoringError(
+            "id must be an integer or a non-empty string",
+            where=Where(path, None, None, index, "id"),
+            fix='e.g. "id": 1',
+        )
+    name = f"eval-{raw_id}"
+    where = Where(path, None, name, index)
+    check_placeholder(entry, where)
+
+    def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
+        return AuthoringError(problem, where=Where(path, None, name, index, field), fix=fix)
+
+    prompt = entry.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise fail("prompt is required and must be non-empty text", "prompt")
+    if "assertions" in entry and "expectations" in entry:
+        raise fail(
+            "both assertions and expectations are given",
+            "expectations",
+            "keep one: they are two names for the same list of statements",
+        )
+    key = "assertions" if "assertions" in entry else "expectations"
+    statements = entry.get(key, [])
+    if not isinstance(statements, list) or not all(isinstance(s, str) and s.strip() for s in statements):
+        raise fail(f"{key} must be a list of non-empty strings", key)
+    expected = entry.get("expected_output")
+    if expected is not None and (not isinstance(expected, str) or not expected.strip()):
+        raise fail("expected_output must be non-empty text", "expected_output")
+    rubric = list(statements)
+    if not rubric:
+        if expected is None:
+            raise fail(
+                "nothing to grade: no assertions, expectations or expected_output",
+                "assertions",
+                "add the statements a judge should check, or an expected_output",
+            )
+        rubric = [f"The output satisfies: {expected}"]
+    files = entry.get("files", [])
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise fail("files must be a list of paths relative to the skill directory", "files")
+    workspace = {"files": {f: _read_input_file(f, skill, fail) for f in files}} if files else None
+    raw_case: dict[str, Any] = {"name": name, "task": prompt, "judge": {"rubric": rubric}}
+    if expected is not None:
+        raw_case["judge"]["expected"] = expected
+    if workspace is not None:
+        raw_case["workspace"] = workspace
+    try:
+        case = EvalCase.model_validate(raw_case)
+    except ValidationError as exc:  # pragma: no cover - the checks above cover every shape
+        raise fail(str(exc), "prompt") from None
+    return LoadedCase(case=case, file=path, line=1, index=index)
+
+
+def _read_input_file(relative: str, skill: Skill, fail: Any) -> str:
+    root = skill.directory.resolve()
+    target = (skill.directory / relative).resolve()
+    field = "files"
+    if not relative or Path(relative).is_absolute() or root not in target.parents:
+        raise fail(f"{relative!r} is not a path inside the skill directory", field)
+    if not target.exists():
+        raise fail(f"{relative!r} does not exist", field)
+    if not target.is_file():
+        raise fail(f"{relative!r} is not a file", field)
+    if target.stat().st_size > MAX_FILE_BYTES:
+        raise fail(f"{relative!r} is larger than {MAX_FILE_BYTES:,} bytes", field)
+    try:
+        return target.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise fail(f"{relative!r} is not UTF-8 text", field, "only text files can seed a workspace") from None

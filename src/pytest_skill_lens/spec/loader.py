@@ -1,0 +1,84 @@
+"""Load a skill's eval files into checked cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import AuthoringError, Where
+from .evals_json import load_evals_json
+from .model import EvalCase
+from .rules import check_case, check_placeholder
+from .skill import Skill
+from .suite import LoadedCase, SkillSuite
+from .validation import authoring_error_from
+from .yamlload import MarkedDict, load_yaml_file
+
+
+def load_suite(skill: Skill, eval_files: list[Path]) -> SkillSuite:
+    cases: list[LoadedCase] = []
+    for path in eval_files:
+        if path.suffix == ".json":
+            cases.extend(load_evals_json(path, skill))
+        else:
+            cases.extend(load_yaml_eval_file(path))
+    check_unique_names(cases)
+    return SkillSuite(skill=skill, eval_files=tuple(eval_files), cases=tuple(cases))
+
+
+def load_yaml_eval_file(path: Path) -> list[LoadedCase]:
+    data = load_yaml_file(path)
+    if not isinstance(data, dict) or "cases" not in data:
+        raise AuthoringError(
+            "an eval file needs a top-level 'cases:' list",
+            where=Where(path, getattr(data, "line", None)),
+            fix="put the cases under 'cases:', each starting with '- name: ...'",
+        )
+    raw_cases = data["cases"]
+    if not isinstance(raw_cases, list):
+        raise AuthoringError(
+            "'cases:' must be a list",
+            where=Where(path, getattr(raw_cases, "line", None), field="cases"),
+            fix="start each case with '- name: ...'",
+        )
+    return [_load_case(raw, path, i) for i, raw in enumerate(raw_cases)]
+
+
+def _load_case(raw: Any, path: Path, index: int) -> LoadedCase:
+    line = getattr(raw, "line", None)
+    name = raw.get("name") if isinstance(raw, dict) else None
+    where = Where(path, line, name if isinstance(name, str) else None, index)
+    if not isinstance(raw, MarkedDict):
+        raise AuthoringError(
+            "a case must be a mapping of keys",
+            where=where,
+            fix="start the case with '- name: ...' and indent its keys under it",
+        )
+    check_placeholder(raw, where)
+    try:
+        case = EvalCase.model_validate(raw)
+    except ValidationError as exc:
+        raise authoring_error_from(exc, EvalCase, raw, where) from None
+    check_case(case, where)
+    return LoadedCase(case=case, file=path, line=line or 1, index=index)
+
+
+def check_unique_names(cases: list[LoadedCase]) -> None:
+    """Case names are unique per skill, ignoring letter case, across all its files."""
+    seen: dict[str, LoadedCase] = {}
+    for loaded in cases:
+        key = loaded.name.casefold()
+        first = seen.get(key)
+        if first is not None:
+            raise AuthoringError(
+                f"the case name {loaded.name!r} repeats {first.name!r} "
+                f"({first.file}:{first.line}, case #{first.index + 1}); "
+                "names are compared ignoring letter case",
+                where=Where(loaded.file, loaded.line, loaded.name, loaded.index, "name"),
+                fix="rename one of the two cases",
+            )
+        seen[key] = loaded
+
+

@@ -1,0 +1,78 @@
+"""A skill: ``SKILL.md`` frontmatter plus its instructions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import AuthoringError, Where
+from .yamlload import load_yaml_text, read_text
+
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:^|\n)---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str
+    instructions: str
+    path: Path  # the SKILL.md file
+    version: str | None = None
+    variant: str = "candidate"
+    meta: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def directory(self) -> Path:
+        return self.path.parent
+
+
+def parse_skill_text(text: str, path: Path) -> Skill:
+    meta: dict[str, object] = {}
+    body = text
+    match = _FRONTMATTER.match(text)
+    if match:
+        loaded = load_yaml_text(match.group(1), path)
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise AuthoringError(
+                "the frontmatter between the '---' lines must be a mapping of keys",
+                where=Where(path, 2),
+                fix="write it as 'name: my-skill' and 'description: ...' lines",
+            )
+        meta = dict(loaded)
+        body = text[match.end() :]
+    name = meta.get("name", path.parent.name)
+    if not isinstance(name, str) or not name.strip():
+        raise AuthoringError(
+            "the skill name must be non-empty text",
+            where=Where(path, field="name"),
+            fix="quote it, e.g. name: \"my-skill\"",
+        )
+    description = meta.get("description", "")
+    if not isinstance(description, str):
+        raise AuthoringError(
+            "the description must be text",
+            where=Where(path, field="description"),
+            fix="quote it",
+        )
+    version = meta.get("version")
+    if version is not None and not isinstance(version, str):
+        raise AuthoringError(
+            f"version must be a string, got {type(version).__name__} {version!r}",
+            where=Where(path, field="version"),
+            fix=f'quote it: version: "{version}" (unquoted, 1.20 would read as 1.2)',
+        )
+    return Skill(
+        name=name.strip(),
+        description=description.strip(),
+        instructions=body.strip(),
+        path=path,
+        version=version,
+        meta=meta,
+    )
+
+
+def load_skill(path: Path) -> Skill:
+    return parse_skill_text(read_text(path), path)

@@ -1,0 +1,207 @@
+"""Strict YAML for eval files: libyaml parses, we construct.
+
+libyaml (``CSafeLoader``) composes the node tree in C and keeps every node's
+mark, so line numbers survive at little cost. Our own construction then
+applies the eval-file rules PyYAML's constructors would get wrong:
+
+* only ``true``/``false`` are booleans; ``yes``/``no``/``on``/``off`` stay strings;
+* a date stays a string (a task may mention one);
+* a duplicate mapping key is an error, never a silent overwrite;
+* a recursive alias is an error, never a crash.
+
+Mappings come back as :class:`MarkedDict`, lists as :class:`MarkedList`, both
+carrying the 1-based line where they start and, for mappings, of each key.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import AuthoringError, Where
+
+try:  # libyaml is the fast path; the pure-Python parser gives the same nodes.
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+_INT = re.compile(r"[-+]?(0|[1-9][0-9_]*)\Z")
+_INT_OTHER = re.compile(r"[-+]?0(x[0-9a-fA-F_]+|o[0-7_]+|b[01_]+)\Z")
+_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?\Z")
+_SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
+_BOOL = {"true": True, "false": False}
+_NULL = {"", "~", "null"}
+
+_STR = "tag:yaml.org,2002:str"
+_TAGS_INT = "tag:yaml.org,2002:int"
+_TAGS_FLOAT = "tag:yaml.org,2002:float"
+_TAGS_BOOL = "tag:yaml.org,2002:bool"
+_TAGS_NULL = "tag:yaml.org,2002:null"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class MarkedDict(dict[str, Any]):
+    """A mapping that remembers where it, and each of its keys, started."""
+
+    __slots__ = ("key_lines", "line")
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.key_lines: dict[str, int] = {}
+
+
+class MarkedList(list[Any]):
+    """A sequence that remembers where it started and where each item did."""
+
+    __slots__ = ("item_lines", "line")
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.item_lines: list[int] = []
+
+
+def line_of(value: object, default: int | None = None) -> int | None:
+    return getattr(value, "line", default)
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    text: str = node.value
+    tag = node.tag
+    if node.style is not None and node.style != "" or tag == _STR:
+        return text  # quoted, block or explicitly tagged: always a string
+    if tag == _TAGS_BOOL:
+        # YAML 1.1 calls yes/no/on/off booleans; an eval file does not.
+        return _BOOL.get(text.lower(), text) if text in ("true", "True", "TRUE", "false", "False", "FALSE") else text
+    if tag == _TAGS_INT:
+        clean = text.replace("_", "")
+        if _INT.match(text):
+            return int(clean)
+        if _INT_OTHER.match(text):
+            return int(clean, 0)
+        return text  # sexagesimal and other YAML 1.1 oddities stay text
+    if tag == _TAGS_FLOAT:
+        if text.lower() in _SPECIAL_FLOAT:
+            return _SPECIAL_FLOAT[text.lower()]
+        if _FLOAT.match(text):
+            return float(text.replace("_", ""))
+        return text
+    if tag == _TAGS_NULL:
+        return None if text in _NULL or text in ("Null", "NULL") else text
+    return text  # timestamps, binary and unknown implicit tags stay text
+
+
+class _Builder:
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.done: dict[int, Any] = {}
+        self.active: set[int] = set()
+
+    def build(self, node: yaml.Node) -> Any:
+        key = id(node)
+        if key in self.done:
+            return self.done[key]
+        if key in self.active:
+            raise AuthoringError(
+                "an alias refers to the node that contains it (a recursive anchor)",
+                where=Where(self.file, node.start_mark.line + 1),
+                fix="remove the self-referencing alias",
+            )
+        if isinstance(node, yaml.ScalarNode):
+            return _scalar(node)
+        self.active.add(key)
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                seq = MarkedList(node.start_mark.line + 1)
+                for item in node.value:
+                    seq.item_lines.append(item.start_mark.line + 1)
+                    seq.append(self.build(item))
+                value: Any = seq
+            elif isinstance(node, yaml.MappingNode):
+                value = self._mapping(node)
+            else:  # pragma: no cover - the composer makes no other node
+                raise AssertionError(type(node))
+        finally:
+            self.active.discard(key)
+        self.done[key] = value
+        return value
+
+    def _mapping(self, node: yaml.MappingNode) -> MarkedDict:
+        out = MarkedDict(node.start_mark.line + 1)
+        for key_node, value_node in node.value:
+            line = key_node.start_mark.line + 1
+            if key_node.tag == _MERGE:
+                merged = self.build(value_node)
+                sources = merged if isinstance(merged, list) else [merged]
+                for source in sources:
+                    if isinstance(source, dict):
+                        for k, v in source.items():
+                            out.setdefault(k, v)
+                            out.key_lines.setdefault(k, line)
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise AuthoringError(
+                    "a mapping key must be plain text, not a list or a mapping",
+                    where=Where(self.file, line),
+                )
+            k = key_node.value
+            if k in out.key_lines:
+                raise AuthoringError(
+                    f"duplicate key {k!r} (first on line {out.key_lines[k]})",
+                    where=Where(self.file, line),
+                    fix="keep one of the two; YAML would silently keep only the last",
+                )
+            out.key_lines[k] = line
+            out[k] = self.build(value_node)
+        return out
+
+
+def _hint(problem: str) -> str | None:
+    if "alias" in problem or "anchor" in problem:
+        return "quote a value that starts with '*' or '&', e.g. file_glob: \"*.md\""
+    if "flow" in problem or "expected ',' or ']'" in problem:
+        return "quote a value that starts with '[' or '{', e.g. file_glob: \"[a-c].md\""
+    return None
+
+
+def load_yaml_text(text: str, file: Path) -> Any:
+    """Parse one YAML document from ``text``; ``file`` is only used in messages."""
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        raise AuthoringError(
+            f"not valid YAML: {problem}",
+            where=Where(file, mark.line + 1 if mark else None),
+            fix=_hint(problem),
+        ) from None
+    except yaml.YAMLError as exc:
+        raise AuthoringError(f"not valid YAML: {exc}", where=Where(file)) from None
+    if node is None:
+        return None
+    return _Builder(file).build(node)
+
+
+def read_text(file: Path) -> str:
+    """Read a UTF-8 text file, naming it in the error when it cannot be read."""
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise AuthoringError(f"cannot read the file: {exc.strerror or exc}", where=Where(file)) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise AuthoringError(
+            f"not valid UTF-8 text (byte {exc.start})",
+            where=Where(file),
+            fix="save the file as UTF-8",
+        ) from None
+
+
+def load_yaml_file(file: Path) -> Any:
+    return load_yaml_text(read_text(file), file)
