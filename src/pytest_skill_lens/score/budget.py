@@ -1,0 +1,86 @@
+"""``budget:``: ceilings on the run's tokens, cost and latency; a limit at its value holds.
+
+A figure the runner could not measure (``usage_note``, ``cost_note``) is never
+read as zero: its limit becomes a failing "not evaluated" check. Such a check
+fails the verdict but is left out of the score's divisor, so the number says
+how many measured limits held and the verdict says whether every limit did.
+Only the run's own last attempt counts: retried attempts and the judge are
+reported apart and never spend a case's budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..run.result import RunResult
+from ..spec.model import Budget, EvalCase
+from .check import CheckResult, Score, ScoringContext
+
+
+@dataclass(frozen=True)
+class _Limit:
+    check: CheckResult
+    evaluated: bool
+
+
+class BudgetEvaluator:
+    name = "budget"
+
+    def evaluate(self, case: EvalCase, result: RunResult, context: ScoringContext) -> Score:
+        if case.budget is None:
+            return Score(self.name, True, 1.0, "no budget")
+        limits = budget_limits(case.budget, result)
+        if not limits:
+            return Score(self.name, True, 1.0, "no budget limits")
+        checks = tuple(limit.check for limit in limits)
+        measured = [limit for limit in limits if limit.evaluated]
+        held = sum(limit.check.passed for limit in measured)
+        failed = [c.id for c in checks if not c.passed]
+        skipped = [limit.check.id for limit in limits if not limit.evaluated]
+        detail = f"{held}/{len(measured)} evaluated limits held"
+        if skipped:
+            detail += f"; not evaluated: {', '.join(skipped)}"
+        if failed:
+            detail += f"; failed: {', '.join(failed)}"
+        number = held / len(measured) if measured else 0.0
+        return Score(self.name, not failed, number, detail, checks)
+
+
+def budget_limits(budget: Budget, result: RunResult) -> list[_Limit]:
+    limits: list[_Limit] = []
+    if budget.max_tokens is not None:
+        limits.append(_tokens(budget.max_tokens, result))
+    if budget.max_cost_usd is not None:
+        limits.append(_cost(float(budget.max_cost_usd), result))
+    if budget.max_latency_ms is not None:
+        limit = float(budget.max_latency_ms)
+        used = result.latency_ms
+        evidence = f"took {_number(used)} ms, limit is {_number(limit)} ms"
+        limits.append(_Limit(CheckResult("max_latency_ms", used <= limit, evidence), True))
+    return limits
+
+
+def _tokens(limit: int, result: RunResult) -> _Limit:
+    if result.usage_note:
+        evidence = f"token budget not evaluated: {result.usage_note}"
+        return _Limit(CheckResult("max_tokens", False, evidence), False)
+    used = result.tokens
+    evidence = f"used {used} tokens, limit is {limit}"
+    if result.stop_note:
+        evidence += f"; {result.stop_note}"
+    return _Limit(CheckResult("max_tokens", used <= limit, evidence), True)
+
+
+def _cost(limit: float, result: RunResult) -> _Limit:
+    if result.cost_note:
+        evidence = f"cost budget not evaluated: {result.cost_note}"
+        return _Limit(CheckResult("max_cost_usd", False, evidence), False)
+    used = result.cost_usd
+    evidence = f"cost ${_number(used, 10)}, limit is ${_number(limit, 10)}"
+    return _Limit(CheckResult("max_cost_usd", used <= limit, evidence), True)
+
+
+def _number(value: float, places: int = 3) -> str:
+    # Fixed-point, so a small cost never prints as 1e-05; trailing zeros say nothing.
+    text = f"{value:.{places}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text

@@ -1,0 +1,67 @@
+"""From one run to one status: every evaluator's score, then passed, failed or errored."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..gate.outcome import Status
+from ..run.result import RunResult
+from ..spec.errors import AuthoringError
+from ..spec.model import EvalCase
+from .assertions import AssertionEvaluator
+from .budget import BudgetEvaluator
+from .check import Evaluator, Score, ScoringContext
+from .judge import JudgeEvaluator
+from .trajectory import TrajectoryEvaluator
+
+BUILTIN_EVALUATORS: tuple[Evaluator, ...] = (
+    AssertionEvaluator(),
+    TrajectoryEvaluator(),
+    BudgetEvaluator(),
+    JudgeEvaluator(),
+)
+
+
+def evaluate(
+    case: EvalCase,
+    result: RunResult,
+    context: ScoringContext,
+    extra: Sequence[Evaluator] = (),
+) -> tuple[Status, list[Score]]:
+    """Score a run with the built-ins, then ``extra``; an errored run is not scored at all.
+
+    An :class:`AuthoringError` (a malformed regex, say) propagates: it stops the
+    whole run. Any other failure of an extra evaluator errors the case instead.
+    """
+    if result.error is not None:
+        return "errored", []
+    scores = [evaluator.evaluate(case, result, context) for evaluator in BUILTIN_EVALUATORS]
+    scores += [_run_extra(evaluator, case, result, context) for evaluator in extra]
+    return status_of(scores), scores
+
+
+def status_of(scores: Sequence[Score]) -> Status:
+    if any(score.errored for score in scores):
+        return "errored"
+    if all(score.passed for score in scores):
+        return "passed"
+    return "failed"
+
+
+def _run_extra(
+    evaluator: Evaluator, case: EvalCase, result: RunResult, context: ScoringContext
+) -> Score:
+    # A plugin's bug is an infrastructure problem: errored, never a quiet pass or a crash.
+    name = str(getattr(evaluator, "name", type(evaluator).__name__))
+    try:
+        score = evaluator.evaluate(case, result, context)
+    except AuthoringError:
+        raise
+    except Exception as exc:
+        return Score(
+            name, False, 0.0, f"evaluator raised {type(exc).__name__}: {exc}", errored=True
+        )
+    if not isinstance(score, Score):
+        got = type(score).__name__
+        return Score(name, False, 0.0, f"evaluator returned {got}, not a Score", errored=True)
+    return score
