@@ -102,7 +102,11 @@ class Settings(_Strict):
 
     @property
     def runner_names(self) -> list[str]:
-        return [self.default_runner] if isinstance(self.default_runner, str) else list(self.default_runner)
+        return (
+            [self.default_runner]
+            if isinstance(self.default_runner, str)
+            else list(self.default_runner)
+        )
 
 
 def find_config(start: Path) -> Path | None:

@@ -1,0 +1,19 @@
+"""The pytest plugin (entry point ``skill_lens``): the only layer that imports pytest."""
+
+from __future__ import annotations
+
+from .hooks import (
+    pytest_addhooks,
+    pytest_addoption,
+    pytest_configure,
+    pytest_report_header,
+    skill_lens_config,
+)
+
+__all__ = [
+    "pytest_addhooks",
+    "pytest_addoption",
+    "pytest_configure",
+    "pytest_report_header",
+    "skill_lens_config",
+]

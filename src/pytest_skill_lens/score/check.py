@@ -46,7 +46,9 @@ def score_from_checks(evaluator: str, checks: list[CheckResult], nothing: str) -
         return Score(evaluator, True, 1.0, nothing)
     held = sum(c.passed for c in checks)
     failed = [c.id for c in checks if not c.passed]
-    detail = f"{held}/{len(checks)} checks held" + (f"; failed: {', '.join(failed)}" if failed else "")
+    detail = f"{held}/{len(checks)} checks held" + (
+        f"; failed: {', '.join(failed)}" if failed else ""
+    )
     return Score(evaluator, not failed, held / len(checks), detail, tuple(checks))
 
 

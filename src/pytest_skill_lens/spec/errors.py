@@ -57,7 +57,7 @@ class AuthoringError(Exception):
         """The same error with more of its place filled in (known fields win)."""
         fields = {k: v for k, v in self.where.__dict__.items() if v is not None}
         merged = {**changes, **fields}
-        return AuthoringError(self.problem, where=Where(**merged), fix=self.fix)  # type: ignore[arg-type]
+        return AuthoringError(self.problem, where=Where(**merged), fix=self.fix)
 
 
 class ConfigError(AuthoringError):

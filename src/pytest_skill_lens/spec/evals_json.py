@@ -23,15 +23,21 @@ def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
     try:
         text = path.read_bytes().decode("utf-8-sig")  # a leading BOM is skipped
     except OSError as exc:
-        raise AuthoringError(f"cannot read the file: {exc.strerror or exc}", where=Where(path)) from None
+        raise AuthoringError(
+            f"cannot read the file: {exc.strerror or exc}", where=Where(path)
+        ) from None
     except UnicodeDecodeError:
-        raise AuthoringError("not valid UTF-8 text", where=Where(path), fix="save it as UTF-8") from None
+        raise AuthoringError(
+            "not valid UTF-8 text", where=Where(path), fix="save it as UTF-8"
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise AuthoringError(f"not valid JSON: {exc.msg}", where=Where(path, exc.lineno)) from None
     if not isinstance(data, dict):
-        raise AuthoringError("evals.json must be a JSON object with an 'evals' list", where=Where(path))
+        raise AuthoringError(
+            "evals.json must be a JSON object with an 'evals' list", where=Where(path)
+        )
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
         raise AuthoringError(
@@ -76,8 +82,11 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
             fix="an eval takes id, prompt, expected_output, files, assertions (or expectations)",
         )
     raw_id = entry.get("id")
-    if isinstance(raw_id, bool) or not isinstance(raw_id, int | str) or raw_id == "" or (
-        isinstance(raw_id, str) and not raw_id.strip()
+    if (
+        isinstance(raw_id, bool)
+        or not isinstance(raw_id, int | str)
+        or raw_id == ""
+        or (isinstance(raw_id, str) and not raw_id.strip())
     ):
         raise AuthoringError(
             "id must be an integer or a non-empty string",
@@ -102,7 +111,9 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
         )
     key = "assertions" if "assertions" in entry else "expectations"
     statements = entry.get(key, [])
-    if not isinstance(statements, list) or not all(isinstance(s, str) and s.strip() for s in statements):
+    if not isinstance(statements, list) or not all(
+        isinstance(s, str) and s.strip() for s in statements
+    ):
         raise fail(f"{key} must be a list of non-empty strings", key)
     expected = entry.get("expected_output")
     if expected is not None and (not isinstance(expected, str) or not expected.strip()):
@@ -147,4 +158,6 @@ def _read_input_file(relative: str, skill: Skill, fail: Any) -> str:
     try:
         return target.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
-        raise fail(f"{relative!r} is not UTF-8 text", field, "only text files can seed a workspace") from None
+        raise fail(
+            f"{relative!r} is not UTF-8 text", field, "only text files can seed a workspace"
+        ) from None

@@ -80,5 +80,3 @@ def check_unique_names(cases: list[LoadedCase]) -> None:
                 fix="rename one of the two cases",
             )
         seen[key] = loaded
-
-

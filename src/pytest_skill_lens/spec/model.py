@@ -20,7 +20,9 @@ class _Strict(BaseModel):
 
 
 ASSERTION_KINDS = ("contains", "not_contains", "regex", "equals", "file-produced", "json-schema")
-AssertionKind = Literal["contains", "not_contains", "regex", "equals", "file-produced", "json-schema"]
+AssertionKind = Literal[
+    "contains", "not_contains", "regex", "equals", "file-produced", "json-schema"
+]
 PrimitiveType = Literal["string", "integer", "number", "boolean"]
 NonNegInt = Annotated[StrictInt, Field(ge=0)]
 NonNegNumber = Annotated[StrictFloat | StrictInt, Field(ge=0)]

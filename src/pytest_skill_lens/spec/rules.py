@@ -57,7 +57,9 @@ def check_case(case: EvalCase, where: Where) -> None:
 
     def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
         return AuthoringError(
-            problem, where=Where(where.file, where.line, case.name, where.case_index, field), fix=fix
+            problem,
+            where=Where(where.file, where.line, case.name, where.case_index, field),
+            fix=fix,
         )
 
     if not case.name.strip():

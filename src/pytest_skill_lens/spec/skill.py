@@ -48,7 +48,7 @@ def parse_skill_text(text: str, path: Path) -> Skill:
         raise AuthoringError(
             "the skill name must be non-empty text",
             where=Where(path, field="name"),
-            fix="quote it, e.g. name: \"my-skill\"",
+            fix='quote it, e.g. name: "my-skill"',
         )
     description = meta.get("description", "")
     if not isinstance(description, str):

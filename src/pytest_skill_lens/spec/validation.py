@@ -99,7 +99,8 @@ def authoring_error_from(
     elif kind == "missing":
         problem = f"required key {str(loc[-1])!r} is missing"
     elif kind == "literal_error":
-        problem = f"{_describe(error.get('input'))} is not allowed here; expected {error['ctx']['expected']}"
+        expected = error["ctx"]["expected"]
+        problem = f"{_describe(error.get('input'))} is not allowed here; expected {expected}"
     elif kind in ("string_type", "str_type"):
         problem = f"expected text, got {_describe(error.get('input'))}"
         fix = "quote the value so YAML reads it as text"
@@ -108,6 +109,12 @@ def authoring_error_from(
     path = field_path((prefix, *loc) if prefix else loc)
     return AuthoringError(
         problem,
-        where=Where(where.file, line_at(raw, loc) or where.line, where.case_name, where.case_index, path or None),
+        where=Where(
+            where.file,
+            line_at(raw, loc) or where.line,
+            where.case_name,
+            where.case_index,
+            path or None,
+        ),
         fix=fix,
     )

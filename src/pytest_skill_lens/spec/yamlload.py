@@ -31,7 +31,12 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
 _INT = re.compile(r"[-+]?(0|[1-9][0-9_]*)\Z")
 _INT_OTHER = re.compile(r"[-+]?0(x[0-9a-fA-F_]+|o[0-7_]+|b[01_]+)\Z")
 _FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?\Z")
-_SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
+_SPECIAL_FLOAT = {
+    ".inf": float("inf"),
+    "+.inf": float("inf"),
+    "-.inf": float("-inf"),
+    ".nan": float("nan"),
+}
 _BOOL = {"true": True, "false": False}
 _NULL = {"", "~", "null"}
 
@@ -72,11 +77,15 @@ def line_of(value: object, default: int | None = None) -> int | None:
 def _scalar(node: yaml.ScalarNode) -> Any:
     text: str = node.value
     tag = node.tag
-    if node.style is not None and node.style != "" or tag == _STR:
+    if (node.style is not None and node.style != "") or tag == _STR:
         return text  # quoted, block or explicitly tagged: always a string
     if tag == _TAGS_BOOL:
         # YAML 1.1 calls yes/no/on/off booleans; an eval file does not.
-        return _BOOL.get(text.lower(), text) if text in ("true", "True", "TRUE", "false", "False", "FALSE") else text
+        return (
+            _BOOL.get(text.lower(), text)
+            if text in ("true", "True", "TRUE", "false", "False", "FALSE")
+            else text
+        )
     if tag == _TAGS_INT:
         clean = text.replace("_", "")
         if _INT.match(text):
@@ -192,7 +201,9 @@ def read_text(file: Path) -> str:
     try:
         data = file.read_bytes()
     except OSError as exc:
-        raise AuthoringError(f"cannot read the file: {exc.strerror or exc}", where=Where(file)) from None
+        raise AuthoringError(
+            f"cannot read the file: {exc.strerror or exc}", where=Where(file)
+        ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -1,0 +1,125 @@
+"""Time pytest-skill-lens against the floor every pytest plugin pays.
+
+Generates N skills x M cases, then times, each in a fresh pytest process:
+
+* ``--collect-only`` and a full run with the ``fake`` runner, and
+* the same two commands with a bare plugin that yields the same number of
+  trivial items from the same SKILL.md files (the floor: pytest's own cost of
+  collecting, running and reporting that many items).
+
+Usage: python benchmarks/bench_collection.py [--skills 100] [--cases 50] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CASE = """  - name: case {j}
+    task: Please handle request number {j} for the {i} skill
+    tags: [smoke, group{g}]
+    assertions:
+      - kind: contains
+        value: handled
+      - kind: not_contains
+        value: "error {j}"
+      - kind: regex
+        value: "request number {j}\\\\b"
+"""
+
+FLOOR_CONFTEST = """
+import pytest
+
+class Trivial(pytest.Item):
+    def runtest(self):
+        pass
+
+    def reportinfo(self):
+        return self.path, 0, self.name
+
+class Skill(pytest.File):
+    def collect(self):
+        for j in range({cases}):
+            yield Trivial.from_parent(self, name=f"case {{j}}[fake]")
+
+def pytest_collect_file(file_path, parent):
+    if file_path.name == "SKILL.md":
+        return Skill.from_parent(parent, path=file_path)
+"""
+
+
+def generate(root: Path, skills: int, cases: int) -> None:
+    for i in range(skills):
+        skill_dir = root / "skills" / f"skill-{i:03d}"
+        (skill_dir / "evals").mkdir(parents=True)
+        (skill_dir / "SKILL.md").write_text(
+            f"---\nname: skill-{i:03d}\ndescription: Benchmark skill {i}\n---\nHandle requests.\n"
+        )
+        body = "".join(CASE.format(i=i, j=j, g=j % 5) for j in range(cases))
+        (skill_dir / "evals" / "cases.yaml").write_text("cases:\n" + body)
+    floor = root / "floor"
+    floor.mkdir()
+    (floor / "conftest.py").write_text(FLOOR_CONFTEST.format(cases=cases))
+    for i in range(skills):
+        (floor / f"skill-{i:03d}").mkdir()
+        (floor / f"skill-{i:03d}" / "SKILL.md").write_text("x\n")
+
+
+def timed(args: list[str], cwd: Path, expect: int) -> float:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    if proc.returncode != expect:
+        command = " ".join(args)
+        sys.exit(f"pytest {command} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--skills", type=int, default=100)
+    parser.add_argument("--cases", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3)
+    ns = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        generate(root, ns.skills, ns.cases)
+        (root / "pytest.ini").write_text("[pytest]\n")
+        (root / "floor" / "pytest.ini").write_text("[pytest]\n")
+        rows = {
+            "floor collect": (["--collect-only", "-p", "no:skill_lens"], root / "floor", 0),
+            "skill-lens collect": (["--skill-lens", "skills", "--collect-only"], root, 0),
+            "floor run": (["-p", "no:skill_lens"], root / "floor", 0),
+            "skill-lens run": (["--skill-lens", "skills"], root, 0),
+        }
+        results = {}
+        for label, (args, cwd, expect) in rows.items():
+            times = [timed(args, cwd, expect) for _ in range(ns.rounds)]
+            results[label] = statistics.median(times)
+        n = ns.skills * ns.cases
+        print(f"{ns.skills} skills x {ns.cases} cases = {n} items, median of {ns.rounds} rounds")
+        for label, seconds in results.items():
+            print(f"  {label:<20} {seconds:6.2f} s")
+        for phase in ("collect", "run"):
+            ratio = results[f"skill-lens {phase}"] / results[f"floor {phase}"]
+            print(f"  {phase}: {ratio:.2f}x the floor")
+
+
+if __name__ == "__main__":
+    main()

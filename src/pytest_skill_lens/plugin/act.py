@@ -1,0 +1,150 @@
+"""What an item does: act in setup (runner, judge), deliver the verdict in call.
+
+An infrastructure failure (a runner error, a judge that could not grade, a
+runner that reported no skill-trigger decision) raises :class:`CaseErrored` in
+setup, so pytest reports an ERROR. A check that did not hold raises
+:class:`CaseFailed` in call, so pytest reports a FAILURE whose text is the
+failing checks with their evidence, never a traceback.
+
+The verdict is computed at the end of setup, because only scoring can tell an
+errored case (say, a judge verdict that does not match the rubric) from a
+failed one; scoring is pure and free, so where it runs costs nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..gate.outcome import Outcome
+from ..report.excerpt import failure_lines
+from ..run.result import RunResult
+from ..score.check import ScoringContext
+from ..score.evaluate import evaluate
+from ..score.judge import JudgeVerdict, build_request
+from .registry import build_judge, build_runner
+from .state import SessionState, get_state
+
+if TYPE_CHECKING:
+    from .collect import CaseItem
+
+
+class CaseErrored(Exception):
+    """The case could not be measured: an infrastructure failure, not a verdict."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.error or "errored")
+        self.outcome = outcome
+
+
+class CaseFailed(AssertionError):
+    """At least one declared check did not hold."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__("failed")
+        self.outcome = outcome
+
+
+def _state(item: Any) -> SessionState:
+    state = get_state(item.config)
+    assert state is not None, "pytest-skill-lens items need --skill-lens"
+    return state
+
+
+def _runner(item: CaseItem, state: SessionState) -> Any:
+    runner = state.runners.get(item.runner_name)
+    if runner is None:
+        runner = build_runner(item.config, item.runner_name, state.settings)
+        state.runners[item.runner_name] = runner
+    return runner
+
+
+def _judge(item: CaseItem, state: SessionState) -> Any:
+    if state.judge is None:
+        state.judge = build_judge(item.config, state.settings.judge, state.settings)
+    return state.judge
+
+
+def _unsupported(item: CaseItem) -> str | None:
+    case = item.loaded.case
+    if case.workspace is not None or case.sessions is not None:
+        return (
+            "this case needs a workspace (workspace: or sessions:), which this version "
+            "of pytest-skill-lens does not provide yet; it cannot be measured"
+        )
+    if case.mode == "offered":
+        return "mode: offered is not supported by this version of pytest-skill-lens yet"
+    return None
+
+
+def perform(item: CaseItem) -> Outcome:
+    """Run the case and score it: the whole act, returning the recorded outcome."""
+    state = _state(item)
+    case = item.loaded.case
+    problem = _unsupported(item)
+    result = RunResult(error=problem) if problem is not None else _run(item, state)
+    verdict: JudgeVerdict | None = None
+    if result.error is None and case.judge is not None:
+        verdict = _grade(item, state, result)
+    context = ScoringContext(runner=item.runner_name, judge_verdict=verdict)
+    status, scores = evaluate(case, result, context, extra=state.extra.get("evaluators", ()))
+    return Outcome(
+        skill_name=item.skill.name,
+        case_name=item.case_name,
+        runner=item.runner_name,
+        status=status,
+        arm=item.arm,  # type: ignore[arg-type]
+        repeat_index=item.repeat_index,
+        scores=scores,
+        output=result.output,
+        error=result.error,
+        tokens=result.tokens,
+        input_tokens=result.input_tokens,
+        output_tokens=result.output_tokens,
+        latency_ms=result.latency_ms,
+        cost_usd=result.cost_usd,
+        model=result.model,
+        cost_note=result.cost_note,
+        usage_note=result.usage_note,
+        stop_note=result.stop_note,
+        retry_cost_usd=result.retry_cost_usd,
+        skill_triggered=result.skill_triggered,
+        tool_calls=list(result.tool_calls),
+        nodeid=item.nodeid,
+        order=item.order,
+    )
+
+
+def _run(item: CaseItem, state: SessionState) -> RunResult:
+    start = time.perf_counter()
+    try:
+        runner = _runner(item, state)
+        result = runner.run(item.skill, item.loaded.case, None)
+    except Exception as exc:  # a runner must not raise; if one does, the case is errored
+        return RunResult(
+            error=f"runner {item.runner_name!r} raised {type(exc).__name__}: {exc}",
+            latency_ms=(time.perf_counter() - start) * 1000,
+        )
+    if not isinstance(result, RunResult):
+        return RunResult(
+            error=f"runner {item.runner_name!r} returned {type(result).__name__}, not a RunResult"
+        )
+    return result
+
+
+def _grade(item: CaseItem, state: SessionState, result: RunResult) -> JudgeVerdict:
+    try:
+        verdict = _judge(item, state).judge(build_request(item.loaded.case, result))
+    except Exception as exc:  # a judge must not raise either
+        return JudgeVerdict(checks=None, error=f"judge raised {type(exc).__name__}: {exc}")
+    if not isinstance(verdict, JudgeVerdict):
+        return JudgeVerdict(
+            checks=None, error=f"judge returned {type(verdict).__name__}, not a JudgeVerdict"
+        )
+    return verdict
+
+
+def failure_text(item: Any, outcome: Outcome) -> str:
+    state = get_state(item.config)
+    full = bool(state and state.settings.full_output) or item.config.get_verbosity() >= 2
+    return "\n".join(failure_lines(outcome, full))

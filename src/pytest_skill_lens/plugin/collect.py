@@ -1,0 +1,219 @@
+"""Collection: one collector per ``SKILL.md``, one item per (case, arm, runner, repeat)."""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..gate.outcome import Outcome
+from ..spec.discovery import eval_files_for
+from ..spec.errors import AuthoringError, Where
+from ..spec.loader import load_suite
+from ..spec.skill import Skill, load_skill
+from ..spec.suite import LoadedCase
+from .act import CaseErrored, CaseFailed, failure_text, perform
+from .registry import RegistryError, check_names
+from .state import SessionState, get_state
+
+NO_CASES = "(no eval cases)"
+# Markers that change how pytest runs an item. A case tag spelled like one must
+# stay a plain keyword, or `tags: [skip]` would silently skip the case.
+_BEHAVIOUR_MARKERS = frozenset(
+    {"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings", "skill_lens"}
+)
+
+
+class SkillFile(pytest.File):
+    """``SKILL.md``: the node every case of the skill hangs under."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        state = get_state(self.config)
+        assert state is not None
+        if not _registry_ok(self.config, state):
+            return
+        skill = load_skill(self.path)
+        _claim_name(state, skill)
+        files = eval_files_for(skill.directory, state.evals_override)
+        suite = load_suite(skill, files) if files else None
+        if suite is None or not suite.cases:
+            state.skipped_skills.add(skill.name)
+            yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
+            return
+        arms = ["candidate"]
+        repeats = state.settings.repeat
+        for position, loaded in enumerate(suite.cases):
+            for arm in arms:
+                for runner in state.runner_names:
+                    for repeat in range(repeats):
+                        yield CaseItem.from_parent(
+                            self,
+                            name=item_name(loaded.name, runner, arm, repeat),
+                            skill=skill,
+                            loaded=loaded,
+                            runner=runner,
+                            arm=arm,
+                            repeat_index=repeat,
+                            position=position,
+                        )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, AuthoringError):
+            return "skill-lens authoring error: " + excinfo.value.message
+        if isinstance(excinfo.value, RegistryError):
+            return f"skill-lens: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+
+def item_name(case_name: str, runner: str, arm: str, repeat_index: int) -> str:
+    suffix = "-baseline" if arm == "baseline" else ""
+    if repeat_index:
+        suffix += f"-r{repeat_index + 1}"
+    return f"{case_name}[{runner}{suffix}]"
+
+
+def _registry_ok(config: pytest.Config, state: SessionState) -> bool:
+    """Check runner and judge names once every conftest on the way here has loaded.
+
+    The error is raised by the first skill only, so a hundred skills give one
+    message, not a hundred; the others collect nothing (the run stops anyway).
+    """
+    if state.registry_error is None and not state.extra.get("registry_checked"):
+        state.extra["registry_checked"] = True
+        try:
+            check_names(config, state.runner_names, state.settings.judge)
+        except RegistryError as exc:
+            state.registry_error = str(exc)
+    if state.registry_error is None:
+        return True
+    if state.registry_error_reported:
+        return False
+    state.registry_error_reported = True
+    raise RegistryError(state.registry_error)
+
+
+def _claim_name(state: SessionState, skill: Skill) -> None:
+    key = skill.name.casefold()
+    other = state.skills_by_name.get(key)
+    if other is not None and other != skill.path:
+        raise AuthoringError(
+            f"the skill name {skill.name!r} is also the name of {other.parent} (names are "
+            "compared ignoring letter case; a skill without name: takes its directory's name)",
+            where=Where(skill.path, field="name"),
+            fix="rename one of them in its SKILL.md, or run the two directories separately",
+        )
+    state.skills_by_name[key] = skill.path
+
+
+class CaseItem(pytest.Item):
+    """One run of one eval case: the act in setup, the verdict in call."""
+
+    def __init__(
+        self,
+        *,
+        skill: Skill,
+        loaded: LoadedCase,
+        runner: str,
+        arm: str,
+        repeat_index: int,
+        position: int,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.skill = skill
+        self.loaded = loaded
+        self.runner_name = runner
+        self.arm = arm
+        self.repeat_index = repeat_index
+        self.position = position
+        self.order = 0
+        self.outcome: Outcome | None = None
+        self.add_marker("skill_lens")
+        state = get_state(self.config)
+        assert state is not None
+        for tag in loaded.case.tags:
+            self.extra_keyword_matches.add(tag)
+            if _is_marker_safe(tag, self.config, state):
+                self.add_marker(tag)
+
+    @property
+    def case_name(self) -> str:
+        return self.loaded.name
+
+    def sort_key(self) -> tuple[str, int, int, int, int]:
+        state = get_state(self.config)
+        runners = state.runner_names if state else [self.runner_name]
+        return (
+            self.skill.name,
+            self.position,
+            0 if self.arm == "candidate" else 1,
+            runners.index(self.runner_name),
+            self.repeat_index,
+        )
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        # The case's line in its eval file, so an IDE jumps to the YAML.
+        label = f"{self.skill.name} :: {self.case_name} ({self.runner_name})"
+        return self.loaded.file, self.loaded.line - 1, label
+
+    def setup(self) -> None:
+        outcome = perform(self)
+        self.outcome = outcome
+        # pytest's --junitxml writes these as <properties> of the test case.
+        self.user_properties.extend(
+            [
+                ("skill", outcome.skill_name),
+                ("case", outcome.case_name),
+                ("runner", outcome.runner),
+                ("arm", outcome.arm),
+                ("repeat", outcome.repeat_index),
+                ("status", outcome.status),
+                ("tokens", outcome.tokens),
+                ("cost_usd", outcome.cost_usd),
+                ("latency_ms", round(outcome.latency_ms, 3)),
+            ]
+        )
+        if outcome.status == "errored":
+            raise CaseErrored(outcome)
+
+    def runtest(self) -> None:
+        if self.outcome is not None and self.outcome.status == "failed":
+            raise CaseFailed(self.outcome)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CaseFailed | CaseErrored):
+            return failure_text(self, excinfo.value.outcome)
+        return super().repr_failure(excinfo, style)
+
+
+def _is_marker_safe(tag: str, config: pytest.Config, state: SessionState) -> bool:
+    if tag in state.tag_markers:
+        return True
+    if not tag.isidentifier() or keyword.iskeyword(tag) or tag in _BEHAVIOUR_MARKERS:
+        return False
+    foreign = state.extra.get("foreign_markers")
+    if foreign is None:
+        foreign = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
+        state.extra["foreign_markers"] = foreign
+    if tag in foreign:
+        return False  # another plugin's marker: its behaviour is not ours to trigger
+    config.addinivalue_line("markers", f"{tag}: skill-lens case tag")
+    state.tag_markers.add(tag)
+    return True
+
+
+class SkippedSkillItem(pytest.Item):
+    """Stands for a skill with no eval cases, so it shows as skipped everywhere."""
+
+    def __init__(self, *, skill_name: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.skill_name = skill_name
+
+    def runtest(self) -> None:
+        pytest.skip(f"skill {self.skill_name!r} has no eval cases")
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"{self.skill_name} :: {NO_CASES}"

@@ -1,0 +1,140 @@
+"""Turn flags, ini keys and ``skill-lens.toml`` into the session's state.
+
+Every user mistake found here stops the run with exit 2 and the fix, before
+anything is collected or spent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..settings import find_config, load_settings
+from ..spec.errors import ConfigError
+from .state import SessionState
+
+KEYED_RUNNERS = ("pydantic-ai", "langchain")
+
+
+def user_error(message: str, fix: str | None = None) -> None:
+    text = f"skill-lens: {message}"
+    if fix:
+        text += f"\n  fix: {fix}"
+    pytest.exit(text, returncode=2)
+
+
+def _cli_overrides(option: Any) -> dict[str, Any]:
+    runners = option.skill_lens_runners
+    return {
+        "default_runner": runners if runners else None,
+        "model": option.skill_lens_model,
+        "base_url": option.skill_lens_base_url,
+        "judge_model": option.skill_lens_judge_model,
+        "baseline": option.skill_lens_baseline,
+        "repeat": option.skill_lens_repeat,
+        "min_pass_rate": option.skill_lens_min_pass_rate,
+        "min_delta": option.skill_lens_min_delta,
+        "max_spend_usd": option.skill_lens_max_spend,
+        "concurrency": option.skill_lens_concurrency,
+        "keep_workspace": option.skill_lens_keep_workspace,
+        "allow_scripts": option.skill_lens_allow_scripts,
+        "product_sandbox": option.skill_lens_product_sandbox,
+        "full_output": option.skill_lens_full_output,
+    }
+
+
+def build_state(config: pytest.Config) -> SessionState | None:
+    """The session state, or ``None`` when no skill path turns the plugin on."""
+    option = config.option
+    here = config.invocation_params.dir
+    cli_roots = [(here / p).resolve() for p in option.skill_lens_paths]
+    ini_roots = [Path(p).resolve() for p in config.getini("skill_lens_paths")]
+    if not cli_roots and not ini_roots:
+        return None
+    for root in [*cli_roots, *ini_roots]:
+        if not root.exists():
+            user_error(
+                f"the skill path {root} does not exist", "point --skill-lens at a skill directory"
+            )
+
+    runners = option.skill_lens_runners
+    if runners:
+        dupes = sorted({r for r in runners if runners.count(r) > 1})
+        if dupes:
+            user_error(
+                f"--skill-lens-runner {dupes[0]!r} is given twice",
+                "name each runner once; every runner runs every case",
+            )
+    config_path = (
+        Path(option.skill_lens_config).resolve() if option.skill_lens_config else find_config(here)
+    )
+    try:
+        settings = load_settings(config_path, _cli_overrides(option))
+    except ConfigError as exc:
+        user_error(f"configuration error: {exc.message}")
+        raise  # unreachable: pytest.exit raised
+    if option.skill_lens_markdown_max_chars is not None and not option.skill_lens_markdown:
+        user_error(
+            "--skill-lens-markdown-max-chars needs --skill-lens-markdown",
+            "add --skill-lens-markdown PATH, or drop the size limit",
+        )
+    if settings.min_delta is not None and not settings.baseline:
+        user_error(
+            "a minimum delta needs a baseline arm to compare against",
+            "add --skill-lens-baseline none (or previous), or drop --skill-lens-min-delta",
+        )
+    _check_unread_flags(option, settings.runner_names, settings.judge)
+
+    state = SessionState(
+        settings=settings,
+        config_path=config_path,
+        roots=cli_roots or ini_roots,
+        runner_names=settings.runner_names,
+        evals_override=(here / option.skill_lens_evals).resolve()
+        if option.skill_lens_evals
+        else None,
+        json_path=(here / option.skill_lens_json) if option.skill_lens_json else None,
+        markdown_path=(here / option.skill_lens_markdown) if option.skill_lens_markdown else None,
+        markdown_max_chars=option.skill_lens_markdown_max_chars,
+    )
+    _choose_args(config, cli_roots, ini_roots)
+    return state
+
+
+def _check_unread_flags(option: Any, runners: list[str], judge: str) -> None:
+    """A flag nothing will read is refused rather than silently ignored."""
+    builtin_only = all(
+        r in ("fake", *KEYED_RUNNERS, "copilot", "claude-code", "cli") for r in runners
+    )
+    if not builtin_only:
+        return  # a plugin's runner may read any setting
+    keyed_runner = any(r in KEYED_RUNNERS for r in runners)
+    keyed_judge = judge in KEYED_RUNNERS
+    if option.skill_lens_model is not None and not keyed_runner and not keyed_judge:
+        user_error(
+            "--skill-lens-model is read by no runner or judge in this run",
+            "use it with --skill-lens-runner pydantic-ai or langchain; products take their model "
+            "from [runners.<name>] args",
+        )
+    if option.skill_lens_base_url is not None and not keyed_runner and not keyed_judge:
+        user_error("--skill-lens-base-url is read by no runner or judge in this run")
+    if option.skill_lens_judge_model is not None and not keyed_judge:
+        user_error(
+            "--skill-lens-judge-model is read only by a pydantic-ai or langchain judge",
+            'set judge = "pydantic-ai" (or "langchain") in skill-lens.toml',
+        )
+
+
+def _choose_args(config: pytest.Config, cli_roots: list[Path], ini_roots: list[Path]) -> None:
+    """With no test paths on the command line, collect only the skill paths."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.args = [str(p) for p in (cli_roots or ini_roots)]
+        return
+    given = [(config.invocation_params.dir / a.split("::")[0]).resolve() for a in config.args]
+
+    def narrowed(root: Path) -> bool:  # the user already points inside this root
+        return any(path == root or root in path.parents for path in given)
+
+    config.args = [*config.args, *(str(p) for p in cli_roots if not narrowed(p))]

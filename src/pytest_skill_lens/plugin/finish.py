@@ -1,0 +1,129 @@
+"""Session end: the gate, the exit code, the report files and the summary section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..gate.record import GateResult, RunRecord
+from ..gate.verdict import evaluate_gate
+from ..report.json_report import render_json
+from ..report.markdown import render_markdown
+from ..report.terminal import summary_lines
+from .state import SessionState
+
+# pytest's own verdicts we never overrule: the run was stopped or broke.
+_KEEP = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
+
+
+def build_record(state: SessionState) -> RunRecord:
+    outcomes = sorted(state.outcomes.values(), key=lambda o: o.order)
+    ran = set(state.outcomes)
+    not_run = [
+        {"nodeid": nodeid, "skill_name": skill}
+        for nodeid, skill in state.planned.items()
+        if nodeid not in ran
+    ]
+    deselected = sorted(state.deselected_skills)
+    only = state.deselected_by
+    return RunRecord(
+        outcomes=outcomes,
+        skipped_skills=sorted(state.skipped_skills),
+        tag_filtered_skills=deselected if only == {"-m"} else [],
+        case_filtered_skills=deselected if only == {"-k"} else [],
+        deselected_skills=deselected,
+        skills_found=len(state.skills_by_name),
+        not_run=not_run,
+        full_output=state.settings.full_output,
+    )
+
+
+def finish_session(session: pytest.Session, state: SessionState, exitstatus: int) -> int:
+    """The exit code: 2 for authoring errors, else the gate's (or 1 if ordinary tests failed)."""
+    if state.collection_errors:
+        # Under xdist a collection error would otherwise exit 1; it is an authoring error.
+        state.extra["exit_reason"] = "collection errors (authoring errors) stopped the run"
+        return int(pytest.ExitCode.INTERRUPTED)
+    if exitstatus in _KEEP:
+        return exitstatus
+    settings = state.settings
+    record = build_record(state)
+    gate = evaluate_gate(
+        record,
+        min_pass_rate=settings.min_pass_rate,
+        fail_on_error=settings.fail_on_error,
+        per_skill_min=settings.per_skill_min,
+    )
+    state.gate = gate
+    state.extra["record"] = record
+    code = 1 if state.other_failures else gate.exit_code
+    write_errors = _write_reports(state, record, gate)
+    state.extra["write_errors"] = write_errors
+    if write_errors and code == 0:
+        code = 2  # a report CI expects is missing: not a green run
+    return code
+
+
+def _write_reports(state: SessionState, record: RunRecord, gate: GateResult) -> list[str]:
+    errors: list[str] = []
+    targets: list[tuple[str, Path | None, Any]] = [
+        ("JSON", state.json_path, lambda: render_json(record, gate)),
+        (
+            "Markdown",
+            state.markdown_path,
+            lambda: render_markdown(
+                record,
+                gate,
+                max_chars=state.markdown_max_chars,
+                full_output=state.settings.full_output,
+            ),
+        ),
+    ]
+    for label, path, render in targets:
+        if path is None:
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(), encoding="utf-8")
+        except OSError as exc:
+            errors.append(f"Failed to write {label} report to {path}: {exc.strerror or exc}")
+    return errors
+
+
+def write_summary(terminalreporter: Any, state: SessionState) -> None:
+    record: RunRecord | None = state.extra.get("record")
+    if state.gate is None or record is None:
+        return
+    terminalreporter.section("skill-lens")
+    for line in summary_lines(record, state.gate):
+        terminalreporter.write_line(line)
+    for line in state.extra.get("write_errors", []):
+        terminalreporter.write_line(line, red=True)
+    if state.other_failures:
+        terminalreporter.write_line(f"{state.other_failures} ordinary test(s) failed: exit code 1")
+
+
+def worker_facts(state: SessionState) -> dict[str, Any]:
+    """What an xdist worker learnt while collecting, for the controller's gate."""
+    return {
+        "skills": {k: str(v) for k, v in state.skills_by_name.items()},
+        "skipped": sorted(state.skipped_skills),
+        "deselected": sorted(state.deselected_skills),
+        "deselected_by": sorted(state.deselected_by),
+        "planned": state.planned,
+        "collection_errors": state.collection_errors,
+    }
+
+
+def merge_worker_facts(state: SessionState, facts: dict[str, Any] | None) -> None:
+    if not facts:
+        return
+    state.skills_by_name.update({k: Path(v) for k, v in facts["skills"].items()})
+    state.skipped_skills.update(facts["skipped"])
+    state.deselected_skills.update(facts["deselected"])
+    state.deselected_by.update(facts["deselected_by"])
+    state.planned.update(facts["planned"])
+    # Every worker collects everything; the controller already counted failed
+    # collection reports once through pytest_collectreport.

@@ -1,0 +1,51 @@
+"""Per-session state, kept in ``config.stash``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..gate.outcome import Outcome
+from ..gate.record import GateResult
+from ..run.runner import Runner
+from ..score.judge import Judge
+from ..settings import Settings
+
+
+@dataclass
+class SessionState:
+    settings: Settings
+    config_path: Path | None
+    roots: list[Path]
+    runner_names: list[str]
+    evals_override: Path | None = None
+    json_path: Path | None = None
+    markdown_path: Path | None = None
+    markdown_max_chars: int | None = None
+    # Filled during collection (in the xdist controller: merged from the workers).
+    skills_by_name: dict[str, Path] = field(default_factory=dict)  # casefolded name -> SKILL.md
+    skipped_skills: set[str] = field(default_factory=set)
+    deselected_skills: set[str] = field(default_factory=set)
+    deselected_by: set[str] = field(default_factory=set)  # "-k" / "-m"
+    planned: dict[str, str] = field(default_factory=dict)  # nodeid -> skill name
+    collection_errors: int = 0
+    registry_error: str | None = None
+    registry_error_reported: bool = False
+    # Filled while items run.
+    outcomes: dict[str, Outcome] = field(default_factory=dict)  # nodeid -> outcome
+    other_failures: int = 0  # failures of ordinary tests in a mixed run
+    runners: dict[str, Runner] = field(default_factory=dict)
+    judge: Judge | None = None
+    tag_markers: set[str] = field(default_factory=set)
+    gate: GateResult | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+STATE_KEY = pytest.StashKey[SessionState]()
+
+
+def get_state(config: pytest.Config) -> SessionState | None:
+    return config.stash.get(STATE_KEY, None)
