@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_skill_lens.score.matcher import (
+from pytest_skill_lens.matching import (
     RAW_KEY,
     clip,
     contains,

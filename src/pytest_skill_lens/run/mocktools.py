@@ -15,7 +15,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..score import matcher
+from .. import matching as matcher
 from ..spec.model import ReturnRule, ToolSpec
 
 

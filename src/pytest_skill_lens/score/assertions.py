@@ -14,7 +14,7 @@ from ..run.result import RunResult
 from ..spec.errors import AuthoringError, Where
 from ..spec.model import Assertion, EvalCase
 from .check import CheckResult, Score, ScoringContext, score_from_checks
-from .matcher import quote
+from ..matching import quote
 
 EXCERPT = 200  # characters of output quoted in evidence
 _AROUND = 40  # characters shown on each side of a hit
