@@ -1,0 +1,181 @@
+"""The gate: from recorded outcomes to a verdict and an exit code.
+
+Every rate here reads **candidate** outcomes only; baseline outcomes never count
+toward the pass rate, the per-skill rates or the zero-case rule. Not-run items
+count whatever their arm, since a cut-short run must never look green.
+
+Reasons come out in a fixed order, which matters because the Markdown report
+elides them from the end when space runs out:
+
+1. zero cases ran, or the pass rate is below ``min_pass_rate``;
+2. errored candidates (when ``fail_on_error``);
+3. the spend ceiling (unpriced spend; not yet wired in) and not-run items;
+4. ``per_skill_min``, in the mapping's order;
+5. ``min_delta`` (not yet wired in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from .outcome import Outcome
+from .record import GateResult, RunRecord
+
+# Pass rates are ratios of small integers, and the ones users compare (0.6 - 0.4
+# against a 0.2 bar) are often not exact in binary floating point. Anything within
+# this distance of the bar counts as meeting it.
+TOLERANCE = 1e-9
+
+EXIT_PASSED = 0
+EXIT_FAILED = 1
+
+# The cause printed for a not-run item that carries no ``reason`` of its own.
+DEFAULT_NOT_RUN_CAUSE = "the session stopped before they ran (-x/--maxfail or an interruption)"
+
+
+def falls_short(actual: float, required: float) -> bool:
+    """Whether ``actual`` is below ``required`` by more than :data:`TOLERANCE`.
+
+    Upstream compares raw floats with a strict ``<``, so ``0.6 - 0.4``
+    (0.19999999999999996) fails a 0.2 bar. We treat a difference of at most
+    1e-9 as equal: no real pass rate (a ratio of counts) sits that close to a
+    bar without being meant to meet it.
+    """
+    return actual < required - TOLERANCE
+
+
+def pass_rate(outcomes: Iterable[Outcome]) -> float:
+    """Passed over all given outcomes, errored included; 0.0 for none.
+
+    Errored outcomes stay in the denominator on purpose: with
+    ``fail_on_error = false`` an errored case still lowers the rate.
+    """
+    statuses = [o.status for o in outcomes]
+    return statuses.count("passed") / len(statuses) if statuses else 0.0
+
+
+def pass_rate_by_skill(outcomes: Iterable[Outcome]) -> dict[str, float]:
+    """Candidate pass rate per skill (all runners and repeats pooled), in first-seen order."""
+    grouped: dict[str, list[Outcome]] = {}
+    for outcome in outcomes:
+        if outcome.arm == "candidate":
+            grouped.setdefault(outcome.skill_name, []).append(outcome)
+    return {skill: pass_rate(group) for skill, group in grouped.items()}
+
+
+def percent(rate: float, other: float | None = None) -> str:
+    """``rate`` as a whole percentage, with more digits if it would read as ``other``.
+
+    Without this, 299/300 against a 1.0 bar would print "100% is below the
+    required 100%".
+    """
+    for digits in range(0, 5):
+        text = f"{rate:.{digits}%}"
+        if other is None or text != f"{other:.{digits}%}":
+            return text
+    return text
+
+
+def filtered_skills(record: RunRecord) -> list[str]:
+    """Skills whose every case the -k/-m selection removed, without duplicates."""
+    lists = (record.deselected_skills, record.tag_filtered_skills, record.case_filtered_skills)
+    return list(dict.fromkeys(name for names in lists for name in names))
+
+
+def evaluate_gate(
+    record: RunRecord,
+    *,
+    min_pass_rate: float,
+    fail_on_error: bool,
+    per_skill_min: Mapping[str, float],
+) -> GateResult:
+    """The verdict for one session. The gate passes exactly when no reason applies."""
+    candidates = record.candidates
+    reasons = [
+        *_rate_reasons(record, candidates, min_pass_rate),
+        *_errored_reasons(candidates, fail_on_error),
+        # The spend-ceiling rule (unpriced spend under a ceiling) joins here.
+        *_not_run_reasons(record.not_run),
+        *_per_skill_reasons(record, candidates, per_skill_min),
+        # The min_delta rules join here, after the per-skill minimums.
+    ]
+    passed = not reasons
+    return GateResult(passed, EXIT_PASSED if passed else EXIT_FAILED, tuple(reasons))
+
+
+def _rate_reasons(
+    record: RunRecord, candidates: Sequence[Outcome], min_pass_rate: float
+) -> list[str]:
+    if not candidates:
+        return [f"no eval cases ran: {_zero_case_cause(record)}"]
+    rate = pass_rate(candidates)
+    if falls_short(rate, min_pass_rate):
+        return [
+            f"pass rate {percent(rate, min_pass_rate)} is below the required "
+            f"{percent(min_pass_rate, rate)}"
+        ]
+    return []
+
+
+def _zero_case_cause(record: RunRecord) -> str:
+    filtered = filtered_skills(record)
+    if filtered:
+        names = ", ".join(filtered)
+        return f"the -k/-m selection deselected every case (skill(s): {names})"
+    if record.skipped_skills:
+        names = ", ".join(record.skipped_skills)
+        return f"all discovered skill(s) were skipped for having no eval cases: {names}"
+    # Neither upstream cause applies, yet something may have been found; saying
+    # "no skills were found" then would send the user looking in the wrong place.
+    if record.not_run:
+        return f"none of the {len(record.not_run)} selected case(s) produced an outcome"
+    if record.skills_found:
+        return f"{record.skills_found} skill(s) were found but no case produced an outcome"
+    return "no skills were found"
+
+
+def _errored_reasons(candidates: Sequence[Outcome], fail_on_error: bool) -> list[str]:
+    errored = sum(o.status == "errored" for o in candidates)
+    if not fail_on_error or not errored:
+        return []
+    return [f"{errored} case errored" if errored == 1 else f"{errored} cases errored"]
+
+
+def _not_run_reasons(not_run: Sequence[Mapping[str, object]]) -> list[str]:
+    """One reason per distinct cause, in first-seen order.
+
+    A not-run entry may carry a ``reason`` (str) saying why it did not run.
+    """
+    by_cause: dict[str, list[Mapping[str, object]]] = {}
+    for item in not_run:
+        cause = item.get("reason")
+        key = cause if isinstance(cause, str) and cause else DEFAULT_NOT_RUN_CAUSE
+        by_cause.setdefault(key, []).append(item)
+    reasons = []
+    for cause, items in by_cause.items():
+        baseline = sum(item.get("arm") == "baseline" for item in items)
+        split = f" ({len(items) - baseline} candidate, {baseline} baseline)" if baseline else ""
+        reasons.append(f"{len(items)} case(s) did not run{split}: {cause}")
+    return reasons
+
+
+def _per_skill_reasons(
+    record: RunRecord, candidates: Sequence[Outcome], per_skill_min: Mapping[str, float]
+) -> list[str]:
+    rates = pass_rate_by_skill(candidates)
+    reasons = []
+    for skill, minimum in per_skill_min.items():
+        actual = rates.get(skill)
+        if actual is None:
+            why = (
+                "was skipped (no eval cases)"
+                if skill in record.skipped_skills
+                else "produced no results"
+            )
+            reasons.append(f"skill '{skill}' requires a pass rate of {percent(minimum)} but {why}")
+        elif falls_short(actual, minimum):
+            reasons.append(
+                f"skill '{skill}' pass rate {percent(actual, minimum)} is below its required "
+                f"{percent(minimum, actual)}"
+            )
+    return reasons

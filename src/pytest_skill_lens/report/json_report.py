@@ -1,0 +1,182 @@
+"""The JSON report, and the summary figures (:class:`Counts`, :class:`Totals`) every report shares.
+
+Consumers of the original tool's report keep working: every upstream key is
+here with its meaning, and what we add (``deselected_skills``, and per outcome
+``nodeid``, the token split, ``skill_triggered`` and ``tool_calls``) only adds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..gate.outcome import Outcome
+from ..gate.record import GateResult, RunRecord
+from ..gate.verdict import pass_rate, pass_rate_by_skill
+from ..score.check import Score
+
+_HOOK_KEYS = ("name", "event", "outcome", "exit_code", "stdout", "stderr")
+_NOT_RUN_KEYS = ("skill_name", "case_name", "runner", "arm", "repeat_index")
+
+
+def render_json(record: RunRecord, gate: GateResult) -> str:
+    return json.dumps(report_dict(record, gate), indent=2, default=str)
+
+
+def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
+    return {
+        "summary": summary(record),
+        "skipped_skills": list(record.skipped_skills),
+        "tag_filtered_skills": list(record.tag_filtered_skills),
+        "case_filtered_skills": list(record.case_filtered_skills),
+        "deselected_skills": list(record.deselected_skills),
+        "outcomes": [outcome_dict(o) for o in record.outcomes],
+        "delta": None,
+        "baseline_notes": [],
+        "scripts": None,
+        "script_notes": [],
+        "products": [],
+        "not_run": [_not_run_dict(item) for item in record.not_run],
+        "spend_ceiling": None,
+        "gate": {"passed": gate.passed, "exit_code": gate.exit_code, "reasons": list(gate.reasons)},
+    }
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What a session spent and measured, over both arms (errored outcomes included).
+
+    Shared by every report so the JSON, the console and Markdown agree.
+    """
+
+    tokens: int
+    cost_usd: float  # runs and their discarded retries
+    cost_unpriced: bool  # some run's cost could not be priced
+    judge_cost_usd: float
+    judge_unpriced: bool
+    latency_ms: float
+    baseline_errored: int
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Totals:
+        outcomes = record.outcomes
+        return cls(
+            tokens=sum(o.tokens for o in outcomes),
+            # Retries were paid for too, so they belong in what the run cost.
+            cost_usd=sum(o.cost_usd + o.retry_cost_usd for o in outcomes),
+            cost_unpriced=any(o.cost_note for o in outcomes),
+            judge_cost_usd=sum(o.judge_cost_usd for o in outcomes),
+            judge_unpriced=any(s.cost_note for o in outcomes for s in o.scores),
+            latency_ms=sum(o.latency_ms for o in outcomes),
+            baseline_errored=sum(o.arm == "baseline" and o.status == "errored" for o in outcomes),
+        )
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The candidate arm's verdicts; baseline outcomes never count here."""
+
+    total: int
+    passed: int
+    failed: int
+    errored: int
+    not_run: int  # candidate items that never produced an outcome
+    pass_rate: float
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Counts:
+        statuses = [o.status for o in record.candidates]
+        return cls(
+            total=len(statuses),
+            passed=statuses.count("passed"),
+            failed=statuses.count("failed"),
+            errored=statuses.count("errored"),
+            not_run=sum(item.get("arm", "candidate") == "candidate" for item in record.not_run),
+            pass_rate=pass_rate(record.candidates),
+        )
+
+
+def summary(record: RunRecord) -> dict[str, Any]:
+    """Counts and rates from the candidate arm; spend and latency from both arms."""
+    counts = Counts.of(record)
+    totals = Totals.of(record)
+    return {
+        "total": counts.total,
+        "passed": counts.passed,
+        "failed": counts.failed,
+        "errored": counts.errored,
+        "baseline_errored": totals.baseline_errored,
+        "pass_rate": counts.pass_rate,
+        "pass_rate_by_skill": pass_rate_by_skill(record.candidates),
+        "total_tokens": totals.tokens,
+        "total_cost_usd": totals.cost_usd,
+        "total_latency_ms": totals.latency_ms,
+        "judge_cost_usd": totals.judge_cost_usd,
+        "not_run": counts.not_run,
+    }
+
+
+def outcome_dict(outcome: Outcome) -> dict[str, Any]:
+    o = outcome
+    return {
+        "skill_name": o.skill_name,
+        "case_name": o.case_name,
+        "runner": o.runner,
+        "status": o.status,
+        "arm": o.arm,
+        "repeat_index": o.repeat_index,
+        "scores": [score_dict(s) for s in o.scores],
+        "output": o.output,
+        "error": o.error,
+        "tokens": o.tokens,
+        "latency_ms": o.latency_ms,
+        "cost_usd": o.cost_usd,
+        "model": o.model,
+        "cost_note": o.cost_note,
+        "usage_note": o.usage_note,
+        "stop_note": o.stop_note,
+        "retry_cost_usd": o.retry_cost_usd,
+        "hooks": [_ordered(h, _HOOK_KEYS) for h in o.hooks],
+        "workspace": o.workspace,
+        # Additive fields (absent from the original report).
+        "nodeid": o.nodeid,
+        "input_tokens": o.input_tokens,
+        "output_tokens": o.output_tokens,
+        "skill_triggered": o.skill_triggered,
+        "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in o.tool_calls],
+    }
+
+
+def score_dict(score: Score) -> dict[str, Any]:
+    return {
+        "evaluator": score.evaluator,
+        "passed": score.passed,
+        "score": score.score,
+        "detail": score.detail,
+        "checks": [{"id": c.id, "passed": c.passed, "evidence": c.evidence} for c in score.checks],
+        "errored": score.errored,
+        "cost_usd": score.cost_usd,
+        "cost_note": score.cost_note,
+    }
+
+
+def _not_run_dict(item: Mapping[str, object]) -> dict[str, Any]:
+    # An entry without an arm or repeat index is a candidate's first run.
+    data = {"arm": "candidate", **item, "repeat_index": repeat_index(item) or 0}
+    return _ordered(data, _NOT_RUN_KEYS)
+
+
+def repeat_index(item: Mapping[str, object]) -> int | None:
+    """A not-run entry's repeat index, whether it was recorded as a number or as text."""
+    value = item.get("repeat_index")
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _ordered(data: Mapping[str, object], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The known keys first, in the documented order (null when missing), then any extras."""
+    known = {key: data.get(key) for key in keys}
+    return {**known, **{k: v for k, v in data.items() if k not in known}}

@@ -1,0 +1,114 @@
+"""Lines for the ``skill-lens`` section of pytest's terminal summary.
+
+pytest already prints one line per item and the failure text of each, so this
+section only adds what pytest cannot know: skipped and deselected skills, items
+that never ran, the candidate-only counts, spend, and the gate's verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..gate.record import GateResult, RunRecord
+from ..gate.verdict import filtered_skills
+from .json_report import Counts, Totals, repeat_index
+
+NOT_RUN_SHOWN = 20  # a -x run can leave hundreds; the count is in the gate reason
+COST_NOTE = "see per-case cost_note in the JSON report"
+JUDGE_NOTE = "see scores[].cost_note in the JSON report"
+
+
+def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
+    groups = [
+        skip_lines(record),
+        not_run_lines(record),
+        [counts_line(Counts.of(record)), *([totals] if (totals := totals_line(record)) else [])],
+        gate_lines(gate),
+    ]
+    lines: list[str] = []
+    for group in groups:
+        if group:
+            lines += [*([""] if lines else []), *group]
+    return lines
+
+
+def skip_lines(record: RunRecord) -> list[str]:
+    lines = []
+    if record.skipped_skills:
+        lines.append(f"Skipped (no eval cases): {', '.join(record.skipped_skills)}")
+    if filtered := filtered_skills(record):
+        lines.append(f"Deselected (no case selected by -k/-m): {', '.join(filtered)}")
+    return lines
+
+
+def not_run_lines(record: RunRecord) -> list[str]:
+    if not record.not_run:
+        return []
+    repeats = repeat_count(record)
+    shown = record.not_run[:NOT_RUN_SHOWN]
+    lines = ["Not run:", *(f"  {item_label(item, repeats)}" for item in shown)]
+    if len(record.not_run) > len(shown):
+        lines.append(f"  … +{len(record.not_run) - len(shown)} more")
+    return lines
+
+
+def counts_line(counts: Counts) -> str:
+    not_run = f", {counts.not_run} not run" if counts.not_run else ""
+    return (
+        f"{counts.passed} passed, {counts.failed} failed, {counts.errored} errored{not_run}"
+        f" — pass rate {counts.pass_rate:.0%}"
+    )
+
+
+def totals_line(record: RunRecord) -> str | None:
+    """Only the figures that were spent or measured; None when there are none (a fake run)."""
+    totals = Totals.of(record)
+    parts = []
+    if totals.tokens:
+        parts.append(f"Total tokens: {totals.tokens:,}")
+    if cost := priced("Total cost", totals.cost_usd, totals.cost_unpriced, COST_NOTE):
+        parts.append(cost)
+    if judge := priced("Judge overhead", totals.judge_cost_usd, totals.judge_unpriced, JUDGE_NOTE):
+        parts.append(judge)
+    if totals.latency_ms:
+        parts.append(f"Total latency: {format_latency(totals.latency_ms)}")
+    return " | ".join(parts) or None
+
+
+def priced(label: str, usd: float, unpriced: bool, note: str) -> str | None:
+    """A cost figure that never shows an unpriced 0 as if it were free."""
+    if unpriced and not usd:
+        return f"{label}: not priced ({note})"
+    if unpriced:
+        return f"{label}: ${usd:.4f}, some costs not priced ({note})"
+    return f"{label}: ${usd:.4f}" if usd else None
+
+
+def gate_lines(gate: GateResult) -> list[str]:
+    if gate.passed:
+        return ["Gate passed"]
+    return ["Gate FAILED:", *(f"  - {reason}" for reason in gate.reasons)]
+
+
+def format_latency(ms: float) -> str:
+    return f"{ms / 1000:.2f}s" if ms >= 1000 else f"{ms:.0f}ms"
+
+
+def repeat_count(record: RunRecord) -> int:
+    """How many repetitions the session planned, read off the highest repeat index seen."""
+    indexes = [o.repeat_index for o in record.outcomes]
+    indexes += [i for item in record.not_run if (i := repeat_index(item)) is not None]
+    return max(indexes, default=0) + 1
+
+
+def item_label(item: Mapping[str, object], repeats: int) -> str:
+    """``{skill} :: {case} ({runner}[, baseline][, run i/N])``, or the node id if that is all."""
+    if "case_name" not in item:
+        return str(item.get("nodeid") or item.get("skill_name") or "?")
+    extras = [str(item.get("runner", "?"))]
+    if item.get("arm") == "baseline":
+        extras.append("baseline")
+    index = repeat_index(item)
+    if repeats > 1 and index is not None:
+        extras.append(f"run {index + 1}/{repeats}")
+    return f"{item.get('skill_name', '?')} :: {item['case_name']} ({', '.join(extras)})"
