@@ -1,0 +1,280 @@
+"""A scripted stand-in for a model, so the examples run offline, free and the same every time.
+
+This is NOT a model and it measures nothing about the skills. It answers each
+(skill, case) with the steps written in ``SCRIPTS`` below: it calls the case's
+real mock tools with the arguments the script names, then writes the script's
+answer, filling in fields from the tool replies. A case with no script comes
+back errored, never passed. The scripted judge grades a rubric entry by looking
+for the phrases ``RUBRIC_SCRIPTS`` lists for it, and fails an entry it has no
+script for.
+
+Its usage figures are stand-in figures, computed rather than invented: tokens
+are whitespace-separated words of what it read (skill, tool declarations, task,
+tool replies) and of what it wrote (tool-call arguments, the answer); cost is
+those counts at the nominal prices below; latency is measured.
+
+To run the same examples against a real model, see ``skill-lens.toml`` at the
+repository root.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_skill_lens.run.mocktools import build_mock_tools
+from pytest_skill_lens.run.result import RunResult, ToolCall
+from pytest_skill_lens.run.runner import RunnerContext, RunnerFactory
+from pytest_skill_lens.score.judge import (
+    JudgeCheck,
+    JudgeContext,
+    JudgeFactory,
+    JudgeRequest,
+    JudgeVerdict,
+)
+from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.spec.skill import Skill
+
+STAND_IN_MODEL = "scripted-stand-in"
+# Nominal prices (US dollars per million tokens) for the stand-in's own figures, of the
+# same order as a small hosted model, so that budget: max_cost_usd has a number to check.
+INPUT_USD_PER_MILLION = 0.15
+OUTPUT_USD_PER_MILLION = 0.60
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call the script makes; its reply is kept under ``save_as``."""
+
+    tool: str
+    arguments: dict[str, Any]
+    save_as: str | None = None
+
+
+@dataclass(frozen=True)
+class Script:
+    """What the stand-in does for one case.
+
+    When the script saves tool replies, ``answer`` is a ``str.format`` template
+    over them (a JSON reply is parsed, so ``{order[total_usd]:.2f}`` works);
+    otherwise it is used as written.
+    """
+
+    answer: str
+    calls: tuple[Call, ...] = field(default=())
+
+
+SCRIPTS: dict[tuple[str, str], Script] = {
+    ("greeting", "greets-a-named-person"): Script(
+        "Hello, Ada Lovelace! We are all looking forward to your first day with the team on Monday."
+    ),
+    ("greeting", "asks-who-to-greet-when-no-name-is-given"): Script(
+        "Hello! Who would you like me to greet?"
+    ),
+    ("greeting", "greeting-card-as-json"): Script(
+        '{"to": "Grace Hopper", "message": "Hello, Grace Hopper! Happy birthday, and every '
+        'good wish for the year ahead.", "language": "en"}'
+    ),
+    ("greeting", "greets-in-french"): Script(
+        "Bonjour, Marie Curie ! Nous avons hâte de vous accueillir au laboratoire demain. "
+        "(Hello, Marie Curie! We look forward to welcoming you to the lab tomorrow.)"
+    ),
+    ("order-support", "refund-within-window"): Script(
+        "I'm sorry the lid on order {order[id]} arrived cracked. It was delivered "
+        "{order[days_since_delivery]} days ago, inside our 30-day window, so I have refunded "
+        "the full ${refund[amount_usd]:.2f}. Your refund id is {refund[refund_id]}, and the "
+        "order's status is now {confirmed[status]}.",
+        calls=(
+            Call("lookup_order", {"order_id": "1234"}, save_as="order"),
+            Call("issue_refund", {"order_id": "1234", "amount_usd": 42.5}, save_as="refund"),
+            Call("lookup_order", {"order_id": "1234"}, save_as="confirmed"),
+        ),
+    ),
+    ("order-support", "refund-refused-outside-window"): Script(
+        "I looked up order {order[id]}: it was delivered {order[days_since_delivery]} days "
+        "ago, so the 30-day return window has closed and I can't refund it. I can offer you "
+        "store credit for the full ${order[total_usd]:.2f} instead, if that helps.",
+        calls=(Call("lookup_order", {"order_id": "5678"}, save_as="order"),),
+    ),
+    ("order-support", "eligibility-check-for-two-orders"): Script(
+        "Order {first[id]} can still be refunded: it was delivered "
+        "{first[days_since_delivery]} days ago, inside the 30-day window. Order {second[id]} "
+        "was delivered {second[days_since_delivery]} days ago, so its 30-day return window "
+        "has closed, though store credit is possible. I haven't refunded anything; just say "
+        "the word if you want the refund for order {first[id]}.",
+        calls=(
+            Call("lookup_order", {"order_id": "1001"}, save_as="first"),
+            Call("lookup_order", {"order_id": "1002"}, save_as="second"),
+        ),
+    ),
+}
+
+# The scripted judge: a rubric entry (by its exact text) holds when every phrase
+# appears in the output, ignoring letter case.
+RUBRIC_SCRIPTS: dict[str, tuple[str, ...]] = {
+    "The reply names order 5678": ("order 5678",),
+    "The reply explains that the 30-day return window has closed": (
+        "30-day return window has closed",
+    ),
+    "The reply offers store credit instead of a refund": ("store credit",),
+}
+
+
+def words(*texts: str) -> int:
+    """The stand-in's token count: whitespace-separated words."""
+    return sum(len(text.split()) for text in texts)
+
+
+def price(input_tokens: int, output_tokens: int) -> float:
+    return (input_tokens * INPUT_USD_PER_MILLION + output_tokens * OUTPUT_USD_PER_MILLION) / 1e6
+
+
+def context_text(skill: Skill, case: EvalCase) -> str:
+    """What a model would be shown before the task: the skill and the tool declarations."""
+    parts = [f"# {skill.name}", skill.description, skill.instructions]
+    for tool in case.tools:
+        schema = json.dumps(tool.json_schema(), sort_keys=True)
+        parts.append(f"tool {tool.name}: {tool.description} {schema}")
+    return "\n\n".join(parts)
+
+
+def parsed_reply(reply: str) -> Any:
+    try:
+        return json.loads(reply)
+    except ValueError:
+        return reply
+
+
+class ScriptedRunner:
+    """Plays the script for a case against the case's own mock tools."""
+
+    name = "scripted"
+
+    def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
+        started = time.perf_counter()
+        # What the stand-in read and wrote; nothing until it has a script to play.
+        read: list[str] = []
+        written: list[str] = []
+        calls: list[ToolCall] = []
+        transcript: list[dict[str, Any]] = []
+
+        def result(output: str = "", error: str | None = None) -> RunResult:
+            input_tokens, output_tokens = words(*read), words(*written)
+            return RunResult(
+                output=output,
+                tool_calls=calls,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                cost_usd=price(input_tokens, output_tokens),
+                latency_ms=(time.perf_counter() - started) * 1000,
+                model=STAND_IN_MODEL,
+                transcript=transcript,
+                error=error,
+            )
+
+        where = f"skill {skill.name!r}, case {case.name!r}"
+        script = SCRIPTS.get((skill.name, case.name))
+        if script is None:
+            return result(error=f"no script for {where}: add one to SCRIPTS in {__file__}")
+        if case.mode != "loaded":
+            return result(error=f"the scripted stand-in does not support mode: {case.mode}")
+
+        read += [context_text(skill, case), *case.tasks]
+        transcript.append({"role": "system", "content": read[0]})
+        transcript += [{"role": "user", "content": task} for task in case.tasks]
+        tools = build_mock_tools(case.tools)
+        saved: dict[str, Any] = {}
+        for step in script.calls:
+            tool = tools.get(step.tool)
+            if tool is None:
+                undeclared = f"the script for {where} calls {step.tool!r}, not a tool of the case"
+                return result(error=undeclared)
+            calls.append(ToolCall(step.tool, dict(step.arguments)))
+            written.append(json.dumps(step.arguments, sort_keys=True))
+            transcript.append(
+                {"role": "assistant", "tool_call": {"name": step.tool, "arguments": step.arguments}}
+            )
+            reply = tool.call(step.arguments)
+            read.append(reply)
+            transcript.append({"role": "tool", "name": step.tool, "content": reply})
+            if step.save_as is not None:
+                saved[step.save_as] = parsed_reply(reply)
+
+        try:
+            answer = script.answer.format_map(saved) if saved else script.answer
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            # The mock replied with something the script did not expect: say so.
+            return result(
+                error=f"the script for {where} could not fill its answer from the tool replies: "
+                f"{type(exc).__name__}: {exc}"
+            )
+        written.append(answer)
+        transcript.append({"role": "assistant", "content": answer})
+        return result(output=answer)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentence_with(output: str, phrase: str) -> str | None:
+    """The first sentence of the output that contains ``phrase`` (ignoring case)."""
+    for sentence in _SENTENCE_END.split(output):
+        if phrase.casefold() in sentence.casefold():
+            return sentence.strip()
+    return None
+
+
+class ScriptedJudge:
+    """Grades each rubric entry by the phrases ``RUBRIC_SCRIPTS`` lists for it."""
+
+    name = "scripted"
+
+    def judge(self, request: JudgeRequest) -> JudgeVerdict:
+        checks: list[JudgeCheck] = []
+        for check_id, text in request.rubric:
+            phrases = RUBRIC_SCRIPTS.get(text)
+            if phrases is None:
+                evidence = f"the scripted judge has no script for this rubric entry: {text!r}"
+                checks.append(JudgeCheck(check_id, False, evidence))
+                continue
+            quotes = [sentence_with(request.output, phrase) for phrase in phrases]
+            missing = [p for p, q in zip(phrases, quotes, strict=True) if q is None]
+            if missing:
+                evidence = f"the output never says {missing[0]!r}"
+            else:
+                evidence = "the output says: " + " / ".join(f'"{q}"' for q in quotes)
+            checks.append(JudgeCheck(check_id, not missing, evidence))
+        rubric = (text for _, text in request.rubric)
+        read = words(*request.tasks, request.expected or "", request.output, *rubric)
+        written = words(*(check.evidence for check in checks))
+        return JudgeVerdict(
+            checks=checks,
+            cost_usd=price(read, written),
+            tokens=read + written,
+            model=STAND_IN_MODEL,
+        )
+
+
+def _runner(context: RunnerContext) -> ScriptedRunner:
+    return ScriptedRunner()
+
+
+def _judge(context: JudgeContext) -> ScriptedJudge:
+    return ScriptedJudge()
+
+
+# optionalhook: this file stays importable when the plugin is disabled (-p no:skill_lens).
+@pytest.hookimpl(optionalhook=True)
+def pytest_skill_lens_runners(config: pytest.Config) -> dict[str, RunnerFactory]:
+    return {"scripted": _runner}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_skill_lens_judges(config: pytest.Config) -> dict[str, JudgeFactory]:
+    return {"scripted": _judge}
