@@ -25,7 +25,7 @@ class RunRecord:
     deselected_skills: list[str] = field(default_factory=list)  # any selection emptied it
     skills_found: int = 0
     # Items collected and selected but never run to an outcome (-x, a crash, a ceiling).
-    not_run: list[dict[str, str]] = field(default_factory=list)
+    not_run: list[dict[str, object]] = field(default_factory=list)
     full_output: bool = False
 
     @property

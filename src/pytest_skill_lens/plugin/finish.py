@@ -18,14 +18,15 @@ from .state import SessionState
 _KEEP = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
 
 
+_NOT_RUN_REASON = "the session stopped before they ran (-x/--maxfail, an interruption or a crash)"
+
+
 def build_record(state: SessionState) -> RunRecord:
     outcomes = sorted(state.outcomes.values(), key=lambda o: o.order)
     ran = set(state.outcomes)
-    not_run = [
-        {"nodeid": nodeid, "skill_name": skill}
-        for nodeid, skill in state.planned.items()
-        if nodeid not in ran
-    ]
+    waiting = [(nodeid, identity) for nodeid, identity in state.planned.items() if nodeid not in ran]
+    waiting.sort(key=lambda entry: int(str(entry[1]["order"])))
+    not_run = [{"nodeid": nodeid, **identity, "reason": _NOT_RUN_REASON} for nodeid, identity in waiting]
     deselected = sorted(state.deselected_skills)
     only = state.deselected_by
     return RunRecord(

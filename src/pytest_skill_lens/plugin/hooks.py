@@ -99,7 +99,14 @@ class SkillLensSession:
         selected: set[str] = set()
         for item in session.items:
             if isinstance(item, CaseItem):
-                self.state.planned[item.nodeid] = item.skill.name
+                self.state.planned[item.nodeid] = {
+                    "skill_name": item.skill.name,
+                    "case_name": item.case_name,
+                    "runner": item.runner_name,
+                    "arm": item.arm,
+                    "repeat_index": item.repeat_index,
+                    "order": item.order,
+                }
                 selected.add(item.skill.name)
         self.state.deselected_skills |= self.state.extra.pop("deselected_items", set()) - selected
         if self.config.option.keyword:

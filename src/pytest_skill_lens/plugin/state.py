@@ -30,7 +30,7 @@ class SessionState:
     skipped_skills: set[str] = field(default_factory=set)
     deselected_skills: set[str] = field(default_factory=set)
     deselected_by: set[str] = field(default_factory=set)  # "-k" / "-m"
-    planned: dict[str, str] = field(default_factory=dict)  # nodeid -> skill name
+    planned: dict[str, dict[str, object]] = field(default_factory=dict)  # nodeid -> identity
     collection_errors: int = 0
     registry_error: str | None = None
     registry_error_reported: bool = False
