@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +11,12 @@ from pydantic import ValidationError
 from .errors import AuthoringError, Where
 from .evals_json import load_evals_json
 from .model import EvalCase
-from .rules import check_case, check_placeholder
+from .rules import Fail, check_case, check_placeholder
 from .skill import Skill
 from .suite import LoadedCase, SkillSuite
-from .validation import authoring_error_from
+from .tool_libraries import ToolLibraries
+from .tool_rules import check_raw_returns
+from .validation import authoring_error_from, line_at, parse_field_path
 from .yamlload import MarkedDict, load_yaml_file
 
 
@@ -23,12 +26,12 @@ def load_suite(skill: Skill, eval_files: list[Path]) -> SkillSuite:
         if path.suffix == ".json":
             cases.extend(load_evals_json(path, skill))
         else:
-            cases.extend(load_yaml_eval_file(path))
+            cases.extend(load_yaml_eval_file(path, skill.name))
     check_unique_names(cases)
     return SkillSuite(skill=skill, eval_files=tuple(eval_files), cases=tuple(cases))
 
 
-def load_yaml_eval_file(path: Path) -> list[LoadedCase]:
+def load_yaml_eval_file(path: Path, skill_name: str | None = None) -> list[LoadedCase]:
     data = load_yaml_file(path)
     if not isinstance(data, dict) or "cases" not in data:
         raise AuthoringError(
@@ -43,10 +46,13 @@ def load_yaml_eval_file(path: Path) -> list[LoadedCase]:
             where=Where(path, getattr(raw_cases, "line", None), field="cases"),
             fix="start each case with '- name: ...'",
         )
-    return [_load_case(raw, path, i) for i, raw in enumerate(raw_cases)]
+    libraries = ToolLibraries(path, data.get("tool_libraries"))
+    return [_load_case(raw, path, i, skill_name, libraries) for i, raw in enumerate(raw_cases)]
 
 
-def _load_case(raw: Any, path: Path, index: int) -> LoadedCase:
+def _load_case(
+    raw: Any, path: Path, index: int, skill_name: str | None, libraries: ToolLibraries
+) -> LoadedCase:
     line = getattr(raw, "line", None)
     name = raw.get("name") if isinstance(raw, dict) else None
     where = Where(path, line, name if isinstance(name, str) else None, index)
@@ -57,12 +63,39 @@ def _load_case(raw: Any, path: Path, index: int) -> LoadedCase:
             fix="start the case with '- name: ...' and indent its keys under it",
         )
     check_placeholder(raw, where)
+    if "tools" in raw:
+        tools = libraries.resolve(raw["tools"], where)
+        if tools is not raw["tools"]:
+            resolved = MarkedDict(raw.line)
+            resolved.update(raw)
+            resolved.key_lines.update(raw.key_lines)
+            resolved["tools"] = tools
+            raw = resolved
+        check_raw_returns(raw["tools"], _failer(where))
     try:
         case = EvalCase.model_validate(raw)
     except ValidationError as exc:
         raise authoring_error_from(exc, EvalCase, raw, where) from None
-    check_case(case, where)
+    try:
+        check_case(case, where, skill_name)
+    except AuthoringError as exc:
+        # Point at the field's own line rather than the case's first line.
+        line = line_at(raw, parse_field_path(exc.where.field or "")) or exc.where.line
+        raise AuthoringError(
+            exc.problem, where=replace(exc.where, line=line), fix=exc.fix
+        ) from None
     return LoadedCase(case=case, file=path, line=line or 1, index=index)
+
+
+def _failer(where: Where) -> Fail:
+    def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
+        return AuthoringError(
+            problem,
+            where=Where(where.file, where.line, where.case_name, where.case_index, field),
+            fix=fix,
+        )
+
+    return fail
 
 
 def check_unique_names(cases: list[LoadedCase]) -> None:

@@ -6,13 +6,18 @@ loader runs them on every case as it loads, before anything is spent.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .errors import AuthoringError, Where
-from .model import EvalCase
+from .judge_rules import check_judge
+from .model import Assertion, EvalCase
+from .paths import path_problem, pattern_problem, segment_match
+from .tool_rules import check_tools, offered_tool_name
 
 PLACEHOLDER = "TODO(skill-lens)"
+Fail = Callable[[str, str, str | None], AuthoringError]
 
 
 def find_placeholder(value: Any, path: str = "") -> str | None:
@@ -45,6 +50,8 @@ def _walk_text(value: Any, path: str, seen: set[int]) -> Iterator[tuple[str, str
 def check_placeholder(raw: Any, where: Where) -> None:
     field = find_placeholder(raw)
     if field is not None:
+        if where.field:
+            field = f"{where.field}.{field}"
         raise AuthoringError(
             f"still holds the placeholder {PLACEHOLDER}",
             where=Where(where.file, where.line, where.case_name, where.case_index, field),
@@ -52,8 +59,8 @@ def check_placeholder(raw: Any, where: Where) -> None:
         )
 
 
-def check_case(case: EvalCase, where: Where) -> None:
-    """Rules on one case that need more than one field."""
+def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> None:
+    """Rules on one case that need more than one field (and, for offered mode, the skill)."""
 
     def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
         return AuthoringError(
@@ -90,3 +97,131 @@ def check_case(case: EvalCase, where: Where) -> None:
                 "sessions",
                 "add workspace: {} - the workspace is the only thing that carries over",
             )
+
+    workspace = case.workspace is not None
+    for i, assertion in enumerate(case.assertions):
+        _check_assertion(assertion, i, case, fail)
+    offered = offered_tool_name(skill_name) if case.mode == "offered" and skill_name else None
+    check_tools(list(case.tools), workspace=workspace, offered_name=offered, fail=fail)
+    if case.trajectory is not None:
+        trajectory = case.trajectory
+        if trajectory.skill_triggered is not None and case.mode != "offered":
+            raise fail(
+                "skill_triggered needs mode: offered; a loaded skill is always in force",
+                "trajectory.skill_triggered",
+                "add mode: offered, or drop skill_triggered",
+            )
+        for i, entry in enumerate(trajectory.call_args):
+            field = f"trajectory.call_args[{i}]"
+            if (entry.contains is None) == (entry.equals is None):
+                raise fail(
+                    "a call_args entry needs exactly one of contains: and equals:",
+                    field,
+                    "contains: for a subset of the arguments, equals: for all of them",
+                )
+            if entry.contains is not None and not entry.contains:
+                raise fail(
+                    "contains: {} matches every call, which is called: spelled longer",
+                    f"{field}.contains",
+                    f"name the arguments that matter, or use called: [{entry.tool}]",
+                )
+    if case.judge is not None:
+        check_judge(case.judge, workspace=workspace, fail=fail)
+    if case.workspace is not None:
+        for name in case.workspace.files:
+            problem = path_problem(name)
+            if problem:
+                raise fail(
+                    f"{problem}: {name!r}", "workspace.files", "key each file by a relative path"
+                )
+
+
+_TEXT_KINDS = ("contains", "not_contains", "regex", "equals")
+
+
+def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fail) -> None:
+    field = f"assertions[{index}]"
+    kind = assertion.kind
+    targets_file = assertion.file is not None or assertion.file_glob is not None
+    if kind in _TEXT_KINDS and assertion.value is None:
+        raise fail(f"a {kind} assertion needs value:", f"{field}.value", None)
+    if kind in ("file-produced", "json-schema") and assertion.value is not None:
+        raise fail(f"a {kind} assertion takes no value:", f"{field}.value", None)
+    if kind == "file-produced" and not targets_file:
+        raise fail("file-produced needs file: or file_glob:", f"{field}.file", None)
+    if kind == "json-schema":
+        if assertion.json_schema is None:
+            raise fail("a json-schema assertion needs json_schema:", f"{field}.json_schema", None)
+        _check_json_schema(assertion.json_schema, f"{field}.json_schema", fail)
+    elif assertion.json_schema is not None:
+        raise fail(
+            f"json_schema: belongs to a json-schema assertion, not {kind}",
+            f"{field}.json_schema",
+            None,
+        )
+    if kind == "regex" and assertion.value is not None:
+        try:
+            re.compile(assertion.value)
+        except re.error as exc:
+            raise fail(
+                f"the regex does not compile: {exc}",
+                f"{field}.value",
+                "fix the pattern; in YAML, single-quote it so backslashes stay as written",
+            ) from None
+    if not targets_file:
+        return
+    if assertion.file is not None and assertion.file_glob is not None:
+        raise fail("file: and file_glob: are both set", f"{field}.file_glob", "keep one of the two")
+    if case.workspace is None:
+        raise fail(
+            "the assertion reads a workspace file, but the case has no workspace: block",
+            f"{field}.file" if assertion.file is not None else f"{field}.file_glob",
+            "add workspace: {} (or the files to seed it with)",
+        )
+    seeded = list(case.workspace.files)
+    if assertion.file is not None:
+        problem = path_problem(assertion.file)
+        if problem:
+            raise fail(problem, f"{field}.file", "name a file relative to the workspace")
+        if kind == "file-produced" and assertion.file.removeprefix("./") in seeded:
+            raise fail(
+                f"file-produced names {assertion.file!r}, which the case seeds itself: "
+                "it would pass whatever the skill did",
+                f"{field}.file",
+                "check a file the skill must write, or check the seeded file's content instead",
+            )
+        return
+    glob = assertion.file_glob
+    patterns = [glob] if isinstance(glob, str) else list(glob or [])
+    if isinstance(glob, list) and (len(glob) < 2 or len(set(glob)) < len(glob)):
+        raise fail(
+            "a file_glob list needs at least two different entries",
+            f"{field}.file_glob",
+            "write a single pattern as a string",
+        )
+    for j, pattern in enumerate(patterns):
+        sub = f"{field}.file_glob" if isinstance(glob, str) else f"{field}.file_glob[{j}]"
+        problem = pattern_problem(pattern, in_list=isinstance(glob, list))
+        if problem:
+            raise fail(
+                problem, sub, 'quote patterns that start with * or [, e.g. file_glob: "*.md"'
+            )
+        if kind == "file-produced":
+            hit = next((name for name in seeded if segment_match(pattern, name)), None)
+            if hit is not None:
+                raise fail(
+                    f"file-produced pattern {pattern!r} matches the seeded file {hit!r}: "
+                    "it would pass whatever the skill did",
+                    sub,
+                    "narrow the pattern so it can only match what the skill writes",
+                )
+
+
+def _check_json_schema(schema: dict[str, object], field: str, fail: Fail) -> None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise fail(f"json_schema is not a valid JSON Schema: {exc.message}", field, None) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +21,15 @@ def field_path(loc: Sequence[int | str]) -> str:
         else:
             out += f".{part}" if out else str(part)
     return out
+
+
+def parse_field_path(path: str) -> tuple[int | str, ...]:
+    """``tools[0].returns[1]`` -> ``("tools", 0, "returns", 1)`` (inverse of field_path)."""
+    parts: list[int | str] = []
+    for token in re.findall(r"\[(\d+)\]|([^.\[\]]+)", path):
+        index, name = token
+        parts.append(int(index) if index else name)
+    return tuple(parts)
 
 
 def line_at(raw: object, loc: Sequence[int | str]) -> int | None:

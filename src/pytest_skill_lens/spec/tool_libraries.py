@@ -1,0 +1,188 @@
+"""Shared mock tools: ``tool_libraries:`` imports and ``ref:`` entries.
+
+A library owns a tool's contract (name, description, schema); a case that
+names it with ``ref:`` owns only the scenario (``returns:``). After resolution
+a case is exactly what it would be with the library's block pasted in, and no
+runner ever sees a reference.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import AuthoringError, Where
+from .model import ToolSpec
+from .rules import check_placeholder
+from .tool_rules import check_tools
+from .validation import authoring_error_from
+from .yamlload import MarkedDict, load_yaml_file
+
+_REF_KEYS = {"ref", "returns"}
+
+
+class ToolLibraries:
+    """The libraries one eval file imports, loaded on first use."""
+
+    def __init__(self, eval_file: Path, entries: Any) -> None:
+        self.eval_file = eval_file
+        self.entries = entries
+        self._tools: dict[str, tuple[dict[str, Any], Path]] | None = None
+
+    def tools(self) -> dict[str, tuple[dict[str, Any], Path]]:
+        if self._tools is None:
+            self._tools = self._load()
+        return self._tools
+
+    def _load(self) -> dict[str, tuple[dict[str, Any], Path]]:
+        files = self._files()
+        found: dict[str, tuple[dict[str, Any], Path]] = {}
+        for file in files:
+            for name, raw in _load_library(file, self.eval_file).items():
+                if name in found:
+                    raise AuthoringError(
+                        f"tool {name!r} is declared by two imported libraries: "
+                        f"{found[name][1]} and {file}",
+                        where=Where(self.eval_file, field="tool_libraries"),
+                        fix="remove one declaration, or import only one of the libraries",
+                    )
+                found[name] = (raw, file)
+        return found
+
+    def _files(self) -> list[Path]:
+        where = Where(self.eval_file, getattr(self.entries, "line", None), field="tool_libraries")
+        if not isinstance(self.entries, list) or not all(isinstance(e, str) for e in self.entries):
+            raise AuthoringError("tool_libraries: must be a list of paths", where=where)
+        base = self.eval_file.parent
+        files: list[Path] = []
+        for entry in self.entries:
+            if not entry.strip() or entry.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", entry):
+                raise AuthoringError(
+                    f"library path {entry!r} must be relative to the eval file",
+                    where=where,
+                    fix="write it relative to the eval file's directory, e.g. ../shared/tools.yaml",
+                )
+            target = (base / entry).resolve()
+            if target.is_dir():
+                found = sorted(
+                    p for p in target.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml")
+                )
+                if not found:
+                    raise AuthoringError(
+                        f"library directory {entry!r} holds no .yaml/.yml file", where=where
+                    )
+            elif target.is_file():
+                found = [target]
+            else:
+                raise AuthoringError(
+                    f"library {entry!r} does not exist (looked for {target})", where=where
+                )
+            for path in found:
+                if path in files:
+                    raise AuthoringError(
+                        f"library {path} is imported twice",
+                        where=where,
+                        fix="list each library once (a directory entry already imports its files)",
+                    )
+                files.append(path)
+        return files
+
+    def resolve(self, raw_tools: Any, where: Where) -> Any:
+        """``raw_tools`` with every ``ref:`` entry replaced by its library tool (new objects)."""
+        if not isinstance(raw_tools, list) or not any(
+            isinstance(t, dict) and "ref" in t for t in raw_tools
+        ):
+            return raw_tools
+        resolved: list[Any] = []
+        for i, raw in enumerate(raw_tools):
+            if not (isinstance(raw, dict) and "ref" in raw):
+                resolved.append(raw)
+                continue
+            field = f"tools[{i}]"
+            extra = sorted(set(raw) - _REF_KEYS)
+            if extra:
+                raise _at(
+                    where,
+                    f"{field}.{extra[0]}",
+                    f"a ref: entry may set only returns:, not {extra[0]!r}",
+                    "declare the tool inline if the case needs a different contract",
+                )
+            name = raw["ref"]
+            if not isinstance(name, str):
+                raise _at(where, f"{field}.ref", "ref: must name a library tool", None)
+            if self.entries is None:
+                raise _at(
+                    where,
+                    f"{field}.ref",
+                    f"ref: {name!r} needs a tool library, but the eval file has no "
+                    "tool_libraries: key",
+                    "add tool_libraries: [path/to/library.yaml] beside cases:",
+                )
+            library = self.tools()
+            if name not in library:
+                known = ", ".join(sorted(library)) or "none"
+                raise _at(
+                    where,
+                    f"{field}.ref",
+                    f"no imported library declares {name!r} (declared: {known})",
+                    None,
+                )
+            tool = MarkedDict(getattr(raw, "line", 0) or 0)
+            tool.update(library[name][0])
+            if "returns" in raw:
+                tool["returns"] = raw["returns"]
+            resolved.append(tool)
+        return resolved
+
+
+def _at(where: Where, field: str, problem: str, fix: str | None) -> AuthoringError:
+    return AuthoringError(
+        problem,
+        where=Where(where.file, where.line, where.case_name, where.case_index, field),
+        fix=fix,
+    )
+
+
+def _load_library(file: Path, importer: Path) -> dict[str, dict[str, Any]]:
+    try:
+        return _parse_library(file)
+    except AuthoringError as exc:
+        raise AuthoringError(
+            f"{exc.problem} (in a tool library imported by {importer})",
+            where=exc.where,
+            fix=exc.fix,
+        ) from None
+
+
+def _parse_library(file: Path) -> dict[str, dict[str, Any]]:
+    data = load_yaml_file(file)
+    if not isinstance(data, dict) or set(data) != {"tools"} or not isinstance(data["tools"], list):
+        raise AuthoringError(
+            "a tool library holds one top-level tools: list and nothing else",
+            where=Where(file),
+            fix="keep only tools: (the block skill-lens mcp-import prints)",
+        )
+    tools: dict[str, dict[str, Any]] = {}
+    specs: list[ToolSpec] = []
+    for i, raw in enumerate(data["tools"]):
+        where = Where(file, getattr(raw, "line", None), field=f"tools[{i}]")
+        check_placeholder(raw, where)
+        if not isinstance(raw, dict):
+            raise AuthoringError("a library tool must be a mapping", where=where)
+        try:
+            spec = ToolSpec.model_validate(raw)
+        except ValidationError as exc:
+            raise authoring_error_from(exc, ToolSpec, raw, where, prefix=f"tools[{i}]") from None
+        if spec.name in tools:
+            raise AuthoringError(f"the library declares {spec.name!r} twice", where=where)
+        tools[spec.name] = raw
+        specs.append(spec)
+
+    def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
+        return AuthoringError(problem, where=Where(file, field=field), fix=fix)
+
+    check_tools(specs, workspace=False, offered_name=None, fail=fail)
+    return tools

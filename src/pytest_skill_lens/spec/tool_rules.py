@@ -1,0 +1,161 @@
+"""Rules for a case's ``tools:``: names, schemas and ``returns:`` lookups."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from ..matching import contains
+from .errors import AuthoringError
+from .model import ReturnRule, ToolSpec
+
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+WORKSPACE_TOOLS = ("list_files", "read_file", "write_file")
+BUNDLE_TOOLS = ("list_skill_files", "read_skill_file", "run_script")
+BUILTIN_TOOLS = WORKSPACE_TOOLS + BUNDLE_TOOLS
+
+Fail = Callable[[str, str, str | None], AuthoringError]
+
+
+def offered_tool_name(skill_name: str) -> str:
+    """The skill's name as a tool name providers accept (``order-support`` -> ``order_support``)."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", skill_name)
+    if name[:1].isdigit():
+        name = "skill_" + name
+    return name[:64]
+
+
+def check_raw_returns(raw_tools: Any, fail: Fail) -> None:
+    """Shape errors pydantic would report obscurely: an empty or a mixed ``returns:`` list."""
+    if not isinstance(raw_tools, list):
+        return
+    for i, tool in enumerate(raw_tools):
+        returns = tool.get("returns") if isinstance(tool, dict) else None
+        if not isinstance(returns, list):
+            continue
+        field = f"tools[{i}].returns"
+        if not returns:
+            raise fail(
+                "returns: is an empty list", field, "returns: '' is how an empty reply is spelled"
+            )
+        kinds = {isinstance(entry, dict) for entry in returns}
+        if len(kinds) > 1:
+            raise fail(
+                "returns: mixes strings (a sequence) with when:/value: entries (a lookup)",
+                field,
+                "use one shape: a list of strings, or a list of when:/value: mappings",
+            )
+
+
+def check_tools(
+    tools: list[ToolSpec], *, workspace: bool, offered_name: str | None, fail: Fail
+) -> None:
+    seen: dict[str, int] = {}
+    for i, tool in enumerate(tools):
+        field = f"tools[{i}]"
+        if not TOOL_NAME.match(tool.name):
+            raise fail(
+                f"tool name {tool.name!r} is not accepted by providers (^[A-Za-z0-9_-]{{1,64}}$)",
+                f"{field}.name",
+                "use ASCII letters, digits, '_' and '-', at most 64 characters",
+            )
+        if tool.name in seen:
+            raise fail(
+                f"tool {tool.name!r} is declared twice (also tools[{seen[tool.name]}])",
+                f"{field}.name",
+                None,
+            )
+        seen[tool.name] = i
+        if workspace and tool.name in BUILTIN_TOOLS:
+            raise fail(
+                f"tool name {tool.name!r} is reserved for a built-in tool in a workspace case",
+                f"{field}.name",
+                "rename the tool; " + ", ".join(BUILTIN_TOOLS) + " are reserved",
+            )
+        if offered_name is not None and tool.name == offered_name:
+            raise fail(
+                f"tool name {tool.name!r} collides with the offered skill's own tool",
+                f"{field}.name",
+                "rename the tool; under mode: offered the skill is offered as a tool of that name",
+            )
+        _check_schema(tool, field, fail)
+        if (
+            isinstance(tool.returns, list)
+            and tool.returns
+            and isinstance(tool.returns[0], ReturnRule)
+        ):
+            _check_lookup(tool, [r for r in tool.returns if isinstance(r, ReturnRule)], field, fail)
+
+
+def _check_schema(tool: ToolSpec, field: str, fail: Fail) -> None:
+    if tool.parameters is not None and tool.input_schema is not None:
+        raise fail(
+            "a tool declares both parameters: and input_schema:",
+            f"{field}.input_schema",
+            "keep parameters: for a hand-written tool, or input_schema: to match a real server",
+        )
+    if tool.input_schema is None:
+        return
+    try:
+        Draft202012Validator.check_schema(tool.input_schema)
+    except SchemaError as exc:
+        raise fail(
+            f"input_schema is not a valid JSON Schema: {exc.message}", f"{field}.input_schema", None
+        ) from None
+    if tool.input_schema.get("type") != "object":
+        raise fail(
+            "input_schema must have top-level type: object (every provider requires it)",
+            f"{field}.input_schema",
+            "add type: object and list the arguments under properties:",
+        )
+
+
+def _carriable_keys(tool: ToolSpec) -> set[str] | None:
+    """The argument names a call can carry, or ``None`` when the schema is open."""
+    if tool.input_schema is None:
+        return set(tool.parameters or {})
+    schema = tool.input_schema
+    if schema.get("additionalProperties") is False:
+        properties = schema.get("properties")
+        return set(properties) if isinstance(properties, dict) else set()
+    return None
+
+
+def _check_lookup(tool: ToolSpec, rules: list[ReturnRule], field: str, fail: Fail) -> None:
+    carriable = _carriable_keys(tool)
+    for j, rule in enumerate(rules):
+        where = f"{field}.returns[{j}].when"
+        if rule.when is not None:
+            if not rule.when:
+                raise fail(
+                    "when: {} matches every call", where, "drop the when: key to declare a fallback"
+                )
+            if carriable is not None:
+                for key in rule.when:
+                    if key not in carriable:
+                        allowed = ", ".join(sorted(carriable)) or "no arguments at all"
+                        raise fail(
+                            f"when: keys on {key!r}, which {tool.name} can never be called with "
+                            f"(its schema allows: {allowed})",
+                            where,
+                            "key the lookup on a declared argument",
+                        )
+        for k, earlier in enumerate(rules[:j]):
+            if earlier.when is None:
+                raise fail(
+                    "this entry can never answer: the fallback at "
+                    f"returns[{k}] answers every call first",
+                    f"{field}.returns[{j}]",
+                    "move the fallback (the entry with no when:) to the end",
+                )
+            if rule.when is not None and contains(earlier.when, rule.when):
+                raise fail(
+                    f"this entry can never answer: returns[{k}] (when: {earlier.when}) "
+                    "already matches every call it would",
+                    f"{field}.returns[{j}]",
+                    "put the narrower when: first, or merge the two entries",
+                )
