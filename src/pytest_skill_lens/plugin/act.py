@@ -65,6 +65,16 @@ def _judge(item: CaseItem, state: SessionState) -> Any:
     return state.judge
 
 
+def _evaluators(item: CaseItem, state: SessionState) -> tuple[Any, ...]:
+    """Evaluators that conftests add, asked for once every conftest has loaded."""
+    found = state.extra.get("evaluators")
+    if found is None:
+        groups = item.config.hook.pytest_skill_lens_evaluators(config=item.config)
+        found = tuple(evaluator for group in groups for evaluator in group or ())
+        state.extra["evaluators"] = found
+    return found
+
+
 def _unsupported(item: CaseItem) -> str | None:
     case = item.loaded.case
     if case.workspace is not None or case.sessions is not None:
@@ -87,7 +97,7 @@ def perform(item: CaseItem) -> Outcome:
     if result.error is None and case.judge is not None:
         verdict = _grade(item, state, result)
     context = ScoringContext(runner=item.runner_name, judge_verdict=verdict)
-    status, scores = evaluate(case, result, context, extra=state.extra.get("evaluators", ()))
+    status, scores = evaluate(case, result, context, extra=_evaluators(item, state))
     return Outcome(
         skill_name=item.skill.name,
         case_name=item.case_name,

@@ -15,6 +15,7 @@ from ..spec.errors import AuthoringError, Where
 from ..spec.loader import load_suite
 from ..spec.skill import Skill, load_skill
 from ..spec.suite import LoadedCase
+from ..spec.tool_rules import BUILTIN_TOOLS, undeclared_tool
 from .act import CaseErrored, CaseFailed, failure_text, perform
 from .registry import RegistryError, check_names
 from .state import SessionState, get_state
@@ -43,6 +44,8 @@ class SkillFile(pytest.File):
             state.skipped_skills.add(skill.name)
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
+        if not self.config.option.collectonly:
+            _preflight(suite.cases, state.runner_names)
         arms = ["candidate"]
         repeats = state.settings.repeat
         for position, loaded in enumerate(suite.cases):
@@ -73,6 +76,31 @@ def item_name(case_name: str, runner: str, arm: str, repeat_index: int) -> str:
     if repeat_index:
         suffix += f"-r{repeat_index + 1}"
     return f"{case_name}[{runner}{suffix}]"
+
+
+# Runners that know every tool the agent has, so a trajectory name they cannot
+# find is an authoring error. Products cannot list their own tools.
+DECLARED_TOOLS_ONLY = ("fake", "pydantic-ai", "langchain")
+
+
+def _preflight(cases: tuple[LoadedCase, ...], runners: list[str]) -> None:
+    """Runner-dependent rules, applied before any item runs (not under --collect-only)."""
+    strict = [r for r in runners if r in DECLARED_TOOLS_ONLY]
+    if not strict:
+        return
+    for loaded in cases:
+        found = undeclared_tool(loaded.case)
+        if found is None:
+            continue
+        field, name = found
+        builtin = " (a built-in tool exists only in a case with a workspace: block)"
+        raise AuthoringError(
+            f"the trajectory names {name!r}, which the case does not declare in tools:"
+            + (builtin if name in BUILTIN_TOOLS else "")
+            + f"; runner {strict[0]!r} can never see such a call",
+            where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
+            fix=f"declare {name!r} under tools:, or fix the spelling",
+        )
 
 
 def _registry_ok(config: pytest.Config, state: SessionState) -> bool:
@@ -211,9 +239,11 @@ class SkippedSkillItem(pytest.Item):
     def __init__(self, *, skill_name: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.skill_name = skill_name
+        # A skip marker (not a skip() call) so the report points at SKILL.md.
+        self.add_marker(pytest.mark.skip(reason=f"skill {skill_name!r} has no eval cases"))
 
-    def runtest(self) -> None:
-        pytest.skip(f"skill {self.skill_name!r} has no eval cases")
+    def runtest(self) -> None:  # pragma: no cover - always skipped by its marker
+        pass
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"{self.skill_name} :: {NO_CASES}"

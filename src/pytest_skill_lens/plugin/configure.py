@@ -6,43 +6,95 @@ anything is collected or spent.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
-from ..settings import find_config, load_settings
+from ..settings import Settings, find_config, load_settings
 from ..spec.errors import ConfigError
 from .state import SessionState
 
 KEYED_RUNNERS = ("pydantic-ai", "langchain")
 
 
-def user_error(message: str, fix: str | None = None) -> None:
+def user_error(message: str, fix: str | None = None) -> NoReturn:
     text = f"skill-lens: {message}"
     if fix:
         text += f"\n  fix: {fix}"
     pytest.exit(text, returncode=2)
 
 
+def _number(flag: str, text: str | None, *, whole: bool = False) -> Any:
+    if text is None:
+        return None
+    try:
+        value = int(text) if whole else float(text)
+    except ValueError:
+        kind = "a whole number" if whole else "a number"
+        user_error(f"--skill-lens-{flag} expects {kind}, got {text!r}")
+    if not math.isfinite(value):
+        user_error(f"--skill-lens-{flag} must be a finite number, got {text!r}")
+    return value
+
+
+def _positive(flag: str, text: str | None) -> int | None:
+    value = _number(flag, text, whole=True)
+    if value is not None and value < 1:
+        user_error(f"--skill-lens-{flag} must be 1 or more, got {value}")
+    return value  # type: ignore[no-any-return]
+
+
+def _choice(flag: str, text: str | None, choices: tuple[str, ...]) -> str | None:
+    if text is not None and text not in choices:
+        user_error(f"--skill-lens-{flag} must be one of {', '.join(choices)}; got {text!r}")
+    return text
+
+
 def _cli_overrides(option: Any) -> dict[str, Any]:
     runners = option.skill_lens_runners
+    rate = _number("min-pass-rate", option.skill_lens_min_pass_rate)
+    if rate is not None and not 0.0 <= rate <= 1.0:
+        user_error(f"--skill-lens-min-pass-rate must be between 0.0 and 1.0, got {rate}")
+    spend = _number("max-spend", option.skill_lens_max_spend)
+    if spend is not None and spend <= 0:
+        user_error(f"--skill-lens-max-spend must be more than 0, got {spend}")
     return {
         "default_runner": runners if runners else None,
         "model": option.skill_lens_model,
         "base_url": option.skill_lens_base_url,
         "judge_model": option.skill_lens_judge_model,
-        "baseline": option.skill_lens_baseline,
-        "repeat": option.skill_lens_repeat,
-        "min_pass_rate": option.skill_lens_min_pass_rate,
-        "min_delta": option.skill_lens_min_delta,
-        "max_spend_usd": option.skill_lens_max_spend,
-        "concurrency": option.skill_lens_concurrency,
+        "baseline": _choice("baseline", option.skill_lens_baseline, ("none", "previous")),
+        "repeat": _positive("repeat", option.skill_lens_repeat),
+        "min_pass_rate": rate,
+        "min_delta": _number("min-delta", option.skill_lens_min_delta),
+        "max_spend_usd": spend,
+        "concurrency": _positive("concurrency", option.skill_lens_concurrency),
         "keep_workspace": option.skill_lens_keep_workspace,
         "allow_scripts": option.skill_lens_allow_scripts,
-        "product_sandbox": option.skill_lens_product_sandbox,
+        "product_sandbox": _choice(
+            "product-sandbox", option.skill_lens_product_sandbox, ("auto", "required", "off")
+        ),
         "full_output": option.skill_lens_full_output,
     }
+
+
+def _refuse_unbuilt(settings: Settings) -> None:
+    """A feature asked for but not built yet stops the run: a silent no-op would lie."""
+    unbuilt = {
+        "baseline": bool(settings.baseline),
+        "max_spend_usd (--skill-lens-max-spend)": settings.max_spend_usd is not None,
+        "concurrency above 1 (use pytest-xdist's -n for parallel runs)": settings.concurrency > 1,
+        "keep_workspace": settings.keep_workspace,
+        "allow_scripts": settings.allow_scripts,
+    }
+    for feature, asked in unbuilt.items():
+        if asked:
+            user_error(
+                f"{feature} is not available in this version of pytest-skill-lens yet",
+                "remove the flag or the skill-lens.toml key; see docs/configuration.md",
+            )
 
 
 def build_state(config: pytest.Config) -> SessionState | None:
@@ -74,18 +126,19 @@ def build_state(config: pytest.Config) -> SessionState | None:
         settings = load_settings(config_path, _cli_overrides(option))
     except ConfigError as exc:
         user_error(f"configuration error: {exc.message}")
-        raise  # unreachable: pytest.exit raised
     if option.skill_lens_markdown_max_chars is not None and not option.skill_lens_markdown:
         user_error(
             "--skill-lens-markdown-max-chars needs --skill-lens-markdown",
             "add --skill-lens-markdown PATH, or drop the size limit",
         )
+    markdown_max = _positive("markdown-max-chars", option.skill_lens_markdown_max_chars)
     if settings.min_delta is not None and not settings.baseline:
         user_error(
             "a minimum delta needs a baseline arm to compare against",
             "add --skill-lens-baseline none (or previous), or drop --skill-lens-min-delta",
         )
     _check_unread_flags(option, settings.runner_names, settings.judge)
+    _refuse_unbuilt(settings)
 
     state = SessionState(
         settings=settings,
@@ -97,7 +150,7 @@ def build_state(config: pytest.Config) -> SessionState | None:
         else None,
         json_path=(here / option.skill_lens_json) if option.skill_lens_json else None,
         markdown_path=(here / option.skill_lens_markdown) if option.skill_lens_markdown else None,
-        markdown_max_chars=option.skill_lens_markdown_max_chars,
+        markdown_max_chars=markdown_max,
     )
     _choose_args(config, cli_roots, ini_roots)
     return state

@@ -24,9 +24,13 @@ _NOT_RUN_REASON = "the session stopped before they ran (-x/--maxfail, an interru
 def build_record(state: SessionState) -> RunRecord:
     outcomes = sorted(state.outcomes.values(), key=lambda o: o.order)
     ran = set(state.outcomes)
-    waiting = [(nodeid, identity) for nodeid, identity in state.planned.items() if nodeid not in ran]
+    waiting = [
+        (nodeid, identity) for nodeid, identity in state.planned.items() if nodeid not in ran
+    ]
     waiting.sort(key=lambda entry: int(str(entry[1]["order"])))
-    not_run = [{"nodeid": nodeid, **identity, "reason": _NOT_RUN_REASON} for nodeid, identity in waiting]
+    not_run = [
+        {"nodeid": nodeid, **identity, "reason": _NOT_RUN_REASON} for nodeid, identity in waiting
+    ]
     deselected = sorted(state.deselected_skills)
     only = state.deselected_by
     return RunRecord(
@@ -47,8 +51,8 @@ def finish_session(session: pytest.Session, state: SessionState, exitstatus: int
         # Under xdist a collection error would otherwise exit 1; it is an authoring error.
         state.extra["exit_reason"] = "collection errors (authoring errors) stopped the run"
         return int(pytest.ExitCode.INTERRUPTED)
-    if exitstatus in _KEEP:
-        return exitstatus
+    if exitstatus in _KEEP or session.config.option.collectonly:
+        return exitstatus  # listing cases measures nothing, so there is no gate
     settings = state.settings
     record = build_record(state)
     gate = evaluate_gate(

@@ -1,4 +1,9 @@
-"""Command-line options and ini keys, all in one ``skill-lens`` group."""
+"""Command-line options and ini keys, all in one ``skill-lens`` group.
+
+Values are taken as text and checked in :mod:`.configure`, not by argparse:
+argparse would turn a bad value into pytest's usage error (exit 4), while a
+mistake in a skill-lens flag is a user error that exits 2 with the fix.
+"""
 
 from __future__ import annotations
 
@@ -6,33 +11,6 @@ import argparse
 from typing import Any
 
 import pytest
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0.0 and 1.0, got {value}")
-    return value
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -54,88 +32,40 @@ def add_options(parser: pytest.Parser) -> None:
         dest="skill_lens_runners",
         help="runner to perform cases (repeatable; replaces default_runner)",
     )
-    add("--skill-lens-model", metavar="MODEL", default=None, help="model id for keyed runners")
-    add("--skill-lens-base-url", metavar="URL", default=None, help="OpenAI-compatible endpoint")
-    add(
-        "--skill-lens-judge-model", metavar="MODEL", default=None, help="model id for a keyed judge"
+    _value(add, "model", "MODEL", "model id for keyed runners")
+    _value(add, "base-url", "URL", "OpenAI-compatible endpoint for keyed runners")
+    _value(add, "judge-model", "MODEL", "model id for a keyed judge")
+    _value(add, "evals", "PATH", "read eval cases from PATH instead of beside each SKILL.md")
+    _value(add, "config", "FILE", "skill-lens.toml to use (default: searched upward from the cwd)")
+    _value(
+        add,
+        "baseline",
+        "none|previous",
+        "also run a baseline arm: no skill, or the previous version",
     )
-    add(
-        "--skill-lens-evals",
-        metavar="PATH",
-        default=None,
-        help="read eval cases from PATH instead of discovering them beside each SKILL.md",
-    )
-    add(
-        "--skill-lens-config",
-        metavar="FILE",
-        default=None,
-        help="skill-lens.toml to use (default: searched upward from the current directory)",
-    )
-    add(
-        "--skill-lens-baseline",
-        choices=("none", "previous"),
-        default=None,
-        help="also run a baseline arm: no skill, or the previous version from git",
-    )
-    add(
-        "--skill-lens-repeat",
-        type=_positive_int,
-        default=None,
-        metavar="N",
-        help="run every case N times per arm",
-    )
-    add(
-        "--skill-lens-min-pass-rate",
-        type=_fraction,
-        default=None,
-        metavar="RATE",
-        help="required candidate pass rate, 0.0-1.0 (default 1.0)",
-    )
-    add(
-        "--skill-lens-min-delta",
-        type=_number,
-        default=None,
-        metavar="DELTA",
-        help="required pass-rate gain over the baseline arm",
-    )
-    add(
-        "--skill-lens-max-spend",
-        type=_number,
-        default=None,
-        metavar="USD",
-        help="start no new case once this much has been spent",
-    )
-    add(
-        "--skill-lens-concurrency",
-        type=_positive_int,
-        default=None,
-        metavar="N",
-        help="cases run at once",
-    )
+    _value(add, "repeat", "N", "run every case N times per arm")
+    _value(add, "min-pass-rate", "RATE", "required candidate pass rate, 0.0-1.0 (default 1.0)")
+    _value(add, "min-delta", "DELTA", "required pass-rate gain over the baseline arm")
+    _value(add, "max-spend", "USD", "start no new case once this much has been spent")
+    _value(add, "concurrency", "N", "cases run at once")
     _tristate(add, "keep-workspace", "keep every case's workspace and print where")
     _tristate(add, "allow-scripts", "let the agent run the skill's bundled scripts")
-    add(
-        "--skill-lens-product-sandbox",
-        choices=("auto", "required", "off"),
-        default=None,
-        help="how product runners are contained",
-    )
+    _value(add, "product-sandbox", "auto|required|off", "how product runners are contained")
     _tristate(add, "full-output", "print whole outputs in failure reports (no 500-char cap)")
-    add("--skill-lens-json", metavar="PATH", default=None, help="write the JSON report to PATH")
-    add("--skill-lens-markdown", metavar="PATH", default=None, help="write a Markdown summary")
-    add(
-        "--skill-lens-markdown-max-chars",
-        type=_positive_int,
-        default=None,
-        metavar="N",
-        help="fit the Markdown summary into N characters",
-    )
+    _value(add, "json", "PATH", "write the JSON report to PATH")
+    _value(add, "markdown", "PATH", "write a Markdown summary to PATH")
+    _value(add, "markdown-max-chars", "N", "fit the Markdown summary into N characters")
     parser.addini(
         "skill_lens_paths",
         "skill paths collected when no test paths are given",
         type="paths",
         default=[],
     )
+
+
+def _value(add: Any, name: str, metavar: str, help_text: str) -> None:
+    dest = "skill_lens_" + name.replace("-", "_")
+    add(f"--skill-lens-{name}", default=None, metavar=metavar, dest=dest, help=help_text)
 
 
 def _tristate(add: Any, name: str, help_text: str) -> None:

@@ -10,11 +10,11 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, best_match
 
+from ..matching import quote
 from ..run.result import RunResult
 from ..spec.errors import AuthoringError, Where
 from ..spec.model import Assertion, EvalCase
 from .check import CheckResult, Score, ScoringContext, score_from_checks
-from ..matching import quote
 
 EXCERPT = 200  # characters of output quoted in evidence
 _AROUND = 40  # characters shown on each side of a hit

@@ -11,7 +11,7 @@ from jsonschema.exceptions import SchemaError
 
 from ..matching import contains
 from .errors import AuthoringError
-from .model import ReturnRule, ToolSpec
+from .model import EvalCase, ReturnRule, ToolSpec
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 WORKSPACE_TOOLS = ("list_files", "read_file", "write_file")
@@ -159,3 +159,28 @@ def _check_lookup(tool: ToolSpec, rules: list[ReturnRule], field: str, fail: Fai
                     f"{field}.returns[{j}]",
                     "put the narrower when: first, or merge the two entries",
                 )
+
+
+def undeclared_tool(case: EvalCase) -> tuple[str, str] | None:
+    """The first trajectory name the case does not declare, as (field, name).
+
+    Runners that can list every tool the agent has (the framework runners and
+    ``fake``) refuse such a name: a check on a tool the agent was never offered
+    could never fire. The six built-ins count as declared in a workspace case.
+    """
+    trajectory = case.trajectory
+    if trajectory is None:
+        return None
+    declared = {tool.name for tool in case.tools}
+    if case.workspace is not None:
+        declared.update(BUILTIN_TOOLS)
+    named: list[tuple[str, str]] = [
+        *((f"trajectory.called[{i}]", n) for i, n in enumerate(trajectory.called)),
+        *((f"trajectory.forbidden[{i}]", n) for i, n in enumerate(trajectory.forbidden)),
+        *((f"trajectory.order[{i}]", n) for i, n in enumerate(trajectory.order)),
+        *((f"trajectory.call_args[{i}].tool", c.tool) for i, c in enumerate(trajectory.call_args)),
+    ]
+    for field, name in named:
+        if name not in declared:
+            return field, name
+    return None
