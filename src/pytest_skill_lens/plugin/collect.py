@@ -52,9 +52,13 @@ class SkillFile(pytest.File):
             for arm in arms:
                 for runner in state.runner_names:
                     for repeat in range(repeats):
+                        name = item_name(loaded.name, runner, arm, repeat)
                         yield CaseItem.from_parent(
                             self,
-                            name=item_name(loaded.name, runner, arm, repeat),
+                            name=name,
+                            # Given as text so pytest parses the [runner] part as params,
+                            # as it does for the ids --lf/--ff read back from the cache.
+                            nodeid=f"{self.nodeid}::{name}",
                             skill=skill,
                             loaded=loaded,
                             runner=runner,
