@@ -1,0 +1,330 @@
+"""What a user sees for each kind of case result: PASSED, FAILED (call) or ERROR (setup).
+
+Every test builds real skill folders, registers scripted runners and judges in a
+``conftest.py`` and runs pytest the way a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Hypothesis's plugin imports hypothesis at the end of every in-process run (seconds each).
+_QUIET_PLUGINS = ("-p", "no:hypothesispytest")
+
+_CONFTEST = '''
+from pytest_skill_lens.run.result import RunResult, ToolCall
+from pytest_skill_lens.score.judge import JudgeCheck, JudgeVerdict
+
+SCRIPT = {script!r}
+
+
+class Scripted:
+    """Answers each case by its name from SCRIPT; "raise" makes it raise."""
+
+    name = "scripted"
+
+    def run(self, skill, case, workspace):
+        step = dict(SCRIPT.get(case.name, {{}}))
+        if "raise" in step:
+            raise RuntimeError(step["raise"])
+        calls = [ToolCall(name, args) for name, args in step.pop("tool_calls", [])]
+        return RunResult(tool_calls=calls, **step)
+
+
+class Judge:
+    def __init__(self, name):
+        self.name = name
+
+    def judge(self, request):
+        if self.name == "evidence":
+            checks = [
+                JudgeCheck(i, True, f"the reply says {{request.output!r}}")
+                for i, _ in request.rubric
+            ]
+        elif self.name == "silent":
+            checks = [JudgeCheck(i, True, "") for i, _ in request.rubric]
+        else:  # "mismatched": ids that are not the rubric's
+            checks = [JudgeCheck("q" + i, True, "looks right") for i, _ in request.rubric]
+        return JudgeVerdict(checks=checks, model="scripted-judge")
+
+
+def pytest_skill_lens_runners(config):
+    return {{"scripted": lambda context: Scripted()}}
+
+
+def pytest_skill_lens_judges(config):
+    return {{
+        name: (lambda context, name=name: Judge(name))
+        for name in ("evidence", "silent", "mismatched")
+    }}
+'''
+
+
+def _skill(pytester: pytest.Pytester, name: str, cases_yaml: str) -> Path:
+    """A skill folder ``skills/<name>`` with one eval file."""
+    directory = pytester.path / "skills" / name
+    (directory / "evals").mkdir(parents=True)
+    (directory / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: The {name} test skill.\n---\nDo the {name} thing.\n",
+        encoding="utf-8",
+    )
+    (directory / "evals" / "cases.yaml").write_text(textwrap.dedent(cases_yaml), encoding="utf-8")
+    return directory
+
+
+def _setup(pytester: pytest.Pytester, script: dict[str, dict[str, Any]], toml: str = "") -> None:
+    pytester.makeconftest(_CONFTEST.format(script=script))
+    # Always present, so no skill-lens.toml above the temp dir can leak into the run.
+    (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        "scripted",
+        "--junitxml",
+        "junit.xml",
+        "--skill-lens-json",
+        "report.json",
+        "-v",
+        *_QUIET_PLUGINS,
+        *args,
+    )
+
+
+def _junit_cases(pytester: pytest.Pytester) -> dict[str, ET.Element]:
+    root = ET.parse(pytester.path / "junit.xml").getroot()
+    return {case.get("name", ""): case for case in root.iter("testcase")}
+
+
+def _statuses(pytester: pytest.Pytester) -> dict[str, str]:
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    return {o["case_name"]: o["status"] for o in report["outcomes"]}
+
+
+def test_a_passing_case_is_passed(pytester: pytest.Pytester) -> None:
+    _skill(
+        pytester,
+        "alpha",
+        """
+        cases:
+          - name: greets
+            task: say hello
+            assertions:
+              - kind: contains
+                value: Hello
+        """,
+    )
+    _setup(pytester, {"greets": {"output": "Hello there"}})
+    result = _run(pytester)
+    result.stdout.fnmatch_lines(["skills/alpha/SKILL.md::greets[[]scripted[]] PASSED*"])
+    result.assert_outcomes(passed=1)
+    assert result.ret == 0
+    case = _junit_cases(pytester)["greets[scripted]"]
+    assert case.find("failure") is None and case.find("error") is None
+    assert _statuses(pytester) == {"greets": "passed"}
+
+
+def test_a_failed_assertion_is_a_failure_with_check_and_evidence(
+    pytester: pytest.Pytester,
+) -> None:
+    _skill(
+        pytester,
+        "alpha",
+        """
+        cases:
+          - name: greets
+            task: say hello
+            assertions:
+              - kind: contains
+                value: Goodbye
+        """,
+    )
+    _setup(pytester, {"greets": {"output": "Hello there"}})
+    result = _run(pytester)
+    result.stdout.fnmatch_lines(["skills/alpha/SKILL.md::greets[[]scripted[]] FAILED*"])
+    result.assert_outcomes(failed=1)
+    assert result.ret == 1
+    text = result.stdout.str()
+    assert "Traceback" not in text
+    result.stdout.fnmatch_lines(
+        [
+            "*alpha :: greets (scripted)*",
+            "assertion: 0/1 checks held; failed: contains[[]0[]]",
+            '  contains[[]0[]]: "Goodbye" does not appear in the output: "Hello there"',
+            "output: Hello there",
+        ]
+    )
+    # Nothing of the plugin's internals leaks into the failure text.
+    assert "CaseFailed" not in text and "act.py" not in text and "collect.py" not in text
+    assert _statuses(pytester) == {"greets": "failed"}
+
+
+def test_failure_is_reported_in_the_call_phase_and_error_in_setup(
+    pytester: pytest.Pytester,
+) -> None:
+    _skill(
+        pytester,
+        "alpha",
+        """
+        cases:
+          - name: fails
+            task: t
+            assertions:
+              - kind: contains
+                value: absent
+          - name: errors
+            task: t
+        """,
+    )
+    _setup(pytester, {"fails": {"output": "present"}, "errors": {"error": "HTTP 503"}})
+    recorder = pytester.inline_run(
+        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *_QUIET_PLUGINS
+    )
+    failed = {
+        (r.nodeid.split("::")[-1], r.when)
+        for r in recorder.getreports("pytest_runtest_logreport")
+        if r.failed
+    }
+    assert failed == {("fails[scripted]", "call"), ("errors[scripted]", "setup")}
+
+
+def test_a_runner_error_is_an_error_at_setup_showing_the_error(
+    pytester: pytest.Pytester,
+) -> None:
+    _skill(
+        pytester,
+        "alpha",
+        """
+        cases:
+          - name: unlucky
+            task: t
+            assertions:
+              - kind: contains
+                value: anything
+        """,
+    )
+    _setup(pytester, {"unlucky": {"error": "provider returned HTTP 503 after 3 attempts"}})
+    result = _run(pytester)
+    result.assert_outcomes(errors=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at setup of alpha :: unlucky (scripted)*",
+            "error: provider returned HTTP 503 after 3 attempts",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    # No evaluator ran after a runner error: the check is not reported as failing.
+    assert "contains[0]" not in result.stdout.str()
+    case = _junit_cases(pytester)["unlucky[scripted]"]
+    error = case.find("error")
+    assert error is not None and case.find("failure") is None
+    assert "provider returned HTTP 503 after 3 attempts" in (error.text or "")
+    assert _statuses(pytester) == {"unlucky": "errored"}
+
+
+def test_a_runner_that_raises_is_errored_not_a_crash(pytester: pytest.Pytester) -> None:
+    _skill(
+        pytester,
+        "alpha",
+        """
+        cases:
+          - name: explodes
+            task: t
+          - name: survives
+            task: t
+        """,
+    )
+    _setup(pytester, {"explodes": {"raise": "socket closed"}, "survives": {"output": "ok"}})
+    result = _run(pytester)
+    result.assert_outcomes(errors=1, passed=1)
+    assert result.ret == 1  # through the gate, not pytest's internal error (3)
+    text = result.stdout.str()
+    assert "INTERNALERROR" not in text and "Traceback" not in text
+    result.stdout.fnmatch_lines(
+        [
+            "skills/alpha/SKILL.md::explodes[[]scripted[]] ERROR*",
+            "error: runner 'scripted' raised RuntimeError: socket closed",
+        ]
+    )
+    assert _statuses(pytester) == {"explodes": "errored", "survives": "passed"}
+
+
+_RUBRIC_CASE = """
+    cases:
+      - name: graded
+        task: write a refusal
+        judge:
+          expected: A short refusal.
+          rubric:
+            - The reply refuses politely
+            - The reply names the order
+    """
+
+
+def test_the_fake_judge_with_a_rubric_is_errored_never_passed(
+    pytester: pytest.Pytester,
+) -> None:
+    _skill(pytester, "alpha", _RUBRIC_CASE)
+    _setup(pytester, {"graded": {"output": "No, order 12 cannot be refunded, sorry."}})
+    result = _run(pytester)
+    result.assert_outcomes(errors=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(['*judge failed: judge = "fake" grades nothing*'])
+    assert "Traceback" not in result.stdout.str()
+    assert _junit_cases(pytester)["graded[scripted]"].find("error") is not None
+    assert _statuses(pytester) == {"graded": "errored"}
+
+
+def test_a_judge_that_passes_every_check_with_evidence_passes(
+    pytester: pytest.Pytester,
+) -> None:
+    _skill(pytester, "alpha", _RUBRIC_CASE)
+    _setup(
+        pytester,
+        {"graded": {"output": "No, order 12 cannot be refunded, sorry."}},
+        toml='judge = "evidence"\n',
+    )
+    result = _run(pytester)
+    result.assert_outcomes(passed=1)
+    assert result.ret == 0
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    (judge,) = [s for s in report["outcomes"][0]["scores"] if s["evaluator"] == "judge"]
+    assert judge["passed"] is True
+    assert [(c["id"], c["passed"]) for c in judge["checks"]] == [("r1", True), ("r2", True)]
+    assert all("the reply says" in c["evidence"] for c in judge["checks"])
+
+
+def test_a_judge_pass_without_evidence_is_a_failure(pytester: pytest.Pytester) -> None:
+    _skill(pytester, "alpha", _RUBRIC_CASE)
+    _setup(pytester, {"graded": {"output": "fine"}}, toml='judge = "silent"\n')
+    result = _run(pytester)
+    result.assert_outcomes(failed=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["  r1: passed with no evidence", "  r2: passed with no evidence"])
+    assert "Traceback" not in result.stdout.str()
+    assert _junit_cases(pytester)["graded[scripted]"].find("failure") is not None
+    assert _statuses(pytester) == {"graded": "failed"}
+
+
+def test_a_judge_returning_the_wrong_ids_is_errored(pytester: pytest.Pytester) -> None:
+    _skill(pytester, "alpha", _RUBRIC_CASE)
+    _setup(pytester, {"graded": {"output": "fine"}}, toml='judge = "mismatched"\n')
+    result = _run(pytester)
+    result.assert_outcomes(errors=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*judge failed: the verdict's check ids do not match the rubric*"])
+    text = result.stdout.str()
+    assert "missing r1, r2" in text and "unexpected qr1, qr2" in text
+    assert "Traceback" not in text
+    assert _junit_cases(pytester)["graded[scripted]"].find("error") is not None
+    assert _statuses(pytester) == {"graded": "errored"}

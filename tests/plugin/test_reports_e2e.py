@@ -1,0 +1,290 @@
+"""The report files a run writes: ``--skill-lens-json``, ``--skill-lens-markdown`` and
+pytest's own ``--junitxml``, and what a report that cannot be written does to the exit code."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+
+_QUIET_PLUGINS = ("-p", "no:hypothesispytest")  # it imports hypothesis on every inner run
+
+_CONFTEST = """
+from pytest_skill_lens.run.result import RunResult, ToolCall
+
+SCRIPT = {script!r}
+
+
+class Scripted:
+    name = "scripted"
+
+    def run(self, skill, case, workspace):
+        step = dict(SCRIPT[case.name])
+        calls = [ToolCall(name, args) for name, args in step.pop("tool_calls", [])]
+        return RunResult(tool_calls=calls, **step)
+
+
+def pytest_skill_lens_runners(config):
+    return {{"scripted": lambda context: Scripted()}}
+"""
+
+_CASES = """
+cases:
+  - name: answers
+    task: answer
+    assertions:
+      - {kind: contains, value: "42"}
+  - name: misses
+    task: answer
+    tools:
+      - name: lookup
+        description: Look something up
+        parameters:
+          q: string
+    assertions:
+      - {kind: contains, value: "42"}
+      - {kind: not_contains, value: sorry}
+    budget: {max_tokens: 500}
+  - name: breaks
+    task: answer
+"""
+
+_SCRIPT: dict[str, dict[str, Any]] = {
+    "answers": {
+        "output": "The answer is 42.",
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "cost_usd": 0.0012,
+        "latency_ms": 300.0,
+        "model": "acme-small",
+    },
+    "misses": {
+        "output": "sorry, I do not know",
+        "tool_calls": [["lookup", {"q": "the answer"}]],
+        "input_tokens": 200,
+        "output_tokens": 30,
+        "cost_usd": 0.0023,
+        "latency_ms": 700.0,
+        "model": "acme-small",
+        "stop_note": "stopped at end_turn",
+    },
+    "breaks": {"error": "HTTP 529: overloaded", "latency_ms": 50.0, "model": "acme-small"},
+}
+
+
+def _write(pytester: pytest.Pytester, toml: str = "") -> None:
+    directory = pytester.path / "skills" / "quiz"
+    (directory / "evals").mkdir(parents=True)
+    (directory / "SKILL.md").write_text(
+        "---\nname: quiz\ndescription: Answers quiz questions.\n---\nAnswer.\n", encoding="utf-8"
+    )
+    (directory / "evals" / "cases.yaml").write_text(textwrap.dedent(_CASES), encoding="utf-8")
+    pytester.makeconftest(_CONFTEST.format(script=_SCRIPT))
+    (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *_QUIET_PLUGINS, *args
+    )
+
+
+def _run_with_reports(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return _run(
+        pytester,
+        "--skill-lens-json",
+        "out/report.json",
+        "--skill-lens-markdown",
+        "out/report.md",
+        "--junitxml",
+        "out/junit.xml",
+        *args,
+    )
+
+
+def test_json_report_summary_outcomes_scores_and_gate(pytester: pytest.Pytester) -> None:
+    _write(pytester)
+    result = _run_with_reports(pytester)
+    assert result.ret == 1
+    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+
+    summary = report["summary"]
+    assert {k: summary[k] for k in ("total", "passed", "failed", "errored", "not_run")} == {
+        "total": 3,
+        "passed": 1,
+        "failed": 1,
+        "errored": 1,
+        "not_run": 0,
+    }
+    assert summary["pass_rate"] == pytest.approx(1 / 3)
+    assert summary["pass_rate_by_skill"] == {"quiz": pytest.approx(1 / 3)}
+    assert summary["total_tokens"] == 350
+    assert summary["total_cost_usd"] == pytest.approx(0.0035)
+    assert summary["total_latency_ms"] == pytest.approx(1050.0)
+    assert summary["judge_cost_usd"] == 0
+    assert summary["baseline_errored"] == 0
+
+    outcomes = report["outcomes"]
+    # The planned order (the file's order), whatever order they finished in.
+    assert [o["case_name"] for o in outcomes] == ["answers", "misses", "breaks"]
+    for outcome in outcomes:
+        assert outcome["skill_name"] == "quiz"
+        assert outcome["runner"] == "scripted"
+        assert outcome["arm"] == "candidate"
+        assert outcome["repeat_index"] == 0
+        assert outcome["model"] == "acme-small"
+    answers, misses, breaks = outcomes
+    assert [o["status"] for o in outcomes] == ["passed", "failed", "errored"]
+    assert answers["output"] == "The answer is 42."
+    assert answers["error"] is None
+    assert (answers["tokens"], answers["cost_usd"], answers["latency_ms"]) == (120, 0.0012, 300.0)
+    assert misses["stop_note"] == "stopped at end_turn"
+    assert misses["cost_note"] is None and misses["usage_note"] is None
+    assert breaks["error"] == "HTTP 529: overloaded"
+    assert breaks["output"] == ""
+
+    scores = {s["evaluator"]: s for s in misses["scores"]}
+    assertion = scores["assertion"]
+    assert {k: assertion[k] for k in ("passed", "score", "errored")} == {
+        "passed": False,
+        "score": 0.0,
+        "errored": False,
+    }
+    assert assertion["detail"] == "0/2 checks held; failed: contains[0], not_contains[1]"
+    assert [(c["id"], c["passed"]) for c in assertion["checks"]] == [
+        ("contains[0]", False),
+        ("not_contains[1]", False),
+    ]
+    assert assertion["checks"][0]["evidence"].startswith('"42" does not appear in the output')
+    assert scores["budget"]["passed"] is True
+    # The run's stop note travels with the token check it explains.
+    assert scores["budget"]["checks"] == [
+        {
+            "id": "max_tokens",
+            "passed": True,
+            "evidence": "used 230 tokens, limit is 500; stopped at end_turn",
+        }
+    ]
+    # Passing checks carry their evidence too.
+    (check,) = {s["evaluator"]: s for s in answers["scores"]}["assertion"]["checks"]
+    assert check["passed"] is True and check["evidence"].startswith('"42" found at character')
+
+    assert report["gate"] == {
+        "passed": False,
+        "exit_code": 1,
+        "reasons": ["pass rate 33% is below the required 100%", "1 case errored"],
+    }
+
+
+def test_markdown_report_has_the_verdict_and_failures_with_evidence(
+    pytester: pytest.Pytester,
+) -> None:
+    _write(pytester)
+    _run_with_reports(pytester)
+    text = (pytester.path / "out" / "report.md").read_text(encoding="utf-8")
+    assert text.startswith("## skill-lens — ❌ gate failed\n")
+    assert "**1/3 passed** · 1 failed · 1 errored · pass rate 33%" in text
+    assert "### Gate failed" in text
+    assert "- pass rate 33% is below the required 100%" in text
+    assert "- 1 case errored" in text
+    assert "<summary>Failures and errors (1 failed, 1 errored)</summary>" in text
+    assert "**`quiz` :: `misses`** (scripted) — failed" in text
+    assert '  - contains\\[0\\]: "42" does not appear in the output' in text
+    assert "sorry, I do not know" in text
+    assert "**`quiz` :: `breaks`** (scripted) — errored" in text
+    assert "HTTP 529: overloaded" in text
+    # A passing case is not expanded.
+    assert "`answers`" not in text
+
+
+def test_markdown_report_of_a_passing_run(pytester: pytest.Pytester) -> None:
+    _write(pytester)
+    result = _run(pytester, "-k", "answers", "--skill-lens-markdown", "report.md")
+    assert result.ret == 0
+    text = (pytester.path / "report.md").read_text(encoding="utf-8")
+    assert text.startswith("## skill-lens — ✅ gate passed\n")
+    assert "### Gate failed" not in text and "Failures" not in text
+
+
+def _testcases(pytester: pytest.Pytester) -> dict[str, ET.Element]:
+    root = ET.parse(pytester.path / "out" / "junit.xml").getroot()
+    return {case.get("name", ""): case for case in root.iter("testcase")}
+
+
+def _properties(case: ET.Element) -> dict[str, str]:
+    return {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
+
+
+def test_junit_failure_error_and_bare_pass_with_properties(pytester: pytest.Pytester) -> None:
+    _write(pytester)
+    _run_with_reports(pytester)
+    cases = _testcases(pytester)
+    assert set(cases) == {"answers[scripted]", "misses[scripted]", "breaks[scripted]"}
+
+    passed = cases["answers[scripted]"]
+    assert [child.tag for child in passed] == ["properties"]
+
+    failed = cases["misses[scripted]"]
+    (failure,) = failed.findall("failure")
+    assert failed.find("error") is None
+    body = failure.text or ""
+    assert '  contains[0]: "42" does not appear in the output' in body
+    assert "output: sorry, I do not know" in body
+    assert 'tool calls:\n  lookup(q="the answer")' in body
+    assert "Traceback" not in body
+    assert "contains[0]" in failure.get("message", "")
+
+    errored = cases["breaks[scripted]"]
+    (error,) = errored.findall("error")
+    assert errored.find("failure") is None
+    assert (error.text or "").startswith("error: HTTP 529: overloaded")
+    assert "Traceback" not in (error.text or "")
+
+    for name, case in cases.items():
+        props = _properties(case)
+        assert props["skill"] == "quiz", name
+        assert props["case"] == name.split("[")[0]
+        assert props["runner"] == "scripted"
+        assert props["arm"] == "candidate"
+    assert _properties(passed)["tokens"] == "120"
+    assert float(_properties(passed)["cost_usd"]) == pytest.approx(0.0012)
+    assert _properties(failed)["tokens"] == "230"
+    assert _properties(errored)["tokens"] == "0"
+
+    root = ET.parse(pytester.path / "out" / "junit.xml").getroot()
+    (suite,) = root.iter("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
+
+
+def test_an_unwritable_report_makes_a_passing_run_exit_2(pytester: pytest.Pytester) -> None:
+    _write(pytester)
+    (pytester.path / "afile").write_text("a regular file, not a directory", encoding="utf-8")
+    result = _run(
+        pytester,
+        "-k",
+        "answers",
+        "--skill-lens-json",
+        "afile/report.json",
+        "--skill-lens-markdown",
+        "report.md",
+    )
+    result.assert_outcomes(passed=1)
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(["Failed to write JSON report to */afile/report.json: *"])
+    # The other report is still written, and it records the gate's own verdict.
+    assert (
+        (pytester.path / "report.md")
+        .read_text(encoding="utf-8")
+        .startswith("## skill-lens — ✅ gate passed")
+    )
+
+
+def test_an_unwritable_report_keeps_a_failing_run_at_exit_1(pytester: pytest.Pytester) -> None:
+    _write(pytester)
+    (pytester.path / "afile").write_text("a regular file, not a directory", encoding="utf-8")
+    result = _run(pytester, "--skill-lens-markdown", "afile/report.md")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["Failed to write Markdown report to */afile/report.md: *"])

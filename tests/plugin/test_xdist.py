@@ -1,0 +1,210 @@
+"""Under pytest-xdist the workers run the cases and the controller alone gates and reports:
+the verdicts, the exit code and every report must be those of a plain run."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("xdist")
+
+_QUIET_PLUGINS = ("-p", "no:hypothesispytest")  # it imports hypothesis on every inner run
+
+_CONFTEST = '''
+import time
+
+from pytest_skill_lens.run.result import RunResult, ToolCall
+
+
+class Scripted:
+    """pass-* passes, fail-* fails, error-* errors; slow-* first sleeps, so that under
+    xdist the cases finish in another order than the planned one."""
+
+    name = "scripted"
+
+    def run(self, skill, case, workspace):
+        if case.name.startswith("slow"):
+            time.sleep(0.8)
+        if case.name.startswith("error"):
+            return RunResult(error="the provider timed out", latency_ms=5.0)
+        output = "nope" if case.name.startswith("fail") else "PASS"
+        return RunResult(
+            output=output,
+            tool_calls=[ToolCall("lookup", {"q": case.name})],
+            input_tokens=10,
+            output_tokens=len(case.name),
+            cost_usd=0.001,
+            latency_ms=100.0,
+            model="acme",
+        )
+
+
+def pytest_skill_lens_runners(config):
+    return {"scripted": lambda context: Scripted()}
+'''
+
+_SKILLS: dict[str, list[str] | None] = {
+    "alpha": ["slow-pass-1", "pass-2", "fail-3", "error-4"],
+    "beta": ["pass-1", "fail-2", "slow-pass-3"],
+    "empty": None,
+}
+
+
+def _skill(pytester: pytest.Pytester, name: str, case_names: list[str] | None) -> None:
+    directory = pytester.path / "skills" / name
+    directory.mkdir(parents=True)
+    (directory / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: The {name} skill.\n---\nDo {name}.\n", encoding="utf-8"
+    )
+    if case_names is None:
+        return
+    (directory / "evals").mkdir()
+    tool = (
+        "    tools:\n      - name: lookup\n        description: Look up\n"
+        "        parameters:\n          q: string\n"
+    )
+    cases = "".join(
+        f"  - name: {case}\n    task: t\n{tool}"
+        "    assertions:\n      - {kind: contains, value: PASS}\n"
+        for case in case_names
+    )
+    (directory / "evals" / "cases.yaml").write_text(f"cases:\n{cases}", encoding="utf-8")
+
+
+def _folder(pytester: pytest.Pytester, skills: dict[str, list[str] | None], toml: str = "") -> None:
+    for name, cases in skills.items():
+        _skill(pytester, name, cases)
+    pytester.makeconftest(_CONFTEST)
+    (pytester.path / "skill-lens.toml").write_text(textwrap.dedent(toml), encoding="utf-8")
+
+
+def _run(pytester: pytest.Pytester, out: str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        "scripted",
+        "--skill-lens-json",
+        f"{out}/report.json",
+        "--skill-lens-markdown",
+        f"{out}/report.md",
+        "--junitxml",
+        f"{out}/junit.xml",
+        *_QUIET_PLUGINS,
+        *args,
+    )
+
+
+def _section(result: pytest.RunResult) -> list[str]:
+    lines = result.stdout.lines
+    headers = [i for i, line in enumerate(lines) if line.startswith("=") and " skill-lens " in line]
+    assert len(headers) == 1, f"expected one skill-lens section, found {len(headers)}"
+    start = headers[0]
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("==")), len(lines))
+    return lines[start + 1 : end]
+
+
+def _junit(path: Path) -> tuple[dict[str, str | None], dict[tuple[str, str], Any]]:
+    root = ET.parse(path).getroot()
+    (suite,) = root.iter("testsuite")
+    counts = {key: suite.get(key) for key in ("tests", "failures", "errors", "skipped")}
+    cases = {}
+    for case in root.iter("testcase"):
+        kinds = [c.tag for c in case if c.tag in ("failure", "error", "skipped")]
+        texts = [c.text for c in case if c.tag in ("failure", "error")]
+        props = sorted((p.get("name"), p.get("value")) for p in case.iter("property"))
+        cases[(case.get("classname", ""), case.get("name", ""))] = (kinds, texts, props)
+    return counts, cases
+
+
+def _without_worker_lines(texts: list[str | None]) -> list[str]:
+    # xdist prefixes a failure text with the worker that ran it ("[gw0] linux -- ...").
+    return [
+        "\n".join(line for line in (t or "").splitlines() if not line.startswith("[gw"))
+        for t in texts
+    ]
+
+
+def test_xdist_run_agrees_with_a_plain_run(pytester: pytest.Pytester) -> None:
+    _folder(pytester, _SKILLS, toml="min_pass_rate = 0.5\n")
+    plain = _run(pytester, "plain")
+    spread = _run(pytester, "spread", "-n", "2")
+
+    assert plain.ret == spread.ret == 1
+    assert plain.parseoutcomes() == spread.parseoutcomes()
+    spread.assert_outcomes(passed=4, failed=2, errors=1, skipped=1)
+    assert _section(plain) == _section(spread)
+    assert "4 passed, 2 failed, 1 errored — pass rate 57%" in _section(spread)
+    assert "  - 1 case errored" in _section(spread)
+
+    path = pytester.path
+    plain_json = json.loads((path / "plain" / "report.json").read_text(encoding="utf-8"))
+    spread_json = json.loads((path / "spread" / "report.json").read_text(encoding="utf-8"))
+    # Planned order (skill, then the file's order), never the order the workers finished in.
+    planned = [(s, c) for s, cases in _SKILLS.items() for c in cases or []]
+    assert [(o["skill_name"], o["case_name"]) for o in spread_json["outcomes"]] == planned
+    assert [o["status"] for o in spread_json["outcomes"]] == [
+        o["status"] for o in plain_json["outcomes"]
+    ]
+    assert spread_json["summary"] == plain_json["summary"]
+    assert spread_json["gate"] == plain_json["gate"]
+    assert spread_json["skipped_skills"] == plain_json["skipped_skills"] == ["empty"]
+    assert spread_json == plain_json  # nothing else differs either
+
+    assert (path / "spread" / "report.md").read_text(encoding="utf-8") == (
+        path / "plain" / "report.md"
+    ).read_text(encoding="utf-8")
+
+    # pytest writes JUnit test cases as they finish: the workers did finish out of order,
+    # so the planned order above was restored by the controller, not found by luck.
+    finished = [c.get("name") for c in ET.parse(path / "spread" / "junit.xml").iter("testcase")]
+    assert finished[:2] != ["slow-pass-1[scripted]", "pass-2[scripted]"]
+
+    plain_counts, plain_cases = _junit(path / "plain" / "junit.xml")
+    spread_counts, spread_cases = _junit(path / "spread" / "junit.xml")
+    assert spread_counts == plain_counts
+    assert spread_cases.keys() == plain_cases.keys()
+    for key, (kinds, texts, props) in plain_cases.items():
+        spread_kinds, spread_texts, spread_props = spread_cases[key]
+        assert (spread_kinds, spread_props) == (kinds, props), key
+        assert _without_worker_lines(spread_texts) == _without_worker_lines(texts), key
+
+
+def test_xdist_gate_can_pass_a_run_with_failures(pytester: pytest.Pytester) -> None:
+    _folder(pytester, {"alpha": ["pass-1", "pass-2", "fail-3"]})
+    result = _run(pytester, "out", "-n", "2", "--skill-lens-min-pass-rate", "0.6")
+    result.assert_outcomes(passed=2, failed=1)
+    assert result.ret == 0
+    assert "2 passed, 1 failed, 0 errored — pass rate 67%" in _section(result)
+
+
+def test_xdist_authoring_error_exits_2(pytester: pytest.Pytester) -> None:
+    _folder(pytester, {"alpha": ["pass-1"]})
+    (pytester.path / "skills" / "alpha" / "evals" / "broken.yaml").write_text(
+        "cases:\n  - name: typo\n    task: t\n    assertion:\n      - {kind: contains, value: x}\n",
+        encoding="utf-8",
+    )
+    result = _run(pytester, "out", "-n", "2")
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(["*skill-lens authoring error: *broken.yaml:4*unknown key*"])
+    assert not (pytester.path / "out" / "report.json").exists()
+
+
+def test_xdist_selection_of_no_case_exits_1_with_the_reason(pytester: pytest.Pytester) -> None:
+    _folder(pytester, {"alpha": ["pass-1", "pass-2"]})
+    result = _run(pytester, "out", "-n", "2", "-k", "nomatch")
+    assert result.ret == 1
+    section = _section(result)
+    assert "Gate FAILED:" in section
+    assert (
+        "  - no eval cases ran: the -k/-m selection deselected every case (skill(s): alpha)"
+        in section
+    )
+    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["total"] == 0
+    assert report["gate"]["exit_code"] == 1
