@@ -11,13 +11,13 @@ from pydantic import ValidationError
 from .errors import AuthoringError, Where
 from .evals_json import load_evals_json
 from .model import EvalCase
-from .rules import Fail, check_case, check_placeholder
+from .rules import PLACEHOLDER, Fail, check_case, check_placeholder
 from .skill import Skill
 from .suite import LoadedCase, SkillSuite
 from .tool_libraries import ToolLibraries
 from .tool_rules import check_raw_returns
 from .validation import authoring_error_from, line_at, parse_field_path
-from .yamlload import MarkedDict, load_yaml_file
+from .yamlload import MarkedDict, load_yaml_text, read_text
 
 
 def load_suite(skill: Skill, eval_files: list[Path]) -> SkillSuite:
@@ -32,7 +32,8 @@ def load_suite(skill: Skill, eval_files: list[Path]) -> SkillSuite:
 
 
 def load_yaml_eval_file(path: Path, skill_name: str | None = None) -> list[LoadedCase]:
-    data = load_yaml_file(path)
+    text = read_text(path)
+    data = load_yaml_text(text, path)
     if not isinstance(data, dict) or "cases" not in data:
         raise AuthoringError(
             "an eval file needs a top-level 'cases:' list",
@@ -47,11 +48,15 @@ def load_yaml_eval_file(path: Path, skill_name: str | None = None) -> list[Loade
             fix="start each case with '- name: ...'",
         )
     libraries = ToolLibraries(path, data.get("tool_libraries"))
-    return [_load_case(raw, path, i, skill_name, libraries) for i, raw in enumerate(raw_cases)]
+    # Most files hold no placeholder at all; only walk the cases of one that might.
+    scan = PLACEHOLDER in text
+    return [
+        _load_case(raw, path, i, skill_name, libraries, scan) for i, raw in enumerate(raw_cases)
+    ]
 
 
 def _load_case(
-    raw: Any, path: Path, index: int, skill_name: str | None, libraries: ToolLibraries
+    raw: Any, path: Path, index: int, skill_name: str | None, libraries: ToolLibraries, scan: bool
 ) -> LoadedCase:
     line = getattr(raw, "line", None)
     name = raw.get("name") if isinstance(raw, dict) else None
@@ -62,7 +67,8 @@ def _load_case(
             where=where,
             fix="start the case with '- name: ...' and indent its keys under it",
         )
-    check_placeholder(raw, where)
+    if scan:
+        check_placeholder(raw, where)
     if "tools" in raw:
         tools = libraries.resolve(raw["tools"], where)
         if tools is not raw["tools"]:

@@ -71,12 +71,12 @@ class CallArgs(_Strict):
 
 
 class Trajectory(_Strict):
-    called: list[StrictStr] = []
-    forbidden: list[StrictStr] = []
-    order: list[StrictStr] = []
+    called: list[StrictStr] = Field(default_factory=list)
+    forbidden: list[StrictStr] = Field(default_factory=list)
+    order: list[StrictStr] = Field(default_factory=list)
     max_calls: NonNegInt | None = None
     skill_triggered: StrictBool | None = None
-    call_args: list[CallArgs] = []
+    call_args: list[CallArgs] = Field(default_factory=list)
 
     def tool_names(self) -> list[str]:
         return [*self.called, *self.forbidden, *self.order, *(c.tool for c in self.call_args)]
@@ -95,20 +95,20 @@ class ArtifactGlob(_Strict):
 class Judge(_Strict):
     expected: StrictStr | None = None
     rubric: list[StrictStr]
-    artifacts: list[StrictStr | ArtifactGlob] = []
+    artifacts: list[StrictStr | ArtifactGlob] = Field(default_factory=list)
 
 
 class Workspace(_Strict):
-    files: dict[str, StrictStr] = {}
+    files: dict[str, StrictStr] = Field(default_factory=dict)
 
 
 class EvalCase(_Strict):
     name: StrictStr
     task: StrictStr | None = None
     sessions: list[StrictStr] | None = None
-    assertions: list[Assertion] = []
-    tags: list[StrictStr] = []
-    tools: list[ToolSpec] = []
+    assertions: list[Assertion] = Field(default_factory=list)
+    tags: list[StrictStr] = Field(default_factory=list)
+    tools: list[ToolSpec] = Field(default_factory=list)
     trajectory: Trajectory | None = None
     budget: Budget | None = None
     judge: Judge | None = None

@@ -24,11 +24,23 @@ import yaml
 from .errors import AuthoringError, Where
 
 try:  # libyaml is the fast path; the pure-Python parser gives the same nodes.
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
-_INT = re.compile(r"[-+]?(0|[1-9][0-9_]*)\Z")
+_PLAIN = "tag:skill-lens,plain"  # an untagged, unquoted scalar: typed by _scalar below
+
+
+class _Loader(_BaseLoader):
+    """Skips YAML 1.1 implicit typing (a regex walk per scalar); we type scalars ourselves."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode:
+            return _PLAIN if implicit[0] else _STR
+        return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+
+
+_INT = re.compile(r"[-+]?[0-9][0-9_]*\Z")
 _INT_OTHER = re.compile(r"[-+]?0(x[0-9a-fA-F_]+|o[0-7_]+|b[01_]+)\Z")
 _FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?\Z")
 _SPECIAL_FLOAT = {
@@ -79,6 +91,8 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     tag = node.tag
     if (node.style is not None and node.style != "") or tag == _STR:
         return text  # quoted, block or explicitly tagged: always a string
+    if tag == _PLAIN:
+        return _plain(text)
     if tag == _TAGS_BOOL:
         # YAML 1.1 calls yes/no/on/off booleans; an eval file does not.
         return (
@@ -102,6 +116,33 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     if tag == _TAGS_NULL:
         return None if text in _NULL or text in ("Null", "NULL") else text
     return text  # timestamps, binary and unknown implicit tags stay text
+
+
+_NULL_WORDS = {"", "~", "null", "Null", "NULL"}
+_TRUE_WORDS = {"true", "True", "TRUE"}
+_FALSE_WORDS = {"false", "False", "FALSE"}
+
+
+def _plain(text: str) -> Any:
+    """Type a plain scalar: only true/false are booleans; yes/no/on/off and dates stay text."""
+    if text in _TRUE_WORDS:
+        return True
+    if text in _FALSE_WORDS:
+        return False
+    if text in _NULL_WORDS:
+        return None
+    first = text[:1]
+    if first.isdigit() or first in "+-.":
+        if _INT.match(text):
+            return int(text.replace("_", ""))
+        if _INT_OTHER.match(text):
+            return int(text.replace("_", ""), 0)
+        lowered = text.lower()
+        if lowered in _SPECIAL_FLOAT:
+            return _SPECIAL_FLOAT[lowered]
+        if _FLOAT.match(text):
+            return float(text.replace("_", ""))
+    return text
 
 
 class _Builder:
@@ -143,7 +184,7 @@ class _Builder:
         out = MarkedDict(node.start_mark.line + 1)
         for key_node, value_node in node.value:
             line = key_node.start_mark.line + 1
-            if key_node.tag == _MERGE:
+            if key_node.tag == _MERGE or (key_node.tag == _PLAIN and key_node.value == "<<"):
                 merged = self.build(value_node)
                 sources = merged if isinstance(merged, list) else [merged]
                 for source in sources:
