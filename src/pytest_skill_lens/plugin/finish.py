@@ -51,8 +51,10 @@ def finish_session(session: pytest.Session, state: SessionState, exitstatus: int
         # Under xdist a collection error would otherwise exit 1; it is an authoring error.
         state.extra["exit_reason"] = "collection errors (authoring errors) stopped the run"
         return int(pytest.ExitCode.INTERRUPTED)
-    if exitstatus in _KEEP or session.config.option.collectonly:
+    if session.config.option.collectonly:
         return exitstatus  # listing cases measures nothing, so there is no gate
+    if exitstatus in _KEEP and not _stopped_by_maxfail(session, exitstatus):
+        return exitstatus
     settings = state.settings
     record = build_record(state)
     gate = evaluate_gate(
@@ -69,6 +71,12 @@ def finish_session(session: pytest.Session, state: SessionState, exitstatus: int
     if write_errors and code == 0:
         code = 2  # a report CI expects is missing: not a green run
     return code
+
+
+def _stopped_by_maxfail(session: pytest.Session, exitstatus: int) -> bool:
+    """pytest-xdist reports -x/--maxfail as an interruption; it is a gate matter (not run)."""
+    maxfail = int(session.config.option.maxfail or 0)
+    return exitstatus == pytest.ExitCode.INTERRUPTED and 0 < maxfail <= session.testsfailed
 
 
 def _write_reports(state: SessionState, record: RunRecord, gate: GateResult) -> list[str]:

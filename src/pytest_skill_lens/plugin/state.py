@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..gate.outcome import Outcome
-from ..gate.record import GateResult
-from ..run.runner import Runner
-from ..score.judge import Judge
-from ..settings import Settings
+if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
+    from ..gate.outcome import Outcome
+    from ..gate.record import GateResult
+    from ..run.runner import Runner
+    from ..score.judge import Judge
+    from ..settings import Settings
 
 
 @dataclass

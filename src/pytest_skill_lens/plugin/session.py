@@ -1,0 +1,109 @@
+"""Hooks that read or write the session's state (registered only when the plugin is on)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..gate.outcome import Outcome
+from ..spec.discovery import SKILL_FILE, is_skill_in_scope
+from .collect import CaseItem, SkillFile
+from .finish import finish_session, merge_worker_facts, worker_facts, write_summary
+from .state import SessionState
+
+
+class SkillLensSession:
+    """The hooks of one session that has skill paths to collect."""
+
+    def __init__(self, config: pytest.Config, state: SessionState) -> None:
+        self.config = config
+        self.state = state
+        self.is_worker = hasattr(config, "workerinput")
+
+    def pytest_collect_file(
+        self, file_path: Path, parent: pytest.Collector
+    ) -> pytest.Collector | None:
+        if file_path.name != SKILL_FILE or not is_skill_in_scope(file_path, self.state.roots):
+            return None
+        return SkillFile.from_parent(parent, path=file_path)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # Planned order: skill name, case, arm, runner, repeat; other tests keep their places.
+        slots = [i for i, item in enumerate(items) if isinstance(item, CaseItem)]
+        ordered = sorted((items[i] for i in slots), key=lambda it: it.sort_key())  # type: ignore[attr-defined]
+        for order, (slot, item) in enumerate(zip(slots, ordered, strict=True)):
+            item.order = order  # type: ignore[attr-defined]
+            items[slot] = item
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.state.extra.setdefault("deselected_items", set()).update(
+            item.skill.name for item in items if isinstance(item, CaseItem)
+        )
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        selected: set[str] = set()
+        for item in session.items:
+            if isinstance(item, CaseItem):
+                self.state.planned[item.nodeid] = {
+                    "skill_name": item.skill.name,
+                    "case_name": item.case_name,
+                    "runner": item.runner_name,
+                    "arm": item.arm,
+                    "repeat_index": item.repeat_index,
+                    "order": item.order,
+                }
+                selected.add(item.skill.name)
+        self.state.deselected_skills |= self.state.extra.pop("deselected_items", set()) - selected
+        if self.config.option.keyword:
+            self.state.deselected_by.add("-k")
+        if self.config.option.markexpr:
+            self.state.deselected_by.add("-m")
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.state.collection_errors += 1
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if not isinstance(item, CaseItem) or item.outcome is None:
+            return report
+        from .act import CaseErrored, failure_text
+
+        if (
+            call.when == "setup"
+            and call.excinfo is not None
+            and isinstance(call.excinfo.value, CaseErrored)
+        ):
+            # pytest renders setup errors as tracebacks; an errored case reads as its cause.
+            report.longrepr = failure_text(item, item.outcome)
+        if (call.when == "setup" and report.failed) or call.when == "call":
+            report.skill_lens_outcome = item.outcome.to_dict()  # type: ignore[attr-defined]
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "skill_lens_outcome", None)
+        if data is not None:
+            self.state.outcomes[report.nodeid] = Outcome.from_dict(data)
+        elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
+            self.state.other_failures += 1  # an ordinary test in a mixed run
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        merge_worker_facts(self.state, getattr(node, "workeroutput", {}).get("skill_lens"))
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.is_worker:
+            self.config.workeroutput["skill_lens"] = worker_facts(self.state)  # type: ignore[attr-defined]
+            return
+        session.exitstatus = finish_session(session, self.state, int(exitstatus))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.is_worker:
+            write_summary(terminalreporter, self.state)
