@@ -38,6 +38,14 @@ class SkillLensSession:
         for order, (slot, item) in enumerate(zip(slots, ordered, strict=True)):
             item.order = order  # type: ignore[attr-defined]
             items[slot] = item
+        if (
+            self.is_worker
+            and self.state.collection_errors
+            and not self.config.option.continue_on_collection_errors
+        ):
+            # pytest stops on a collection error in its own run loop, which an xdist
+            # worker replaces: run nothing, so an authoring error spends nothing.
+            items.clear()
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.state.extra.setdefault("deselected_items", set()).update(

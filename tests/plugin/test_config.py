@@ -1,0 +1,374 @@
+"""Configuration: skill-lens.toml, command-line precedence, runner names, flag combinations."""
+
+from __future__ import annotations
+
+import pytest
+from skillfactory import make_skill, write_file
+
+# One case passes and one fails under the fake runner: pass rate 50%.
+HALF_PASSING = """\
+cases:
+  - name: holds
+    task: say hello
+    assertions:
+      - kind: contains
+        value: say hello
+  - name: breaks
+    task: say hello
+    assertions:
+      - kind: contains
+        value: words the fake runner never says
+"""
+
+ONE_CASE = "cases:\n  - name: greets\n    task: say hello\n"
+
+# A runner that echoes the model it was configured with, so a test can see the setting.
+ECHO_CONFTEST = """\
+from pytest_skill_lens.run.result import RunResult
+
+
+class Echo:
+    name = "echo"
+
+    def __init__(self, context):
+        self.model = context.settings.model
+
+    def run(self, skill, case, workspace):
+        return RunResult(output=f"echo({self.model}) {skill.name}: {case.task}")
+
+
+def pytest_skill_lens_runners(config):
+    return {"echo": Echo}
+"""
+
+
+def configure_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """Run pytest in a subprocess: for runs stopped by ``pytest.exit`` in ``pytest_configure``.
+
+    An in-process pytester run cannot survive that (its recorder is set up in a later
+    ``pytest_configure`` and it reports an internal error), so these runs go through a
+    real ``pytest`` process, exactly as a user's would.
+    """
+    return pytester.runpytest_subprocess(*args)
+
+
+@pytest.fixture
+def half(pytester: pytest.Pytester) -> pytest.Pytester:
+    make_skill(pytester.path / "skills", "half", HALF_PASSING)
+    return pytester
+
+
+# --- finding and reading skill-lens.toml -------------------------------------------------
+
+
+def test_config_file_is_found_upward_from_the_cwd(
+    half: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = write_file(half.path / "skill-lens.toml", "min_pass_rate = 0.5\n")
+    work = half.mkdir("work")
+    (work / "deeper").mkdir()
+    monkeypatch.chdir(work / "deeper")
+
+    result = half.runpytest("--skill-lens", "../../skills")
+
+    assert result.ret == 0  # 50% meets the file's 0.5; the default 1.0 would fail
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([f"skill-lens *: runner(s) fake; judge fake; config {config}"])
+
+
+def test_without_a_config_file_the_defaults_apply(half: pytest.Pytester) -> None:
+    result = half.runpytest("--skill-lens", "skills")
+
+    assert result.ret == 1  # default min_pass_rate 1.0
+    result.stdout.fnmatch_lines(["*config defaults (no skill-lens.toml)*"])
+    result.stdout.fnmatch_lines(["*pass rate 50% is below the required 100%*"])
+
+
+def test_unknown_key_is_exit_2_naming_it(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", "min_pass_rate = 0.5\nmin_pas_rate = 0.5\n")
+
+    result = configure_run(half, "--skill-lens", "skills")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(
+        ["*skill-lens: configuration error: *skill-lens.toml*unknown key 'min_pas_rate'*"]
+    )
+    result.stdout.no_fnmatch_line("*passed*")
+
+
+def test_invalid_toml_is_exit_2(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", "min_pass_rate = [\n")
+
+    result = configure_run(half, "--skill-lens", "skills")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*configuration error: *skill-lens.toml: not valid TOML*"])
+
+
+def test_wrong_value_type_in_config_is_exit_2(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", 'repeat = "2"\n')
+
+    result = configure_run(half, "--skill-lens", "skills")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*configuration error: *skill-lens.toml*repeat*"])
+
+
+def test_command_line_wins_over_the_file(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", "min_pass_rate = 1.0\n")
+
+    lenient = half.runpytest("--skill-lens", "skills", "--skill-lens-min-pass-rate", "0.5")
+    assert lenient.ret == 0
+
+    write_file(half.path / "skill-lens.toml", "min_pass_rate = 0.5\n")
+    strict = half.runpytest("--skill-lens", "skills", "--skill-lens-min-pass-rate", "0.75")
+    assert strict.ret == 1
+    strict.stdout.fnmatch_lines(["*pass rate 50% is below the required 75%*"])
+
+
+def test_explicit_config_path_is_used_instead_of_the_upward_one(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", "min_pass_rate = 1.0\n")
+    other = write_file(half.path / "configs" / "lenient.toml", "min_pass_rate = 0.5\n")
+
+    result = half.runpytest("--skill-lens", "skills", "--skill-lens-config", "configs/lenient.toml")
+
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"*config {other}"])
+
+
+def test_missing_config_path_is_exit_2(half: pytest.Pytester) -> None:
+    result = configure_run(half, "--skill-lens", "skills", "--skill-lens-config", "nope.toml")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*nope.toml: the config file does not exist or is not a file*"])
+
+
+def test_missing_skill_path_is_exit_2(pytester: pytest.Pytester) -> None:
+    result = configure_run(pytester, "--skill-lens", "no-such-dir")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*the skill path */no-such-dir does not exist*"])
+
+
+def test_ini_skill_lens_paths_turns_the_plugin_on(half: pytest.Pytester) -> None:
+    half.makeini("[pytest]\nskill_lens_paths = skills\n")
+    write_file(half.path / "skill-lens.toml", "min_pass_rate = 0.5\n")
+    half.makepyfile(test_x="def test_ordinary():\n    assert False\n")
+
+    result = half.runpytest("-v")
+
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["skills/half/SKILL.md::holds[[]fake[]] PASSED*"])
+    result.stdout.no_fnmatch_line("*test_ordinary*")
+
+
+# --- runners -------------------------------------------------------------------------------
+
+
+def test_default_runner_list_with_duplicates_is_exit_2(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", 'default_runner = ["fake", "fake"]\n')
+
+    result = configure_run(half, "--skill-lens", "skills")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*default_runner*runner 'fake' is named twice*"])
+
+
+def test_empty_default_runner_list_is_exit_2(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", "default_runner = []\n")
+
+    result = configure_run(half, "--skill-lens", "skills")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*default_runner*name at least one runner*"])
+
+
+def test_the_same_runner_twice_on_the_command_line_is_exit_2(half: pytest.Pytester) -> None:
+    result = configure_run(
+        half, "--skill-lens", "skills", "--skill-lens-runner", "fake", "--skill-lens-runner", "fake"
+    )
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["Exit: skill-lens: --skill-lens-runner 'fake' is given twice"])
+
+
+def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
+    pytester: pytest.Pytester,
+) -> None:
+    for name in ("alpha", "beta", "gamma"):
+        make_skill(pytester.path / "skills", name, ONE_CASE)
+    pytester.makeconftest(ECHO_CONFTEST)
+
+    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "nosuch")
+
+    assert result.ret == 2
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["skill-lens: unknown runner 'nosuch'; available: echo, fake"])
+    assert result.stdout.str().count("unknown runner 'nosuch'") == 1
+
+
+def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", 'default_runner = "nosuch"\n')
+
+    result = half.runpytest("--skill-lens", "skills")
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(["*unknown runner 'nosuch'; available: fake*"])
+
+
+def test_a_planned_runner_is_refused_as_not_built(half: pytest.Pytester) -> None:
+    result = half.runpytest("--skill-lens", "skills", "--skill-lens-runner", "pydantic-ai")
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        ["*the runner 'pydantic-ai' is not available in this version*available: fake*"]
+    )
+
+
+def test_a_conftest_runner_is_used_by_name(pytester: pytest.Pytester) -> None:
+    cases = """\
+    cases:
+      - name: echoed
+        task: say hello
+        assertions:
+          - kind: contains
+            value: "echo(openai:gpt-4o-mini) hello: say hello"
+    """
+    make_skill(pytester.path, "hello", cases)
+    pytester.makeconftest(ECHO_CONFTEST)
+
+    result = pytester.runpytest("--skill-lens", "hello", "--skill-lens-runner", "echo", "-v")
+
+    assert result.ret == 0
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["hello/SKILL.md::echoed[[]echo[]] PASSED*"])
+    result.stdout.fnmatch_lines(["skill-lens *: runner(s) echo; judge fake;*"])
+
+
+def test_a_conftest_runner_as_default_runner_in_the_file(pytester: pytest.Pytester) -> None:
+    make_skill(pytester.path, "hello", ONE_CASE)
+    pytester.makeconftest(ECHO_CONFTEST)
+    write_file(pytester.path / "skill-lens.toml", 'default_runner = ["echo", "fake"]\n')
+
+    result = pytester.runpytest("--skill-lens", "hello", "--collect-only", "-q")
+
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        ["hello/SKILL.md::greets[[]echo[]]", "hello/SKILL.md::greets[[]fake[]]"]
+    )
+
+
+def test_a_conftest_runner_reads_the_model_flag(pytester: pytest.Pytester) -> None:
+    cases = """\
+    cases:
+      - name: echoed
+        task: say hello
+        assertions:
+          - kind: contains
+            value: "echo(my:model) hello"
+    """
+    make_skill(pytester.path, "hello", cases)
+    pytester.makeconftest(ECHO_CONFTEST)
+
+    result = pytester.runpytest(
+        "--skill-lens", "hello", "--skill-lens-runner", "echo", "--skill-lens-model", "my:model"
+    )
+
+    assert result.ret == 0
+    result.assert_outcomes(passed=1)
+
+
+def test_a_runner_name_taken_by_a_builtin_is_refused(pytester: pytest.Pytester) -> None:
+    make_skill(pytester.path, "hello", ONE_CASE)
+    pytester.makeconftest(ECHO_CONFTEST.replace('{"echo": Echo}', '{"fake": Echo}'))
+
+    result = pytester.runpytest("--skill-lens", "hello")
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(["*registers the runner 'fake', which is already taken*"])
+
+
+# --- flags that need other flags -----------------------------------------------------------
+
+
+def test_model_flag_with_only_the_fake_runner_is_exit_2(half: pytest.Pytester) -> None:
+    result = configure_run(half, "--skill-lens", "skills", "--skill-lens-model", "openai:gpt-4o")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*--skill-lens-model is read by no runner or judge in this run*"])
+
+
+def test_markdown_max_chars_without_markdown_is_exit_2(half: pytest.Pytester) -> None:
+    result = configure_run(
+        half, "--skill-lens", "skills", "--skill-lens-markdown-max-chars", "1000"
+    )
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*--skill-lens-markdown-max-chars needs --skill-lens-markdown*"])
+
+
+def test_min_delta_without_baseline_is_exit_2(half: pytest.Pytester) -> None:
+    result = configure_run(half, "--skill-lens", "skills", "--skill-lens-min-delta", "0.1")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*a minimum delta needs a baseline arm*"])
+
+
+def test_min_delta_in_the_file_without_baseline_is_exit_2(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", "min_delta = 0.1\n")
+
+    result = configure_run(half, "--skill-lens", "skills")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*a minimum delta needs a baseline arm*"])
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--skill-lens-min-pass-rate", "1.5", "*between 0.0 and 1.0*"),
+        ("--skill-lens-min-pass-rate", "most", "*expects a number*"),
+        ("--skill-lens-repeat", "0", "*must be 1 or more*"),
+    ],
+)
+def test_bad_flag_values_are_exit_2(
+    half: pytest.Pytester, flag: str, value: str, message: str
+) -> None:
+    result = configure_run(half, "--skill-lens", "skills", flag, value)
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines([message])
+
+
+# --- the skill_lens_config fixture ----------------------------------------------------------
+
+FIXTURE_TEST = """\
+def test_settings(skill_lens_config):
+    assert skill_lens_config.min_pass_rate == 0.5  # from the command line
+    assert skill_lens_config.repeat == 2  # from skill-lens.toml
+    assert skill_lens_config.runner_names == ["fake"]  # the default
+"""
+
+
+def test_skill_lens_config_fixture_returns_the_resolved_settings(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", "min_pass_rate = 1.0\nrepeat = 2\n")
+    half.makepyfile(test_settings=FIXTURE_TEST)
+
+    result = half.runpytest(
+        "--skill-lens", "skills", "test_settings.py", "--skill-lens-min-pass-rate", "0.5", "-v"
+    )
+
+    result.stdout.fnmatch_lines(["test_settings.py::test_settings PASSED*"])
+    result.assert_outcomes(passed=3, failed=2)  # 2 cases x 2 repeats + the ordinary test
+    assert result.ret == 0
+
+
+def test_skill_lens_config_fixture_skips_without_skill_lens(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_settings=FIXTURE_TEST)
+
+    result = pytester.runpytest("-rs")
+
+    assert result.ret == 0
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*pytest-skill-lens is not enabled*"])
