@@ -59,10 +59,13 @@ def parse_skill_text(text: str, path: Path) -> Skill:
         )
     version = meta.get("version")
     if version is not None and not isinstance(version, str):
+        # Suggest the value as written: 1.20 has already been read as 1.2.
+        raw = re.search(r"^version:[ \t]*([^\s#]+)", match.group(1), re.M) if match else None
+        written = raw.group(1) if raw else str(version)
         raise AuthoringError(
             f"version must be a string, got {type(version).__name__} {version!r}",
             where=Where(path, field="version"),
-            fix=f'quote it: version: "{version}" (unquoted, 1.20 would read as 1.2)',
+            fix=f'quote it: version: "{written}" (unquoted, {written} reads as {version!r})',
         )
     return Skill(
         name=name.strip(),
