@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from ..run.result import ToolCall
@@ -49,8 +49,14 @@ class Outcome:
         return bool(self.cost_note) or any(s.cost_note for s in self.scores)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """Plain JSON-able data (it travels between xdist processes with the report).
+
+        Built by hand: dataclasses.asdict deep-copies every leaf, a real cost per item.
+        """
+        data = {f.name: getattr(self, f.name) for f in _OUTCOME_FIELDS}
         data["scores"] = [s.to_dict() for s in self.scores]
+        data["tool_calls"] = [{"name": c.name, "arguments": c.arguments} for c in self.tool_calls]
+        data["hooks"] = list(self.hooks)
         return data
 
     @classmethod
@@ -59,3 +65,6 @@ class Outcome:
         values["scores"] = [Score.from_dict(s) for s in data.get("scores", [])]
         values["tool_calls"] = [ToolCall(**c) for c in data.get("tool_calls", [])]
         return cls(**values)
+
+
+_OUTCOME_FIELDS = fields(Outcome)

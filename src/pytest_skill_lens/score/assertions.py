@@ -7,13 +7,11 @@ import json
 import re
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, best_match
-
 from ..matching import quote
 from ..run.result import RunResult
 from ..spec.errors import AuthoringError, Where
 from ..spec.model import Assertion, EvalCase
+from ..spec.schemas import schema_problem, violations
 from .check import CheckResult, Score, ScoringContext, score_from_checks
 
 EXCERPT = 200  # characters of output quoted in evidence
@@ -95,24 +93,21 @@ _TEXT_CHECKS = {
 
 
 def _json_schema(schema: dict[str, Any], output: str, check_id: str) -> tuple[bool, str]:
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
+    problem = schema_problem(schema)
+    if problem is not None:
         raise AuthoringError(
-            f"{check_id}: json_schema is not a valid JSON Schema: {exc.message}",
+            f"{check_id}: json_schema is not a valid JSON Schema: {problem}",
             fix="correct the schema; it is read as Draft 2020-12",
         ) from None
     try:
         document = json.loads(output)
     except ValueError as exc:
         return False, f"not valid JSON: {exc}; output: {_whole(output)}"
-    errors = list(Draft202012Validator(schema).iter_errors(document))
-    if not errors:
+    count, path, message = violations(schema, document)
+    if not count:
         return True, "the output is valid JSON and matches the schema"
-    first = best_match(errors)
-    where = first.json_path if first.absolute_path else "the root"
-    more = f" ({len(errors)} violations; the most relevant shown)" if len(errors) > 1 else ""
-    return False, f"schema violation at {where}: {first.message}{more}"
+    more = f" ({count} violations; the most relevant shown)" if count > 1 else ""
+    return False, f"schema violation at {path or 'the root'}: {message}{more}"
 
 
 @functools.lru_cache(maxsize=256)

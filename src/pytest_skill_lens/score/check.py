@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 from ..run.result import RunResult
@@ -30,14 +30,20 @@ class Score:
     cost_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["checks"] = [asdict(c) for c in self.checks]
+        # By hand: dataclasses.asdict deep-copies every leaf, a real cost per item.
+        data = {f.name: getattr(self, f.name) for f in _SCORE_FIELDS}
+        data["checks"] = [
+            {"id": c.id, "passed": c.passed, "evidence": c.evidence} for c in self.checks
+        ]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Score:
         checks = tuple(CheckResult(**c) for c in data.get("checks", ()))
         return cls(**{**data, "checks": checks})
+
+
+_SCORE_FIELDS = fields(Score)
 
 
 def score_from_checks(evaluator: str, checks: list[CheckResult], nothing: str) -> Score:

@@ -15,6 +15,7 @@ carrying the 1-based line where they start and, for mappings, of each key.
 
 from __future__ import annotations
 
+import gc
 import re
 from pathlib import Path
 from typing import Any
@@ -150,6 +151,28 @@ class _Builder:
         self.file = file
         self.done: dict[int, Any] = {}
         self.active: set[int] = set()
+        # Where the builder is: (key or index, node) per level, for messages.
+        self.trail: list[tuple[str | int, yaml.Node]] = []
+
+    def where(self, line: int, last: str | None = None) -> Where:
+        """``line`` in the file, with the case and field when the trail is inside ``cases:``."""
+        parts: list[str | int] = [part for part, _ in self.trail]
+        if last is not None:
+            parts.append(last)
+        case_index: int | None = None
+        case_name: str | None = None
+        if len(parts) >= 2 and parts[0] == "cases" and isinstance(parts[1], int):
+            case_index = parts[1]
+            case_node = self.trail[1][1]
+            if isinstance(case_node, yaml.MappingNode):
+                for key_node, value_node in case_node.value:
+                    if key_node.value == "name" and isinstance(value_node, yaml.ScalarNode):
+                        case_name = value_node.value
+            parts = parts[2:]
+        field = ""
+        for part in parts:
+            field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else part)
+        return Where(self.file, line, case_name, case_index, field or None)
 
     def build(self, node: yaml.Node) -> Any:
         key = id(node)
@@ -158,7 +181,7 @@ class _Builder:
         if key in self.active:
             raise AuthoringError(
                 "an alias refers to the node that contains it (a recursive anchor)",
-                where=Where(self.file, node.start_mark.line + 1),
+                where=self.where(node.start_mark.line + 1),
                 fix="remove the self-referencing alias",
             )
         if isinstance(node, yaml.ScalarNode):
@@ -167,9 +190,11 @@ class _Builder:
         try:
             if isinstance(node, yaml.SequenceNode):
                 seq = MarkedList(node.start_mark.line + 1)
-                for item in node.value:
+                for i, item in enumerate(node.value):
                     seq.item_lines.append(item.start_mark.line + 1)
+                    self.trail.append((i, item))
                     seq.append(self.build(item))
+                    self.trail.pop()
                 value: Any = seq
             elif isinstance(node, yaml.MappingNode):
                 value = self._mapping(node)
@@ -196,17 +221,20 @@ class _Builder:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise AuthoringError(
                     "a mapping key must be plain text, not a list or a mapping",
-                    where=Where(self.file, line),
+                    where=self.where(line),
+                    fix="write the key as plain text; quote it if it starts with '[' or '{'",
                 )
             k = key_node.value
             if k in out.key_lines:
                 raise AuthoringError(
                     f"duplicate key {k!r} (first on line {out.key_lines[k]})",
-                    where=Where(self.file, line),
+                    where=self.where(line, k),
                     fix="keep one of the two; YAML would silently keep only the last",
                 )
             out.key_lines[k] = line
+            self.trail.append((k, value_node))
             out[k] = self.build(value_node)
+            self.trail.pop()
         return out
 
 
@@ -215,11 +243,26 @@ def _hint(problem: str) -> str | None:
         return "quote a value that starts with '*' or '&', e.g. file_glob: \"*.md\""
     if "flow" in problem or "expected ',' or ']'" in problem:
         return "quote a value that starts with '[' or '{', e.g. file_glob: \"[a-c].md\""
-    return None
+    return (
+        "check the indentation and quoting at that line; quote a value that starts with "
+        "'*', '&', '[' or '{', or holds ': '"
+    )
 
 
 def load_yaml_text(text: str, file: Path) -> Any:
     """Parse one YAML document from ``text``; ``file`` is only used in messages."""
+    # The node tree is acyclic and short-lived: a cyclic-GC pass over pytest's
+    # large heap for every few hundred nodes would cost more than the parse.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_yaml_text(text, file)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_yaml_text(text: str, file: Path) -> Any:
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
@@ -231,7 +274,9 @@ def load_yaml_text(text: str, file: Path) -> Any:
             fix=_hint(problem),
         ) from None
     except yaml.YAMLError as exc:
-        raise AuthoringError(f"not valid YAML: {exc}", where=Where(file)) from None
+        raise AuthoringError(
+            f"not valid YAML: {exc}", where=Where(file), fix="save the file as plain YAML text"
+        ) from None
     if node is None:
         return None
     return _Builder(file).build(node)
@@ -243,7 +288,9 @@ def read_text(file: Path) -> str:
         data = file.read_bytes()
     except OSError as exc:
         raise AuthoringError(
-            f"cannot read the file: {exc.strerror or exc}", where=Where(file)
+            f"cannot read the file: {exc.strerror or exc}",
+            where=Where(file),
+            fix="make the file readable",
         ) from None
     try:
         return data.decode("utf-8-sig")
