@@ -378,6 +378,37 @@ def test_an_explicit_node_id_runs_exactly_that_item(pytester: pytest.Pytester) -
     result.stdout.no_fnmatch_line("*other/SKILL.md*")
 
 
+def test_an_explicit_repeat_node_id_runs_only_that_repeat(pytester: pytest.Pytester) -> None:
+    make_skill(pytester.path / "skills", "hello", two_cases())
+
+    result = pytester.runpytest(
+        "skills/hello/SKILL.md::greets[fake-r2]",
+        "--skill-lens",
+        "skills",
+        "--skill-lens-repeat",
+        "2",
+        "-v",
+    )
+
+    assert result.ret == 0
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["skills/hello/SKILL.md::greets[[]fake-r2[]] PASSED*"])
+
+
+def test_a_skill_md_file_as_the_skill_path(pytester: pytest.Pytester) -> None:
+    outer = make_skill(pytester.path / "skills", "outer", two_cases())
+    make_skill(outer / "nested", "inner", ONE_CASE)
+    make_skill(pytester.path / "skills", "sibling", ONE_CASE)
+
+    result = pytester.runpytest("--skill-lens", "skills/outer/SKILL.md", "--collect-only", "-q")
+
+    assert result.ret == 0
+    assert collected_ids(result) == [
+        "skills/outer/SKILL.md::greets[fake]",
+        "skills/outer/SKILL.md::waves[fake]",
+    ]
+
+
 LOCATION_CONFTEST = """\
 import json
 from pathlib import Path
