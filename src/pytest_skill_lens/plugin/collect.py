@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ..gate.outcome import Outcome
+from ..gcpause import gc_paused
 from ..spec.discovery import eval_files_for
 from ..spec.errors import AuthoringError, Where
 from ..spec.loader import load_suite
@@ -18,7 +19,7 @@ from ..spec.suite import LoadedCase
 from ..spec.tool_rules import BUILTIN_TOOLS, undeclared_tool
 from .act import CaseErrored, CaseFailed, failure_text, perform
 from .registry import RegistryError, check_names
-from .state import SessionState, get_state
+from .state import STATE_KEY, SessionState, get_state
 
 NO_CASES = "(no eval cases)"
 # Markers that change how pytest runs an item. A case tag spelled like one must
@@ -31,7 +32,11 @@ _BEHAVIOUR_MARKERS = frozenset(
 class SkillFile(pytest.File):
     """``SKILL.md``: the node every case of the skill hangs under."""
 
-    def collect(self) -> Iterator[pytest.Item]:
+    def collect(self) -> list[pytest.Item]:
+        with gc_paused():  # thousands of small acyclic objects: see gcpause
+            return list(self._items())
+
+    def _items(self) -> Iterator[pytest.Item]:
         state = get_state(self.config)
         assert state is not None
         if not _registry_ok(self.config, state):
@@ -188,7 +193,11 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # The case's line in its eval file, so an IDE jumps to the YAML.
-        label = f"{self.skill.name} :: {self.case_name} ({self.runner_name})"
+        detail = self.runner_name + (", baseline" if self.arm == "baseline" else "")
+        repeats = self.config.stash[STATE_KEY].settings.repeat
+        if repeats > 1:
+            detail += f", run {self.repeat_index + 1}/{repeats}"
+        label = f"{self.skill.name} :: {self.case_name} ({detail})"
         return self.loaded.file, self.loaded.line - 1, label
 
     def setup(self) -> None:
