@@ -15,13 +15,13 @@ carrying the 1-based line where they start and, for mappings, of each key.
 
 from __future__ import annotations
 
-import gc
 import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ..gcpause import gc_paused
 from .errors import AuthoringError, Where
 
 try:  # libyaml is the fast path; the pure-Python parser gives the same nodes.
@@ -251,15 +251,8 @@ def _hint(problem: str) -> str | None:
 
 def load_yaml_text(text: str, file: Path) -> Any:
     """Parse one YAML document from ``text``; ``file`` is only used in messages."""
-    # The node tree is acyclic and short-lived: a cyclic-GC pass over pytest's
-    # large heap for every few hundred nodes would cost more than the parse.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():  # the node tree is acyclic and short-lived
         return _load_yaml_text(text, file)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _load_yaml_text(text: str, file: Path) -> Any:
