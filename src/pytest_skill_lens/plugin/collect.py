@@ -168,13 +168,14 @@ class CaseItem(pytest.Item):
         self.position = position
         self.order = 0
         self.outcome: Outcome | None = None
-        self.add_marker("skill_lens")
         state = get_state(self.config)
         assert state is not None
+        self.add_marker(_SKILL_LENS_MARK)
         for tag in loaded.case.tags:
             self.extra_keyword_matches.add(tag)
-            if _is_marker_safe(tag, self.config, state):
-                self.add_marker(tag)
+            mark = _tag_marker(tag, self.config, state)
+            if mark is not None:
+                self.add_marker(mark)
 
     @property
     def case_name(self) -> str:
@@ -230,20 +231,28 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
 
-def _is_marker_safe(tag: str, config: pytest.Config, state: SessionState) -> bool:
+_SKILL_LENS_MARK = pytest.mark.skill_lens
+
+
+def _tag_marker(
+    tag: str, config: pytest.Config, state: SessionState
+) -> pytest.MarkDecorator | None:
+    """The marker for a case tag, or ``None`` when the tag must stay a plain keyword."""
     if tag in state.tag_markers:
-        return True
-    if not tag.isidentifier() or keyword.iskeyword(tag) or tag in _BEHAVIOUR_MARKERS:
-        return False
-    foreign = state.extra.get("foreign_markers")
-    if foreign is None:
-        foreign = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
-        state.extra["foreign_markers"] = foreign
-    if tag in foreign:
-        return False  # another plugin's marker: its behaviour is not ours to trigger
-    config.addinivalue_line("markers", f"{tag}: skill-lens case tag")
-    state.tag_markers.add(tag)
-    return True
+        return state.tag_markers[tag]
+    mark: pytest.MarkDecorator | None = None
+    if tag.isidentifier() and not keyword.iskeyword(tag) and tag not in _BEHAVIOUR_MARKERS:
+        foreign = state.extra.get("foreign_markers")
+        if foreign is None:
+            lines = config.getini("markers")
+            foreign = {line.split(":")[0].split("(")[0].strip() for line in lines}
+            state.extra["foreign_markers"] = foreign
+        # Another plugin's marker has behaviour that is not ours to trigger.
+        if tag not in foreign:
+            config.addinivalue_line("markers", f"{tag}: skill-lens case tag")
+            mark = getattr(pytest.mark, tag)
+    state.tag_markers[tag] = mark
+    return mark
 
 
 class SkippedSkillItem(pytest.Item):

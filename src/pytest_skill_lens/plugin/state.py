@@ -40,7 +40,7 @@ class SessionState:
     other_failures: int = 0  # failures of ordinary tests in a mixed run
     runners: dict[str, Runner] = field(default_factory=dict)
     judge: Judge | None = None
-    tag_markers: set[str] = field(default_factory=set)
+    tag_markers: dict[str, pytest.MarkDecorator | None] = field(default_factory=dict)
     gate: GateResult | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
