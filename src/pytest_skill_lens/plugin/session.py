@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,9 @@ class SkillLensSession:
         )
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # Collected items, cases and models live until the session ends. Freezing
+        # them keeps every later cyclic-GC pass from rescanning thousands of them.
+        gc.freeze()
         selected: set[str] = set()
         for item in session.items:
             if isinstance(item, CaseItem):
@@ -92,12 +96,23 @@ class SkillLensSession:
             # pytest renders setup errors as tracebacks; an errored case reads as its cause.
             report.longrepr = failure_text(item, item.outcome)
         if (call.when == "setup" and report.failed) or call.when == "call":
-            report.skill_lens_outcome = item.outcome.to_dict()  # type: ignore[attr-defined]
+            # The object itself; it becomes plain data only if the report is serialised.
+            report.skill_lens_outcome = item.outcome  # type: ignore[attr-defined]
         return report
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_to_serializable(self, report: Any) -> Generator[None, Any, Any]:
+        data = yield
+        # pytest-xdist sends reports between processes as plain data.
+        if isinstance(data, dict) and isinstance(data.get("skill_lens_outcome"), Outcome):
+            data["skill_lens_outcome"] = data["skill_lens_outcome"].to_dict()
+        return data
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "skill_lens_outcome", None)
-        if data is not None:
+        if isinstance(data, Outcome):
+            self.state.outcomes[report.nodeid] = data
+        elif data is not None:  # from an xdist worker
             self.state.outcomes[report.nodeid] = Outcome.from_dict(data)
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
             self.state.other_failures += 1  # an ordinary test in a mixed run
