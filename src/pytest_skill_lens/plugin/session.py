@@ -127,6 +127,9 @@ class SkillLensSession:
             return
         session.exitstatus = finish_session(session, self.state, int(exitstatus))
 
+    def pytest_unconfigure(self) -> None:
+        gc.unfreeze()  # hand the session's objects back to the collector
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.is_worker:
             write_summary(terminalreporter, self.state)
