@@ -24,7 +24,9 @@ def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
         text = path.read_bytes().decode("utf-8-sig")  # a leading BOM is skipped
     except OSError as exc:
         raise AuthoringError(
-            f"cannot read the file: {exc.strerror or exc}", where=Where(path)
+            f"cannot read the file: {exc.strerror or exc}",
+            where=Where(path),
+            fix="make the file readable",
         ) from None
     except UnicodeDecodeError:
         raise AuthoringError(
@@ -33,10 +35,16 @@ def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise AuthoringError(f"not valid JSON: {exc.msg}", where=Where(path, exc.lineno)) from None
+        raise AuthoringError(
+            f"not valid JSON: {exc.msg} (column {exc.colno})",
+            where=Where(path, exc.lineno),
+            fix="fix the JSON syntax there (a trailing comma or a missing quote is common)",
+        ) from None
     if not isinstance(data, dict):
         raise AuthoringError(
-            "evals.json must be a JSON object with an 'evals' list", where=Where(path)
+            "evals.json must be a JSON object with an 'evals' list",
+            where=Where(path),
+            fix='write {"skill_name": "...", "evals": [...]}',
         )
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
@@ -53,7 +61,11 @@ def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
         )
     evals = data.get("evals")
     if not isinstance(evals, list):
-        raise AuthoringError("'evals' must be a list", where=Where(path, field="evals"))
+        raise AuthoringError(
+            "'evals' must be a list",
+            where=Where(path, field="evals"),
+            fix='write "evals": [{"id": 1, "prompt": "..."}]',
+        )
     cases: list[LoadedCase] = []
     seen_ids: dict[str, int] = {}
     for index, entry in enumerate(evals):
@@ -73,15 +85,23 @@ def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
 def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
     where = Where(path, None, None, index)
     if not isinstance(entry, dict):
-        raise AuthoringError("an eval must be a JSON object", where=where)
+        raise AuthoringError(
+            "an eval must be a JSON object",
+            where=where,
+            fix='write each eval as {"id": 1, "prompt": "...", "assertions": ["..."]}',
+        )
+    raw_id = entry.get("id")
+    usable_id = isinstance(raw_id, int | str) and not isinstance(raw_id, bool)
+    # The placeholder is looked for first, in keys too, as in a YAML file.
+    known_name = f"eval-{raw_id}" if usable_id else None
+    check_placeholder(entry, Where(path, None, known_name, index))
     unknown = sorted(set(entry) - _EVAL_KEYS)
     if unknown:
         raise AuthoringError(
             f"unknown key {unknown[0]!r}",
-            where=Where(path, None, None, index, unknown[0]),
+            where=Where(path, None, known_name, index, unknown[0]),
             fix="an eval takes id, prompt, expected_output, files, assertions (or expectations)",
         )
-    raw_id = entry.get("id")
     if (
         isinstance(raw_id, bool)
         or not isinstance(raw_id, int | str)
@@ -94,15 +114,17 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
             fix='e.g. "id": 1',
         )
     name = f"eval-{raw_id}"
-    where = Where(path, None, name, index)
-    check_placeholder(entry, where)
 
     def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
         return AuthoringError(problem, where=Where(path, None, name, index, field), fix=fix)
 
     prompt = entry.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
-        raise fail("prompt is required and must be non-empty text", "prompt")
+        raise fail(
+            "prompt is required and must be non-empty text",
+            "prompt",
+            'add "prompt": "<the task handed to the agent>"',
+        )
     if "assertions" in entry and "expectations" in entry:
         raise fail(
             "both assertions and expectations are given",
@@ -114,10 +136,18 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
     if not isinstance(statements, list) or not all(
         isinstance(s, str) and s.strip() for s in statements
     ):
-        raise fail(f"{key} must be a list of non-empty strings", key)
+        raise fail(
+            f"{key} must be a list of non-empty strings",
+            key,
+            f'write "{key}": ["<a statement the judge checks>", ...] with no blank entry',
+        )
     expected = entry.get("expected_output")
     if expected is not None and (not isinstance(expected, str) or not expected.strip()):
-        raise fail("expected_output must be non-empty text", "expected_output")
+        raise fail(
+            "expected_output must be non-empty text",
+            "expected_output",
+            "describe a good answer, or drop the key",
+        )
     rubric = list(statements)
     if not rubric:
         if expected is None:
@@ -129,7 +159,11 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
         rubric = [f"The output satisfies: {expected}"]
     files = entry.get("files", [])
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-        raise fail("files must be a list of paths relative to the skill directory", "files")
+        raise fail(
+            "files must be a list of paths relative to the skill directory",
+            "files",
+            'write "files": ["evals/files/input.csv"]',
+        )
     workspace = {"files": {f: _read_input_file(f, skill, fail) for f in files}} if files else None
     raw_case: dict[str, Any] = {"name": name, "task": prompt, "judge": {"rubric": rubric}}
     if expected is not None:
@@ -147,14 +181,21 @@ def _read_input_file(relative: str, skill: Skill, fail: Any) -> str:
     root = skill.directory.resolve()
     target = (skill.directory / relative).resolve()
     field = "files"
+    inside = "name a file inside the skill directory, relative to it (e.g. evals/files/a.csv)"
     if not relative or Path(relative).is_absolute() or root not in target.parents:
-        raise fail(f"{relative!r} is not a path inside the skill directory", field)
+        raise fail(f"{relative!r} is not a path inside the skill directory", field, inside)
     if not target.exists():
-        raise fail(f"{relative!r} does not exist", field)
+        raise fail(f"{relative!r} does not exist", field, inside)
     if not target.is_file():
-        raise fail(f"{relative!r} is not a file", field)
+        raise fail(
+            f"{relative!r} is not a file", field, "list each file; a folder cannot seed a workspace"
+        )
     if target.stat().st_size > MAX_FILE_BYTES:
-        raise fail(f"{relative!r} is larger than {MAX_FILE_BYTES:,} bytes", field)
+        raise fail(
+            f"{relative!r} is larger than {MAX_FILE_BYTES:,} bytes",
+            field,
+            "use a smaller input file",
+        )
     try:
         return target.read_bytes().decode("utf-8")
     except UnicodeDecodeError:

@@ -22,6 +22,12 @@ HIDDEN_DATA = re.compile(
 )
 
 
+_GLOB_FIX = (
+    "write a relative pattern with a wildcard in one directory level, "
+    'e.g. - glob: "reports/*.md" (quote a pattern that starts with * or [)'
+)
+
+
 def artifact_patterns(entry: str | ArtifactGlob) -> list[str]:
     if isinstance(entry, str):
         return [entry]
@@ -82,7 +88,7 @@ def _check_pattern_list(value: str | list[str], field: str, fail: Fail) -> None:
     if isinstance(value, str):
         problem = pattern_problem(value, in_list=False)
         if problem:
-            raise fail(problem, field, None)
+            raise fail(problem.replace("use file:", "list it as a plain entry"), field, _GLOB_FIX)
         return
     if len(value) < 2 or len(set(value)) < len(value):
         raise fail(
@@ -93,4 +99,4 @@ def _check_pattern_list(value: str | list[str], field: str, fail: Fail) -> None:
     for j, pattern in enumerate(value):
         problem = pattern_problem(pattern, in_list=True)
         if problem:
-            raise fail(problem, f"{field}[{j}]", None)
+            raise fail(problem, f"{field}[{j}]", _GLOB_FIX)

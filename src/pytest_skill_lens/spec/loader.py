@@ -17,16 +17,19 @@ from .suite import LoadedCase, SkillSuite
 from .tool_libraries import ToolLibraries
 from .tool_rules import check_raw_returns
 from .validation import authoring_error_from, line_at, parse_field_path
-from .yamlload import MarkedDict, load_yaml_text, read_text
+from .yamlload import MarkedDict, load_yaml_text, read_text, too_deep
 
 
 def load_suite(skill: Skill, eval_files: list[Path]) -> SkillSuite:
     cases: list[LoadedCase] = []
     for path in eval_files:
-        if path.suffix == ".json":
-            cases.extend(load_evals_json(path, skill))
-        else:
-            cases.extend(load_yaml_eval_file(path, skill.name))
+        try:
+            if path.suffix == ".json":
+                cases.extend(load_evals_json(path, skill))
+            else:
+                cases.extend(load_yaml_eval_file(path, skill.name))
+        except RecursionError:  # a schema or a value nested hundreds of levels deep
+            raise too_deep(path) from None
     check_unique_names(cases)
     return SkillSuite(skill=skill, eval_files=tuple(eval_files), cases=tuple(cases))
 
@@ -47,16 +50,32 @@ def load_yaml_eval_file(path: Path, skill_name: str | None = None) -> list[Loade
             where=Where(path, getattr(raw_cases, "line", None), field="cases"),
             fix="start each case with '- name: ...'",
         )
-    libraries = ToolLibraries(path, data.get("tool_libraries"))
     # Most files hold no placeholder at all; only walk the cases of one that might.
     scan = PLACEHOLDER in text
-    return [
-        _load_case(raw, path, i, skill_name, libraries, scan) for i, raw in enumerate(raw_cases)
-    ]
+    if scan:
+        # Every case is scanned before any library is imported: an unfilled
+        # scaffold is reported as such, not as the broken import it also holds.
+        libraries_line = (
+            data.key_lines.get("tool_libraries") if isinstance(data, MarkedDict) else None
+        )
+        check_placeholder(
+            {"tool_libraries": data.get("tool_libraries")}, Where(path, libraries_line)
+        )
+        for i, raw in enumerate(raw_cases):
+            if isinstance(raw, MarkedDict):
+                name = raw.get("name")
+                check_placeholder(
+                    raw, Where(path, raw.line, name if isinstance(name, str) else None, i)
+                )
+    libraries = ToolLibraries(path, data.get("tool_libraries"))
+    cases = [_load_case(raw, path, i, skill_name, libraries) for i, raw in enumerate(raw_cases)]
+    if "tool_libraries" in data:
+        libraries.tools()  # an import no case refers to is checked all the same
+    return cases
 
 
 def _load_case(
-    raw: Any, path: Path, index: int, skill_name: str | None, libraries: ToolLibraries, scan: bool
+    raw: Any, path: Path, index: int, skill_name: str | None, libraries: ToolLibraries
 ) -> LoadedCase:
     line = getattr(raw, "line", None)
     name = raw.get("name") if isinstance(raw, dict) else None
@@ -67,8 +86,6 @@ def _load_case(
             where=where,
             fix="start the case with '- name: ...' and indent its keys under it",
         )
-    if scan:
-        check_placeholder(raw, where)
     if "tools" in raw:
         tools = libraries.resolve(raw["tools"], where)
         if tools is not raw["tools"]:

@@ -14,6 +14,7 @@ from .errors import AuthoringError, Where
 from .judge_rules import check_judge
 from .model import Assertion, EvalCase
 from .paths import path_problem, pattern_problem, segment_match
+from .schemas import schema_problem
 from .tool_rules import check_tools, offered_tool_name
 
 PLACEHOLDER = "TODO(skill-lens)"
@@ -137,6 +138,10 @@ def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> N
 
 
 _TEXT_KINDS = ("contains", "not_contains", "regex", "equals")
+_GLOB_FIX = (
+    "write a relative pattern with a wildcard in one directory level, "
+    'e.g. file_glob: "reports/*.md" (quote a pattern that starts with * or [)'
+)
 
 
 def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fail) -> None:
@@ -144,20 +149,36 @@ def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fai
     kind = assertion.kind
     targets_file = assertion.file is not None or assertion.file_glob is not None
     if kind in _TEXT_KINDS and assertion.value is None:
-        raise fail(f"a {kind} assertion needs value:", f"{field}.value", None)
+        raise fail(
+            f"a {kind} assertion needs value:",
+            f"{field}.value",
+            f"add value: <the text the {kind} check compares>",
+        )
     if kind in ("file-produced", "json-schema") and assertion.value is not None:
-        raise fail(f"a {kind} assertion takes no value:", f"{field}.value", None)
+        raise fail(
+            f"a {kind} assertion takes no value:",
+            f"{field}.value",
+            "drop value:, or use contains/regex with file: to check the file's text",
+        )
     if kind == "file-produced" and not targets_file:
-        raise fail("file-produced needs file: or file_glob:", f"{field}.file", None)
+        raise fail(
+            "file-produced needs file: or file_glob:",
+            f"{field}.file",
+            "add file: <path in the workspace> (or file_glob: for a pattern)",
+        )
     if kind == "json-schema":
         if assertion.json_schema is None:
-            raise fail("a json-schema assertion needs json_schema:", f"{field}.json_schema", None)
+            raise fail(
+                "a json-schema assertion needs json_schema:",
+                f"{field}.json_schema",
+                "add json_schema: with the JSON Schema the output must validate against",
+            )
         _check_json_schema(assertion.json_schema, f"{field}.json_schema", fail)
     elif assertion.json_schema is not None:
         raise fail(
             f"json_schema: belongs to a json-schema assertion, not {kind}",
             f"{field}.json_schema",
-            None,
+            "drop json_schema:, or set kind: json-schema",
         )
     if kind == "regex" and assertion.value is not None:
         try:
@@ -203,9 +224,7 @@ def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fai
         sub = f"{field}.file_glob" if isinstance(glob, str) else f"{field}.file_glob[{j}]"
         problem = pattern_problem(pattern, in_list=isinstance(glob, list))
         if problem:
-            raise fail(
-                problem, sub, 'quote patterns that start with * or [, e.g. file_glob: "*.md"'
-            )
+            raise fail(problem, sub, _GLOB_FIX)
         if kind == "file-produced":
             hit = next((name for name in seeded if segment_match(pattern, name)), None)
             if hit is not None:
@@ -218,10 +237,10 @@ def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fai
 
 
 def _check_json_schema(schema: dict[str, object], field: str, fail: Fail) -> None:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        raise fail(f"json_schema is not a valid JSON Schema: {exc.message}", field, None) from None
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise fail(
+            f"json_schema is not a valid JSON Schema: {problem}",
+            field,
+            "fix the schema so it validates against JSON Schema draft 2020-12",
+        )

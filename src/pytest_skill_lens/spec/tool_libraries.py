@@ -55,7 +55,11 @@ class ToolLibraries:
     def _files(self) -> list[Path]:
         where = Where(self.eval_file, getattr(self.entries, "line", None), field="tool_libraries")
         if not isinstance(self.entries, list) or not all(isinstance(e, str) for e in self.entries):
-            raise AuthoringError("tool_libraries: must be a list of paths", where=where)
+            raise AuthoringError(
+                "tool_libraries: must be a list of paths",
+                where=where,
+                fix="write tool_libraries: [../shared/tools.yaml], one path per entry",
+            )
         base = self.eval_file.parent
         files: list[Path] = []
         for entry in self.entries:
@@ -72,13 +76,17 @@ class ToolLibraries:
                 )
                 if not found:
                     raise AuthoringError(
-                        f"library directory {entry!r} holds no .yaml/.yml file", where=where
+                        f"library directory {entry!r} holds no .yaml/.yml file",
+                        where=where,
+                        fix="point the entry at a library file, or add one to the directory",
                     )
             elif target.is_file():
                 found = [target]
             else:
                 raise AuthoringError(
-                    f"library {entry!r} does not exist (looked for {target})", where=where
+                    f"library {entry!r} does not exist (looked for {target})",
+                    where=where,
+                    fix="write the path relative to the eval file's own directory",
                 )
             for path in found:
                 if path in files:
@@ -112,7 +120,12 @@ class ToolLibraries:
                 )
             name = raw["ref"]
             if not isinstance(name, str):
-                raise _at(where, f"{field}.ref", "ref: must name a library tool", None)
+                raise _at(
+                    where,
+                    f"{field}.ref",
+                    "ref: must name a library tool",
+                    "write ref: <the tool's name in the library>",
+                )
             if self.entries is None:
                 raise _at(
                     where,
@@ -128,7 +141,7 @@ class ToolLibraries:
                     where,
                     f"{field}.ref",
                     f"no imported library declares {name!r} (declared: {known})",
-                    None,
+                    "fix the spelling, or import the library that declares it",
                 )
             tool = MarkedDict(getattr(raw, "line", 0) or 0)
             tool.update(library[name][0])
@@ -171,13 +184,21 @@ def _parse_library(file: Path) -> dict[str, dict[str, Any]]:
         where = Where(file, getattr(raw, "line", None), field=f"tools[{i}]")
         check_placeholder(raw, where)
         if not isinstance(raw, dict):
-            raise AuthoringError("a library tool must be a mapping", where=where)
+            raise AuthoringError(
+                "a library tool must be a mapping",
+                where=where,
+                fix="start each tool with '- name: ...' and indent its keys under it",
+            )
         try:
             spec = ToolSpec.model_validate(raw)
         except ValidationError as exc:
             raise authoring_error_from(exc, ToolSpec, raw, where, prefix=f"tools[{i}]") from None
         if spec.name in tools:
-            raise AuthoringError(f"the library declares {spec.name!r} twice", where=where)
+            raise AuthoringError(
+                f"the library declares {spec.name!r} twice",
+                where=where,
+                fix="keep one declaration of the tool",
+            )
         tools[spec.name] = raw
         specs.append(spec)
 

@@ -6,12 +6,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from ..matching import contains
 from .errors import AuthoringError
 from .model import EvalCase, ReturnRule, ToolSpec
+from .schemas import schema_problem
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 WORKSPACE_TOOLS = ("list_files", "read_file", "write_file")
@@ -67,7 +65,7 @@ def check_tools(
             raise fail(
                 f"tool {tool.name!r} is declared twice (also tools[{seen[tool.name]}])",
                 f"{field}.name",
-                None,
+                "declare each tool once; rename one if they are different tools",
             )
         seen[tool.name] = i
         if workspace and tool.name in BUILTIN_TOOLS:
@@ -100,12 +98,13 @@ def _check_schema(tool: ToolSpec, field: str, fail: Fail) -> None:
         )
     if tool.input_schema is None:
         return
-    try:
-        Draft202012Validator.check_schema(tool.input_schema)
-    except SchemaError as exc:
+    problem = schema_problem(tool.input_schema)
+    if problem is not None:
         raise fail(
-            f"input_schema is not a valid JSON Schema: {exc.message}", f"{field}.input_schema", None
-        ) from None
+            f"input_schema is not a valid JSON Schema: {problem}",
+            f"{field}.input_schema",
+            "fix the schema so it validates against JSON Schema draft 2020-12",
+        )
     if tool.input_schema.get("type") != "object":
         raise fail(
             "input_schema must have top-level type: object (every provider requires it)",

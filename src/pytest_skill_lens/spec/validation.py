@@ -88,17 +88,103 @@ def _describe(value: object) -> str:
     return f"{value!r}"
 
 
+# What pydantic calls a union's branches, in the author's words.
+_BRANCHES = {
+    "str": "text",
+    "int": "a number",
+    "float": "a number",
+    "list[str]": "a list of text",
+    "list[ReturnRule]": "a list of when:/value: entries",
+    "ArtifactGlob": "a mapping with glob:",
+}
+_PROBLEMS = {
+    "int_type": "expected a whole number",
+    "int_from_float": "expected a whole number",
+    "float_type": "expected a number",
+    "bool_type": "expected true or false",
+    "list_type": "expected a list",
+    "dict_type": "expected a mapping",
+    "model_type": "expected a mapping",
+}
+_FIXES = {
+    "string_type": "quote the value so YAML reads it as text",
+    "int_type": "write a whole number without quotes, e.g. 3",
+    "int_from_float": "write a whole number without quotes, e.g. 3",
+    "float_type": "write a number without quotes, e.g. 0.5",
+    "bool_type": "write true or false, unquoted (yes/no/on/off are text in an eval file)",
+    "list_type": "write a list: [a, b], or one '- item' per line",
+    "dict_type": "write a mapping: 'key: value' lines indented under the key",
+    "model_type": "write a mapping: 'key: value' lines indented under the key",
+}
+
+
+def _real_loc(
+    raw: object, loc: Sequence[int | str], keep_last: bool
+) -> tuple[tuple[int | str, ...], int | None]:
+    """``loc`` without pydantic's union-branch tags, and the position of the first tag.
+
+    A part is real when the parsed file has it (a key of the mapping, an index of
+    the list) at that point; anything else is a branch tag such as ``str`` or
+    ``list[ReturnRule]``. The last part of a *missing* error names a key the file
+    lacks, so it is kept.
+    """
+    real: list[int | str] = []
+    node: Any = raw
+    tag_at: int | None = None
+    for i, part in enumerate(loc):
+        in_mapping = isinstance(node, Mapping) and isinstance(part, str) and part in node
+        if in_mapping or (
+            isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        ):
+            node = node[part]
+            real.append(part)
+        elif keep_last and i == len(loc) - 1:
+            real.append(part)
+        elif tag_at is None:
+            tag_at = i
+    return tuple(real), tag_at
+
+
+def _pick(errors: list[Any], raw: object) -> tuple[Any, tuple[int | str, ...], list[str]]:
+    """The error to report, its real location, and the union branches when every one failed.
+
+    pydantic reports each branch of a union separately; the branch that got
+    deepest into the value is the one the author meant (an unknown key in a
+    ``when:`` entry, not "expected text"), and an unknown key beats a missing one.
+    """
+    located = [(e, *_real_loc(raw, tuple(e["loc"]), e["type"] == "missing")) for e in errors]
+    first, first_real, first_tag = located[0]
+    if first_tag is None:
+        return first, first_real, []
+    prefix = tuple(first["loc"])[:first_tag]
+    group = [item for item in located if tuple(item[0]["loc"])[:first_tag] == prefix]
+    priority = {"extra_forbidden": 2, "missing": 1}
+    error, real, _ = max(group, key=lambda item: (len(item[1]), priority.get(item[0]["type"], 0)))
+    loc = tuple(error["loc"])
+    if error["type"] != "missing" and real[-1:] != loc[-1:]:
+        # Every branch failed on the value itself: say what the value may be.
+        branches: list[str] = []
+        for other, _, _ in group:
+            other_loc = tuple(other["loc"])
+            name = _BRANCHES.get(str(other_loc[-1]), str(other_loc[-1]))
+            if other_loc[:-1] == loc[:-1] and name not in branches:
+                branches.append(name)
+        return error, real, branches
+    return error, real, []
+
+
 def authoring_error_from(
     exc: ValidationError, model: type[BaseModel], raw: object, where: Where, prefix: str = ""
 ) -> AuthoringError:
     """The first validation problem, located in the file and explained."""
-    error = exc.errors(include_url=False)[0]
-    loc = tuple(error["loc"])
-    # pydantic reports union branches in the loc (e.g. 'list[str]'); drop them.
-    loc = tuple(p for p in loc if isinstance(p, int) or ("[" not in p and p[:1].islower()))
+    error, loc, branches = _pick(exc.errors(include_url=False), raw)
     kind = error["type"]
-    fix: str | None = None
-    if kind == "extra_forbidden":
+    fix: str | None = _FIXES.get(kind)
+    if branches:
+        expected = " or ".join(branches)
+        problem = f"expected {expected}, got {_describe(error.get('input'))}"
+        fix = f"write it as {expected}"
+    elif kind == "extra_forbidden":
         key = str(loc[-1])
         known = _model_fields(model, loc[:-1])
         guess = difflib.get_close_matches(key, known, n=1)
@@ -106,16 +192,27 @@ def authoring_error_from(
         fix = f"did you mean {guess[0]!r}?" if guess else None
         if known:
             fix = (fix + " " if fix else "") + "allowed keys: " + ", ".join(known)
+        else:
+            fix = fix or "remove the key"
     elif kind == "missing":
         problem = f"required key {str(loc[-1])!r} is missing"
+        fix = f"add {loc[-1]}: to this block"
     elif kind == "literal_error":
         expected = error["ctx"]["expected"]
         problem = f"{_describe(error.get('input'))} is not allowed here; expected {expected}"
+        fix = f"write one of {expected}"
     elif kind in ("string_type", "str_type"):
         problem = f"expected text, got {_describe(error.get('input'))}"
-        fix = "quote the value so YAML reads it as text"
+        fix = _FIXES["string_type"]
+    elif kind in ("greater_than_equal", "greater_than"):
+        limit = error["ctx"].get("ge", error["ctx"].get("gt"))
+        problem = f"{_describe(error.get('input'))} is too small; the least allowed is {limit}"
+        fix = f"use a value of at least {limit}"
+    elif kind in _PROBLEMS:
+        problem = f"{_PROBLEMS[kind]}, got {_describe(error.get('input'))}"
     else:
         problem = f"{error['msg']} (got {_describe(error.get('input'))})"
+        fix = "see docs/eval-files.md for the shape this field takes"
     path = field_path((prefix, *loc) if prefix else loc)
     return AuthoringError(
         problem,

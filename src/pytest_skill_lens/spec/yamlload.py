@@ -272,7 +272,19 @@ def _load_yaml_text(text: str, file: Path) -> Any:
         ) from None
     if node is None:
         return None
-    return _Builder(file).build(node)
+    try:
+        return _Builder(file).build(node)
+    except RecursionError:
+        raise too_deep(file) from None
+
+
+def too_deep(file: Path) -> AuthoringError:
+    """A file nested deeper than Python's own recursion can follow."""
+    return AuthoringError(
+        "values are nested too deeply to be read (hundreds of levels)",
+        where=Where(file),
+        fix="flatten the nesting; no eval file needs values nested this deep",
+    )
 
 
 def read_text(file: Path) -> str:
