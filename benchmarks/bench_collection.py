@@ -86,7 +86,8 @@ def timed(args: list[str], cwd: Path, expect: int) -> float:
     elapsed = time.perf_counter() - start
     if proc.returncode != expect:
         command = " ".join(args)
-        sys.exit(f"pytest {command} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        tail = f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        sys.exit(f"pytest {command} exited {proc.returncode}:\n{tail}")
     return elapsed
 
 

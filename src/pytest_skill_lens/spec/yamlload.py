@@ -207,6 +207,7 @@ class _Builder:
 
     def _mapping(self, node: yaml.MappingNode) -> MarkedDict:
         out = MarkedDict(node.start_mark.line + 1)
+        from_merge: set[str] = set()  # keys a '<<' supplied: an explicit key overrides them
         for key_node, value_node in node.value:
             line = key_node.start_mark.line + 1
             if key_node.tag == _MERGE or (key_node.tag == _PLAIN and key_node.value == "<<"):
@@ -215,8 +216,10 @@ class _Builder:
                 for source in sources:
                     if isinstance(source, dict):
                         for k, v in source.items():
-                            out.setdefault(k, v)
-                            out.key_lines.setdefault(k, line)
+                            if k not in out:
+                                out[k] = v
+                                out.key_lines[k] = line
+                                from_merge.add(k)
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
                 raise AuthoringError(
@@ -225,7 +228,9 @@ class _Builder:
                     fix="write the key as plain text; quote it if it starts with '[' or '{'",
                 )
             k = key_node.value
-            if k in out.key_lines:
+            if k in from_merge:
+                from_merge.discard(k)
+            elif k in out.key_lines:
                 raise AuthoringError(
                     f"duplicate key {k!r} (first on line {out.key_lines[k]})",
                     where=self.where(line, k),
