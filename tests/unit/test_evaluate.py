@@ -110,7 +110,20 @@ def test_an_extra_that_raises_errors_the_case() -> None:
     assert scores[-1].evaluator == "broken" and "RuntimeError: boom" in scores[-1].detail
 
 
-def test_an_authoring_error_stops_the_run() -> None:
+class RefusingExtra:
+    name = "refusing"
+
+    def evaluate(self, case: EvalCase, result: RunResult, context: ScoringContext) -> Score:
+        raise AuthoringError("a plugin's own complaint")
+
+
+def test_an_extra_raising_an_authoring_error_errors_the_case_not_the_run() -> None:
+    status, scores = evaluate(case(), RunResult(output="x"), CONTEXT, [RefusingExtra()])
+    assert status == "errored"
+    assert "AuthoringError" in scores[-1].detail
+
+
+def test_a_builtin_authoring_error_on_a_case_built_in_code_propagates() -> None:
     bad = case(assertions=[{"kind": "regex", "value": "["}])
     with pytest.raises(AuthoringError):
         evaluate(bad, RunResult(output="x"), CONTEXT)

@@ -97,7 +97,11 @@ def perform(item: CaseItem) -> Outcome:
     if result.error is None and case.judge is not None:
         verdict = _grade(item, state, result)
     context = ScoringContext(runner=item.runner_name, judge_verdict=verdict)
-    status, scores = evaluate(case, result, context, extra=_evaluators(item, state))
+    try:
+        status, scores = evaluate(case, result, context, extra=_evaluators(item, state))
+    except Exception as exc:  # scoring is ours and checked at load; a failure is infrastructure
+        result.error = f"scoring failed: {type(exc).__name__}: {exc}"
+        status, scores = "errored", []
     return Outcome(
         skill_name=item.skill.name,
         case_name=item.case_name,

@@ -168,15 +168,16 @@ def _check_unread_flags(option: Any, runners: list[str], judge: str) -> None:
     if option.skill_lens_model is not None and not keyed_runner and not keyed_judge:
         user_error(
             "--skill-lens-model is read by no runner or judge in this run",
-            "use it with --skill-lens-runner pydantic-ai or langchain; products take their model "
-            "from [runners.<name>] args",
+            "drop the flag: only the pydantic-ai and langchain runners read it, and they are "
+            "not available in this version yet",
         )
     if option.skill_lens_base_url is not None and not keyed_runner and not keyed_judge:
         user_error("--skill-lens-base-url is read by no runner or judge in this run")
     if option.skill_lens_judge_model is not None and not keyed_judge:
         user_error(
             "--skill-lens-judge-model is read only by a pydantic-ai or langchain judge",
-            'set judge = "pydantic-ai" (or "langchain") in skill-lens.toml',
+            "drop the flag: the pydantic-ai and langchain judges are not available in this "
+            "version yet",
         )
 
 

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from ..gate.outcome import Status
 from ..run.result import RunResult
-from ..spec.errors import AuthoringError
 from ..spec.model import EvalCase
 from .assertions import AssertionEvaluator
 from .budget import BudgetEvaluator
@@ -30,8 +29,9 @@ def evaluate(
 ) -> tuple[Status, list[Score]]:
     """Score a run with the built-ins, then ``extra``; an errored run is not scored at all.
 
-    An :class:`AuthoringError` (a malformed regex, say) propagates: it stops the
-    whole run. Any other failure of an extra evaluator errors the case instead.
+    Everything an evaluator can refuse is checked when the eval file loads, so a
+    failure here is infrastructure: a plugin evaluator that raises (even an
+    AuthoringError) or returns something else errors the case, never the run.
     """
     if result.error is not None:
         return "errored", []
@@ -55,8 +55,6 @@ def _run_extra(
     name = str(getattr(evaluator, "name", type(evaluator).__name__))
     try:
         score = evaluator.evaluate(case, result, context)
-    except AuthoringError:
-        raise
     except Exception as exc:
         return Score(
             name, False, 0.0, f"evaluator raised {type(exc).__name__}: {exc}", errored=True

@@ -103,9 +103,9 @@ class FakeJudge:
             checks=None,
             error=(
                 f'judge = "fake" grades nothing, so the {len(request.rubric)} rubric '
-                'check(s) of this case were not graded; set judge = "pydantic-ai" or '
-                '"langchain" (with the provider API key in the environment), '
-                'or a product ("copilot", "claude-code", "cli"), in skill-lens.toml'
+                "check(s) of this case were not graded; name a real judge with judge = "
+                '"<name>" in skill-lens.toml (a conftest.py can register one through the '
+                "pytest_skill_lens_judges hook; see docs/extending.md)"
             ),
             model="fake",
         )

@@ -176,7 +176,7 @@ def _parse_library(file: Path) -> dict[str, dict[str, Any]]:
         raise AuthoringError(
             "a tool library holds one top-level tools: list and nothing else",
             where=Where(file),
-            fix="keep only tools: (the block skill-lens mcp-import prints)",
+            fix="keep only the tools: list; move any other key to the eval files",
         )
     tools: dict[str, dict[str, Any]] = {}
     specs: list[ToolSpec] = []
