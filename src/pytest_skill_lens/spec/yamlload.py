@@ -90,10 +90,12 @@ def line_of(value: object, default: int | None = None) -> int | None:
 def _scalar(node: yaml.ScalarNode) -> Any:
     text: str = node.value
     tag = node.tag
-    if (node.style is not None and node.style != "") or tag == _STR:
-        return text  # quoted, block or explicitly tagged: always a string
+    if node.style:
+        return text  # quoted or block: always a string
     if tag == _PLAIN:
         return _plain(text)
+    if tag == _STR:
+        return text
     if tag == _TAGS_BOOL:
         # YAML 1.1 calls yes/no/on/off booleans; an eval file does not.
         return (
@@ -175,6 +177,8 @@ class _Builder:
         return Where(self.file, line, case_name, case_index, field or None)
 
     def build(self, node: yaml.Node) -> Any:
+        if type(node) is yaml.ScalarNode:  # immutable: an aliased scalar needs no memo
+            return _scalar(node)
         key = id(node)
         if key in self.done:
             return self.done[key]
@@ -184,14 +188,15 @@ class _Builder:
                 where=self.where(node.start_mark.line + 1),
                 fix="remove the self-referencing alias",
             )
-        if isinstance(node, yaml.ScalarNode):
-            return _scalar(node)
         self.active.add(key)
         try:
             if isinstance(node, yaml.SequenceNode):
                 seq = MarkedList(node.start_mark.line + 1)
                 for i, item in enumerate(node.value):
                     seq.item_lines.append(item.start_mark.line + 1)
+                    if type(item) is yaml.ScalarNode:  # the common case, kept off the trail
+                        seq.append(_scalar(item))
+                        continue
                     self.trail.append((i, item))
                     seq.append(self.build(item))
                     self.trail.pop()
@@ -237,6 +242,9 @@ class _Builder:
                     fix="keep one of the two; YAML would silently keep only the last",
                 )
             out.key_lines[k] = line
+            if type(value_node) is yaml.ScalarNode:  # the common case, kept off the trail
+                out[k] = _scalar(value_node)
+                continue
             self.trail.append((k, value_node))
             out[k] = self.build(value_node)
             self.trail.pop()
