@@ -485,7 +485,7 @@ LIBRARY_RULES = [
         REF,
         lib_error(
             "a tool library holds one top-level tools: list and nothing else",
-            "keep only tools:",
+            "keep only the tools: list; move any other key to the eval files",
             None,
         ),
         imported_by=True,
