@@ -9,27 +9,40 @@ The API is small on purpose, so every plugin test writes skills the same way:
   cases, one eval file (``evals/cases.yaml`` unless told otherwise);
 * :func:`write_file` writes any other file (dedented), creating parent folders;
 * :func:`spy_runner_conftest` is the text of a ``conftest.py`` registering a runner
-  that records every call in a file, so a test can prove no runner was called.
+  that records every call in a file, so a test can prove no runner was called;
+* :func:`scripted_runner_conftest` is the text of a ``conftest.py`` registering the
+  runner ``scripted``, which answers each case with the result a test wrote for it;
+* :func:`make_scripted_skills` writes skills whose cases are named in a list, with that
+  conftest answering each case by a function of its name;
+* :data:`QUIET_PLUGINS` goes on every inner run's command line.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 __all__ = [
+    "QUIET_PLUGINS",
     "SPY_CALLS_FILE",
     "cases_text",
+    "make_scripted_skills",
     "make_skill",
+    "scripted_runner_conftest",
     "spy_runner_conftest",
     "write_file",
 ]
 
 SPY_CALLS_FILE = "runner-calls.txt"
+
+# Speed only: hypothesis's pytest plugin imports hypothesis at the end of every in-process
+# run, which no inner run needs (see also conftest.py). Add these to an inner run's
+# arguments to leave the plugin out of it.
+QUIET_PLUGINS = ("-p", "no:hypothesispytest")
 
 
 def write_file(path: Path, text: str) -> Path:
@@ -102,3 +115,70 @@ def spy_runner_conftest(
             return {{{name!r}: lambda context: SpyRunner()}}
         """
     )
+
+
+_SCRIPTED_RUNNER = '''\
+import time
+
+from pytest_skill_lens.run.result import RunResult, ToolCall
+
+SCRIPT = {script!r}
+
+
+class Scripted:
+    """Answers each case by its name from SCRIPT (a case missing there is a KeyError)."""
+
+    name = "scripted"
+
+    def run(self, skill, case, workspace):
+        step = dict(SCRIPT[case.name])
+        if "sleep" in step:
+            time.sleep(step.pop("sleep"))
+        if "raise" in step:
+            raise RuntimeError(step["raise"])
+        calls = [ToolCall(name, args) for name, args in step.pop("tool_calls", [])]
+        return RunResult(tool_calls=calls, **step)
+
+
+def pytest_skill_lens_runners(config):
+    return {{"scripted": lambda context: Scripted()}}
+'''
+
+
+def scripted_runner_conftest(script: Mapping[str, Mapping[str, Any]], extra: str = "") -> str:
+    """A ``conftest.py`` registering runner ``scripted``, which answers case ``name`` with
+    ``script[name]`` (a case missing from ``script`` makes the runner raise ``KeyError``).
+
+    A step's keys are :class:`RunResult` fields (``output``, ``error``, ``input_tokens``,
+    ``cost_usd``, ``model``, ...), except for:
+
+    * ``"tool_calls"``: a list of ``[tool name, arguments]`` pairs, each made a ``ToolCall``;
+    * ``"raise"``: the runner raises ``RuntimeError(<that text>)`` instead of answering;
+    * ``"sleep"``: seconds to sleep first (so that cases finish out of their planned order).
+
+    ``extra`` is more conftest code (dedented), appended as written: e.g. judges.
+    """
+    text = _SCRIPTED_RUNNER.format(script={name: dict(step) for name, step in script.items()})
+    if extra:
+        text += "\n\n" + textwrap.dedent(extra)
+    return text
+
+
+def make_scripted_skills(
+    root: Path,
+    skills: Mapping[str, Sequence[str] | None],
+    step: Callable[[str], Mapping[str, Any]],
+    case: Mapping[str, Any],
+) -> None:
+    """Under ``root``: ``skills/<name>`` for each of ``skills``, with one case per name in
+    its list (``{"name": <name>, "task": "t", **case}``; ``None`` writes no eval file), and
+    a ``conftest.py`` whose runner ``scripted`` answers each case with ``step(<its name>)``
+    (see :func:`scripted_runner_conftest`)."""
+    (root / "skills").mkdir(parents=True, exist_ok=True)
+    for name, case_names in skills.items():
+        cases = None
+        if case_names is not None:
+            cases = [{"name": case_name, "task": "t", **case} for case_name in case_names]
+        make_skill(root / "skills", name, cases)
+    script = {case_name: step(case_name) for names in skills.values() for case_name in names or []}
+    write_file(root / "conftest.py", scripted_runner_conftest(script))

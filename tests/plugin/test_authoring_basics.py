@@ -111,56 +111,53 @@ def test_unknown_case_key_names_file_case_field_and_suggests_the_key(
     result.stdout.no_fnmatch_line("*Traceback*")
 
 
-def test_unknown_key_inside_an_assertion(pytester: pytest.Pytester) -> None:
-    make_skill(pytester.path, "typo", UNKNOWN_ASSERTION_KEY)
-
-    result = pytester.runpytest("--skill-lens", "typo")
-
-    assert result.ret == 2
-    result.stdout.fnmatch_lines(
+# The skill folder, its eval file, and the lines the authoring error must show.
+LOCATED = [
+    pytest.param(
+        "typo",
+        UNKNOWN_ASSERTION_KEY,
         [
             "*/typo/evals/cases.yaml:6, case 'first' (#1 in the file), "
             "field 'assertions[[]0[]].valeu': unknown key 'valeu'",
             "  fix: did you mean 'value'?*",
-        ]
-    )
-
-
-def test_missing_name(pytester: pytest.Pytester) -> None:
-    make_skill(pytester.path, "broken", MISSING_NAME)
-
-    result = pytester.runpytest("--skill-lens", "broken")
-
-    assert result.ret == 2
-    result.stdout.fnmatch_lines(
-        ["*/broken/evals/cases.yaml:2, case (#1 in the file), field 'name': *missing*"]
-    )
-
-
-def test_missing_task(pytester: pytest.Pytester) -> None:
-    make_skill(pytester.path, "broken", MISSING_TASK)
-
-    result = pytester.runpytest("--skill-lens", "broken")
-
-    assert result.ret == 2
-    result.stdout.fnmatch_lines(
-        ["*/broken/evals/cases.yaml:2, case 'no-task' (#1 in the file), field 'task': *"]
-    )
-
-
-def test_an_unquoted_number_where_text_is_expected(pytester: pytest.Pytester) -> None:
-    make_skill(pytester.path, "numbers", UNQUOTED_NUMBER)
-
-    result = pytester.runpytest("--skill-lens", "numbers")
-
-    assert result.ret == 2
-    result.stdout.fnmatch_lines(
+        ],
+        id="unknown-key-inside-an-assertion",
+    ),
+    pytest.param(
+        "broken",
+        MISSING_NAME,
+        ["*/broken/evals/cases.yaml:2, case (#1 in the file), field 'name': *missing*"],
+        id="missing-name",
+    ),
+    pytest.param(
+        "broken",
+        MISSING_TASK,
+        ["*/broken/evals/cases.yaml:2, case 'no-task' (#1 in the file), field 'task': *"],
+        id="missing-task",
+    ),
+    pytest.param(
+        "numbers",
+        UNQUOTED_NUMBER,
         [
             "*/numbers/evals/cases.yaml:6, case 'order-number' (#1 in the file), "
             "field 'assertions[[]0[]].value': expected text, got the number 1234",
             "  fix: quote the value*",
-        ]
-    )
+        ],
+        id="an-unquoted-number-where-text-is-expected",
+    ),
+]
+
+
+@pytest.mark.parametrize(("skill", "cases", "lines"), LOCATED)
+def test_the_error_names_file_line_case_and_field(
+    pytester: pytest.Pytester, skill: str, cases: str, lines: list[str]
+) -> None:
+    make_skill(pytester.path, skill, cases)
+
+    result = pytester.runpytest("--skill-lens", skill)
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(lines)
 
 
 def test_a_quoted_number_is_text(pytester: pytest.Pytester) -> None:

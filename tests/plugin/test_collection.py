@@ -28,6 +28,13 @@ def collected_ids(result: pytest.RunResult) -> list[str]:
     return [line for line in result.outlines if "::" in line and "SKILL.md" in line]
 
 
+def collect(pytester: pytest.Pytester, *args: str) -> list[str]:
+    """The skill items of a ``--collect-only -q`` run, which must exit 0."""
+    result = pytester.runpytest(*args, "--collect-only", "-q")
+    assert result.ret == 0
+    return collected_ids(result)
+
+
 # --- which SKILL.md files are collected ------------------------------------------------
 
 
@@ -35,10 +42,9 @@ def test_a_path_holding_skill_md_is_that_one_skill(pytester: pytest.Pytester) ->
     outer = make_skill(pytester.path / "skills", "outer", ONE_CASE)
     make_skill(outer / "sub", "inner", ONE_CASE)  # nested below the given skill
 
-    result = pytester.runpytest("--skill-lens", "skills/outer", "--collect-only", "-q")
-
-    assert result.ret == 0
-    assert collected_ids(result) == ["skills/outer/SKILL.md::greets[fake]"]
+    assert collect(pytester, "--skill-lens", "skills/outer") == [
+        "skills/outer/SKILL.md::greets[fake]"
+    ]
 
 
 def test_a_directory_of_skills_collects_every_skill(pytester: pytest.Pytester) -> None:
@@ -68,10 +74,7 @@ def test_evals_dir_wins_over_eval_yaml_beside_skill_md(pytester: pytest.Pytester
     write_file(skill / "evals" / "more.yml", "cases:\n  - name: from-yml\n    task: t\n")
     write_file(skill / "beside.eval.yaml", "cases:\n  - name: from-beside\n    task: t\n")
 
-    result = pytester.runpytest("--skill-lens", "s", "--collect-only", "-q")
-
-    assert result.ret == 0
-    assert collected_ids(result) == [
+    assert collect(pytester, "--skill-lens", "s") == [
         "s/SKILL.md::from-dir-a[fake]",
         "s/SKILL.md::from-dir-b[fake]",
         "s/SKILL.md::from-yml[fake]",
@@ -105,10 +108,10 @@ def test_evals_json_is_read_and_other_json_files_are_ignored(pytester: pytest.Py
     write_file(skill / "evals" / "fixture-data.json", '{"unrelated": true}')
     write_file(skill / "evals" / "schema.json", "not even json")
 
-    result = pytester.runpytest("--skill-lens", "s", "--collect-only", "-q")
-
-    assert result.ret == 0
-    assert collected_ids(result) == ["s/SKILL.md::greets[fake]", "s/SKILL.md::eval-7[fake]"]
+    assert collect(pytester, "--skill-lens", "s") == [
+        "s/SKILL.md::greets[fake]",
+        "s/SKILL.md::eval-7[fake]",
+    ]
 
 
 def test_skill_lens_evals_file_overrides_discovery(pytester: pytest.Pytester) -> None:
@@ -135,12 +138,10 @@ def test_skill_lens_evals_dir_overrides_discovery(pytester: pytest.Pytester) -> 
     write_file(pytester.path / "elsewhere" / "b.yml", "cases:\n  - name: from-b\n    task: t\n")
     write_file(pytester.path / "elsewhere" / "readme.txt", "not an eval file")
 
-    result = pytester.runpytest(
-        "--skill-lens", "s", "--skill-lens-evals", "elsewhere", "--collect-only", "-q"
-    )
-
-    assert result.ret == 0
-    assert collected_ids(result) == ["s/SKILL.md::greets[fake]", "s/SKILL.md::from-b[fake]"]
+    assert collect(pytester, "--skill-lens", "s", "--skill-lens-evals", "elsewhere") == [
+        "s/SKILL.md::greets[fake]",
+        "s/SKILL.md::from-b[fake]",
+    ]
 
 
 def test_skill_lens_evals_path_that_does_not_exist_is_exit_2(pytester: pytest.Pytester) -> None:
@@ -173,10 +174,7 @@ def test_a_skill_with_an_empty_cases_list_shows_as_skipped(pytester: pytest.Pyte
     make_skill(pytester.path / "skills", "with-cases", ONE_CASE)
     make_skill(pytester.path / "skills", "empty", "cases: []\n")
 
-    result = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q")
-
-    assert result.ret == 0
-    assert collected_ids(result) == [
+    assert collect(pytester, "--skill-lens", "skills") == [
         "skills/empty/SKILL.md::(no eval cases)",
         "skills/with-cases/SKILL.md::greets[fake]",
     ]
@@ -400,10 +398,7 @@ def test_a_skill_md_file_as_the_skill_path(pytester: pytest.Pytester) -> None:
     make_skill(outer / "nested", "inner", ONE_CASE)
     make_skill(pytester.path / "skills", "sibling", ONE_CASE)
 
-    result = pytester.runpytest("--skill-lens", "skills/outer/SKILL.md", "--collect-only", "-q")
-
-    assert result.ret == 0
-    assert collected_ids(result) == [
+    assert collect(pytester, "--skill-lens", "skills/outer/SKILL.md") == [
         "skills/outer/SKILL.md::greets[fake]",
         "skills/outer/SKILL.md::waves[fake]",
     ]
@@ -509,16 +504,12 @@ def test_runner_order_follows_the_command_line(pytester: pytest.Pytester) -> Non
     make_skill(pytester.path, "hello", ONE_CASE)
     pytester.makeconftest(TWO_RUNNERS_CONFTEST)
 
-    result = pytester.runpytest(
+    assert collect(
+        pytester,
         "--skill-lens",
         "hello",
         "--skill-lens-runner",
         "echo",
         "--skill-lens-runner",
         "fake",
-        "--collect-only",
-        "-q",
-    )
-
-    assert result.ret == 0
-    assert collected_ids(result) == ["hello/SKILL.md::greets[echo]", "hello/SKILL.md::greets[fake]"]
+    ) == ["hello/SKILL.md::greets[echo]", "hello/SKILL.md::greets[fake]"]

@@ -96,24 +96,6 @@ def test_unknown_key_is_exit_2_naming_it(half: pytest.Pytester) -> None:
     result.stdout.no_fnmatch_line("*passed*")
 
 
-def test_invalid_toml_is_exit_2(half: pytest.Pytester) -> None:
-    write_file(half.path / "skill-lens.toml", "min_pass_rate = [\n")
-
-    result = configure_run(half, "--skill-lens", "skills")
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*configuration error: *skill-lens.toml: not valid TOML*"])
-
-
-def test_wrong_value_type_in_config_is_exit_2(half: pytest.Pytester) -> None:
-    write_file(half.path / "skill-lens.toml", 'repeat = "2"\n')
-
-    result = configure_run(half, "--skill-lens", "skills")
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*configuration error: *skill-lens.toml*repeat*"])
-
-
 def test_command_line_wins_over_the_file(half: pytest.Pytester) -> None:
     write_file(half.path / "skill-lens.toml", "min_pass_rate = 1.0\n")
 
@@ -134,13 +116,6 @@ def test_explicit_config_path_is_used_instead_of_the_upward_one(half: pytest.Pyt
 
     assert result.ret == 0
     result.stdout.fnmatch_lines([f"*config {other}"])
-
-
-def test_missing_config_path_is_exit_2(half: pytest.Pytester) -> None:
-    result = configure_run(half, "--skill-lens", "skills", "--skill-lens-config", "nope.toml")
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*nope.toml: the config file does not exist or is not a file*"])
 
 
 def test_missing_skill_path_is_exit_2(pytester: pytest.Pytester) -> None:
@@ -164,33 +139,6 @@ def test_ini_skill_lens_paths_turns_the_plugin_on(half: pytest.Pytester) -> None
 
 
 # --- runners -------------------------------------------------------------------------------
-
-
-def test_default_runner_list_with_duplicates_is_exit_2(half: pytest.Pytester) -> None:
-    write_file(half.path / "skill-lens.toml", 'default_runner = ["fake", "fake"]\n')
-
-    result = configure_run(half, "--skill-lens", "skills")
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*default_runner*runner 'fake' is named twice*"])
-
-
-def test_empty_default_runner_list_is_exit_2(half: pytest.Pytester) -> None:
-    write_file(half.path / "skill-lens.toml", "default_runner = []\n")
-
-    result = configure_run(half, "--skill-lens", "skills")
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*default_runner*name at least one runner*"])
-
-
-def test_the_same_runner_twice_on_the_command_line_is_exit_2(half: pytest.Pytester) -> None:
-    result = configure_run(
-        half, "--skill-lens", "skills", "--skill-lens-runner", "fake", "--skill-lens-runner", "fake"
-    )
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["Exit: skill-lens: --skill-lens-runner 'fake' is given twice"])
 
 
 def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
@@ -226,17 +174,20 @@ def test_a_planned_runner_is_refused_as_not_built(half: pytest.Pytester) -> None
     )
 
 
-def test_a_conftest_runner_is_used_by_name(pytester: pytest.Pytester) -> None:
-    cases = """\
-    cases:
-      - name: echoed
-        task: say hello
-        assertions:
-          - kind: contains
-            value: "echo(openai:gpt-4o-mini) hello: say hello"
-    """
-    make_skill(pytester.path, "hello", cases)
+def with_echo_and_a_case_expecting(pytester: pytest.Pytester, echoed: str) -> None:
+    """The echo runner, and skill ``hello`` whose one case ``echoed`` passes iff the output
+    contains ``echoed``."""
+    case = {
+        "name": "echoed",
+        "task": "say hello",
+        "assertions": [{"kind": "contains", "value": echoed}],
+    }
+    make_skill(pytester.path, "hello", [case])
     pytester.makeconftest(ECHO_CONFTEST)
+
+
+def test_a_conftest_runner_is_used_by_name(pytester: pytest.Pytester) -> None:
+    with_echo_and_a_case_expecting(pytester, "echo(openai:gpt-4o-mini) hello: say hello")
 
     result = pytester.runpytest("--skill-lens", "hello", "--skill-lens-runner", "echo", "-v")
 
@@ -260,16 +211,7 @@ def test_a_conftest_runner_as_default_runner_in_the_file(pytester: pytest.Pytest
 
 
 def test_a_conftest_runner_reads_the_model_flag(pytester: pytest.Pytester) -> None:
-    cases = """\
-    cases:
-      - name: echoed
-        task: say hello
-        assertions:
-          - kind: contains
-            value: "echo(my:model) hello"
-    """
-    make_skill(pytester.path, "hello", cases)
-    pytester.makeconftest(ECHO_CONFTEST)
+    with_echo_and_a_case_expecting(pytester, "echo(my:model) hello")
 
     result = pytester.runpytest(
         "--skill-lens", "hello", "--skill-lens-runner", "echo", "--skill-lens-model", "my:model"
@@ -289,53 +231,92 @@ def test_a_runner_name_taken_by_a_builtin_is_refused(pytester: pytest.Pytester) 
     result.stdout.fnmatch_lines(["*registers the runner 'fake', which is already taken*"])
 
 
-# --- flags that need other flags -----------------------------------------------------------
+# --- settings refused at startup -----------------------------------------------------------
+
+# skill-lens.toml (None: no file), more command-line arguments, the stderr line expected.
+REFUSED_AT_STARTUP = [
+    # the config file
+    pytest.param(
+        "min_pass_rate = [\n",
+        (),
+        "*configuration error: *skill-lens.toml: not valid TOML*",
+        id="invalid-toml",
+    ),
+    pytest.param(
+        'repeat = "2"\n',
+        (),
+        "*configuration error: *skill-lens.toml*repeat*",
+        id="wrong-value-type-in-config",
+    ),
+    pytest.param(
+        None,
+        ("--skill-lens-config", "nope.toml"),
+        "*nope.toml: the config file does not exist or is not a file*",
+        id="missing-config-path",
+    ),
+    # runners
+    pytest.param(
+        'default_runner = ["fake", "fake"]\n',
+        (),
+        "*default_runner*runner 'fake' is named twice*",
+        id="default-runner-list-with-duplicates",
+    ),
+    pytest.param(
+        "default_runner = []\n",
+        (),
+        "*default_runner*name at least one runner*",
+        id="empty-default-runner-list",
+    ),
+    pytest.param(
+        None,
+        ("--skill-lens-runner", "fake", "--skill-lens-runner", "fake"),
+        "Exit: skill-lens: --skill-lens-runner 'fake' is given twice",
+        id="the-same-runner-twice-on-the-command-line",
+    ),
+    # flags that need other flags
+    pytest.param(
+        None,
+        ("--skill-lens-model", "openai:gpt-4o"),
+        "*--skill-lens-model is read by no runner or judge in this run*",
+        id="model-flag-with-only-the-fake-runner",
+    ),
+    pytest.param(
+        None,
+        ("--skill-lens-markdown-max-chars", "1000"),
+        "*--skill-lens-markdown-max-chars needs --skill-lens-markdown*",
+        id="markdown-max-chars-without-markdown",
+    ),
+    pytest.param(
+        None,
+        ("--skill-lens-min-delta", "0.1"),
+        "*a minimum delta needs a baseline arm*",
+        id="min-delta-without-baseline",
+    ),
+    pytest.param(
+        "min_delta = 0.1\n",
+        (),
+        "*a minimum delta needs a baseline arm*",
+        id="min-delta-in-the-file-without-baseline",
+    ),
+    # bad flag values
+    pytest.param(
+        None, ("--skill-lens-min-pass-rate", "1.5"), "*between 0.0 and 1.0*", id="min-pass-rate-1.5"
+    ),
+    pytest.param(
+        None, ("--skill-lens-min-pass-rate", "most"), "*expects a number*", id="min-pass-rate-most"
+    ),
+    pytest.param(None, ("--skill-lens-repeat", "0"), "*must be 1 or more*", id="repeat-0"),
+]
 
 
-def test_model_flag_with_only_the_fake_runner_is_exit_2(half: pytest.Pytester) -> None:
-    result = configure_run(half, "--skill-lens", "skills", "--skill-lens-model", "openai:gpt-4o")
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*--skill-lens-model is read by no runner or judge in this run*"])
-
-
-def test_markdown_max_chars_without_markdown_is_exit_2(half: pytest.Pytester) -> None:
-    result = configure_run(
-        half, "--skill-lens", "skills", "--skill-lens-markdown-max-chars", "1000"
-    )
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*--skill-lens-markdown-max-chars needs --skill-lens-markdown*"])
-
-
-def test_min_delta_without_baseline_is_exit_2(half: pytest.Pytester) -> None:
-    result = configure_run(half, "--skill-lens", "skills", "--skill-lens-min-delta", "0.1")
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*a minimum delta needs a baseline arm*"])
-
-
-def test_min_delta_in_the_file_without_baseline_is_exit_2(half: pytest.Pytester) -> None:
-    write_file(half.path / "skill-lens.toml", "min_delta = 0.1\n")
-
-    result = configure_run(half, "--skill-lens", "skills")
-
-    assert result.ret == 2
-    result.stderr.fnmatch_lines(["*a minimum delta needs a baseline arm*"])
-
-
-@pytest.mark.parametrize(
-    ("flag", "value", "message"),
-    [
-        ("--skill-lens-min-pass-rate", "1.5", "*between 0.0 and 1.0*"),
-        ("--skill-lens-min-pass-rate", "most", "*expects a number*"),
-        ("--skill-lens-repeat", "0", "*must be 1 or more*"),
-    ],
-)
-def test_bad_flag_values_are_exit_2(
-    half: pytest.Pytester, flag: str, value: str, message: str
+@pytest.mark.parametrize(("toml", "args", "message"), REFUSED_AT_STARTUP)
+def test_refused_settings_are_exit_2(
+    half: pytest.Pytester, toml: str | None, args: tuple[str, ...], message: str
 ) -> None:
-    result = configure_run(half, "--skill-lens", "skills", flag, value)
+    if toml is not None:
+        write_file(half.path / "skill-lens.toml", toml)
+
+    result = configure_run(half, "--skill-lens", "skills", *args)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([message])

@@ -5,52 +5,26 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
-_QUIET_PLUGINS = ("-p", "no:hypothesispytest")  # it imports hypothesis on every inner run
-
-_CONFTEST = '''
-from pytest_skill_lens.run.result import RunResult
+from skillfactory import QUIET_PLUGINS, make_scripted_skills
 
 
-class Scripted:
-    """Passes a case whose name starts with "pass", errors one starting with "error"."""
-
-    name = "scripted"
-
-    def run(self, skill, case, workspace):
-        if case.name.startswith("error"):
-            return RunResult(error="the provider timed out")
-        return RunResult(output="PASS" if case.name.startswith("pass") else "nope")
+def _step(case: str) -> dict[str, str]:
+    """A case passes iff its name starts with "pass"; one starting with "error" errors."""
+    if case.startswith("error"):
+        return {"error": "the provider timed out"}
+    return {"output": "PASS" if case.startswith("pass") else "nope"}
 
 
-def pytest_skill_lens_runners(config):
-    return {"scripted": lambda context: Scripted()}
-'''
-
-
-def _skill(pytester: pytest.Pytester, name: str, case_names: list[str] | None) -> None:
-    """``skills/<name>``; each case passes iff its name starts with "pass". None: no evals."""
-    directory = pytester.path / "skills" / name
-    directory.mkdir(parents=True)
-    (directory / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: The {name} skill.\n---\nDo {name}.\n", encoding="utf-8"
-    )
-    if case_names is None:
-        return
-    (directory / "evals").mkdir()
-    cases = "".join(
-        f"  - name: {case}\n    task: t\n    tags: [smoke]\n"
-        "    assertions:\n      - {kind: contains, value: PASS}\n"
-        for case in case_names
-    )
-    (directory / "evals" / "cases.yaml").write_text(f"cases:\n{cases}", encoding="utf-8")
+def _skills(pytester: pytest.Pytester, skills: dict[str, list[str] | None]) -> None:
+    """``skills/<name>`` with a case per name, tagged smoke (None: no evals); see ``_step``."""
+    case = {"tags": ["smoke"], "assertions": [{"kind": "contains", "value": "PASS"}]}
+    make_scripted_skills(pytester.path, skills, _step, case)
 
 
 def _run(pytester: pytest.Pytester, *args: str, toml: str = "") -> pytest.RunResult:
-    pytester.makeconftest(_CONFTEST)
     (pytester.path / "skill-lens.toml").write_text(textwrap.dedent(toml), encoding="utf-8")
     return pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *_QUIET_PLUGINS, *args
+        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS, *args
     )
 
 
@@ -71,7 +45,7 @@ def _reasons(result: pytest.RunResult) -> list[str]:
 
 
 def test_all_passing_exits_0(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", ["pass-one", "pass-two"])
+    _skills(pytester, {"alpha": ["pass-one", "pass-two"]})
     result = _run(pytester)
     assert result.ret == 0
     result.assert_outcomes(passed=2)
@@ -81,7 +55,7 @@ def test_all_passing_exits_0(pytester: pytest.Pytester) -> None:
 
 
 def test_one_failure_exits_1_with_the_reason(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", ["pass-one", "fail-two"])
+    _skills(pytester, {"alpha": ["pass-one", "fail-two"]})
     result = _run(pytester)
     assert result.ret == 1
     assert "1 passed, 1 failed, 0 errored — pass rate 50%" in _section(result)
@@ -91,7 +65,7 @@ def test_one_failure_exits_1_with_the_reason(pytester: pytest.Pytester) -> None:
 def test_a_lower_min_pass_rate_turns_a_failing_pytest_run_green(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(pytester, "alpha", ["pass-one", "fail-two"])
+    _skills(pytester, {"alpha": ["pass-one", "fail-two"]})
     result = _run(pytester, "--skill-lens-min-pass-rate", "0.5")
     result.assert_outcomes(passed=1, failed=1)  # pytest still reports the failure...
     assert result.ret == 0  # ...but the gate decides the exit code
@@ -99,7 +73,7 @@ def test_a_lower_min_pass_rate_turns_a_failing_pytest_run_green(
 
 
 def test_min_pass_rate_from_skill_lens_toml(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", ["pass-1", "pass-2", "fail-3"])
+    _skills(pytester, {"alpha": ["pass-1", "pass-2", "fail-3"]})
     result = _run(pytester, toml="min_pass_rate = 0.7\n")
     assert result.ret == 1
     assert _reasons(result) == ["pass rate 67% is below the required 70%"]
@@ -108,7 +82,7 @@ def test_min_pass_rate_from_skill_lens_toml(pytester: pytest.Pytester) -> None:
 def test_errored_case_passes_the_gate_only_with_fail_on_error_off(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(pytester, "alpha", ["pass-one", "error-two"])
+    _skills(pytester, {"alpha": ["pass-one", "error-two"]})
     off = _run(pytester, toml="min_pass_rate = 0.5\nfail_on_error = false\n")
     off.assert_outcomes(passed=1, errors=1)
     assert off.ret == 0
@@ -120,15 +94,14 @@ def test_errored_case_passes_the_gate_only_with_fail_on_error_off(
 
 
 def test_errored_cases_stay_in_the_pass_rate_denominator(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", ["pass-one", "error-two", "error-three"])
+    _skills(pytester, {"alpha": ["pass-one", "error-two", "error-three"]})
     result = _run(pytester, toml="min_pass_rate = 0.5\nfail_on_error = false\n")
     assert result.ret == 1
     assert _reasons(result) == ["pass rate 33% is below the required 50%"]
 
 
 def test_per_skill_min_fails_a_skill_below_its_minimum(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", ["pass-1", "fail-2"])
-    _skill(pytester, "beta", ["pass-1", "pass-2"])
+    _skills(pytester, {"alpha": ["pass-1", "fail-2"], "beta": ["pass-1", "pass-2"]})
     toml = """
         min_pass_rate = 0.5
         [per_skill_min]
@@ -144,8 +117,7 @@ def test_per_skill_min_fails_a_skill_below_its_minimum(pytester: pytest.Pytester
 
 
 def test_per_skill_min_for_a_skill_with_no_results(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", ["pass-1"])
-    _skill(pytester, "empty", None)
+    _skills(pytester, {"alpha": ["pass-1"], "empty": None})
     toml = """
         [per_skill_min]
         ghost = 0.8
@@ -160,7 +132,7 @@ def test_per_skill_min_for_a_skill_with_no_results(pytester: pytest.Pytester) ->
 
 
 def test_zero_cases_is_a_gate_failure_not_exit_5(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "empty", None)
+    _skills(pytester, {"empty": None})
     result = _run(pytester)
     assert result.ret == 1
     result.assert_outcomes(skipped=1)
@@ -173,7 +145,7 @@ def test_zero_cases_is_a_gate_failure_not_exit_5(pytester: pytest.Pytester) -> N
 
 
 def test_no_skill_at_all_is_a_gate_failure(pytester: pytest.Pytester) -> None:
-    (pytester.path / "skills").mkdir()
+    _skills(pytester, {})
     result = _run(pytester)
     assert result.ret == 1
     assert _reasons(result) == ["no eval cases ran: no skills were found"]
@@ -183,7 +155,7 @@ def test_no_skill_at_all_is_a_gate_failure(pytester: pytest.Pytester) -> None:
 def test_a_selection_that_leaves_no_case_is_a_gate_failure(
     pytester: pytest.Pytester, selection: tuple[str, str]
 ) -> None:
-    _skill(pytester, "alpha", ["pass-1", "pass-2"])
+    _skills(pytester, {"alpha": ["pass-1", "pass-2"]})
     result = _run(pytester, *selection)
     assert result.ret == 1
     assert _reasons(result) == [
@@ -194,7 +166,7 @@ def test_a_selection_that_leaves_no_case_is_a_gate_failure(
 def test_stopping_early_leaves_cases_not_run_and_fails_the_gate(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(pytester, "alpha", ["pass-1", "fail-2", "pass-3", "pass-4"])
+    _skills(pytester, {"alpha": ["pass-1", "fail-2", "pass-3", "pass-4"]})
     # Without -x, 3 of 4 meets the bar.
     assert _run(pytester, "--skill-lens-min-pass-rate", "0.5").ret == 0
 
@@ -212,7 +184,7 @@ def test_stopping_early_leaves_cases_not_run_and_fails_the_gate(
 
 
 def test_maxfail_counts_unrun_cases_too(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", ["fail-1", "pass-2", "pass-3"])
+    _skills(pytester, {"alpha": ["fail-1", "pass-2", "pass-3"]})
     result = _run(pytester, "--skill-lens-min-pass-rate", "0", "--maxfail", "1")
     assert result.ret == 1
     (reason,) = _reasons(result)
@@ -226,7 +198,7 @@ def _ordinary_test(pytester: pytest.Pytester, passes: bool) -> None:
 def test_an_ordinary_failing_test_keeps_exit_1_when_the_gate_passes(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(pytester, "alpha", ["pass-1"])
+    _skills(pytester, {"alpha": ["pass-1"]})
     _ordinary_test(pytester, passes=False)
     result = _run(pytester, "test_plain.py")
     result.assert_outcomes(passed=1, failed=1)
@@ -236,7 +208,7 @@ def test_an_ordinary_failing_test_keeps_exit_1_when_the_gate_passes(
 
 
 def test_a_mixed_run_with_everything_passing_exits_0(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", ["pass-1"])
+    _skills(pytester, {"alpha": ["pass-1"]})
     _ordinary_test(pytester, passes=True)
     result = _run(pytester, "test_plain.py")
     result.assert_outcomes(passed=2)
@@ -246,7 +218,7 @@ def test_a_mixed_run_with_everything_passing_exits_0(pytester: pytest.Pytester) 
 def test_the_gate_forgives_case_failures_but_not_ordinary_ones(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(pytester, "alpha", ["pass-1", "fail-2"])
+    _skills(pytester, {"alpha": ["pass-1", "fail-2"]})
     _ordinary_test(pytester, passes=False)
     result = _run(pytester, "test_plain.py", "--skill-lens-min-pass-rate", "0.5")
     assert result.ret == 1

@@ -7,34 +7,15 @@ Every test builds real skill folders, registers scripted runners and judges in a
 from __future__ import annotations
 
 import json
-import textwrap
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any
 
 import pytest
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
 
-# Hypothesis's plugin imports hypothesis at the end of every in-process run (seconds each).
-_QUIET_PLUGINS = ("-p", "no:hypothesispytest")
-
-_CONFTEST = '''
-from pytest_skill_lens.run.result import RunResult, ToolCall
+# Judges by name, for a ``judge = "<name>"`` in skill-lens.toml.
+_JUDGES = """
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeVerdict
-
-SCRIPT = {script!r}
-
-
-class Scripted:
-    """Answers each case by its name from SCRIPT; "raise" makes it raise."""
-
-    name = "scripted"
-
-    def run(self, skill, case, workspace):
-        step = dict(SCRIPT.get(case.name, {{}}))
-        if "raise" in step:
-            raise RuntimeError(step["raise"])
-        calls = [ToolCall(name, args) for name, args in step.pop("tool_calls", [])]
-        return RunResult(tool_calls=calls, **step)
 
 
 class Judge:
@@ -44,7 +25,7 @@ class Judge:
     def judge(self, request):
         if self.name == "evidence":
             checks = [
-                JudgeCheck(i, True, f"the reply says {{request.output!r}}")
+                JudgeCheck(i, True, f"the reply says {request.output!r}")
                 for i, _ in request.rubric
             ]
         elif self.name == "silent":
@@ -54,32 +35,16 @@ class Judge:
         return JudgeVerdict(checks=checks, model="scripted-judge")
 
 
-def pytest_skill_lens_runners(config):
-    return {{"scripted": lambda context: Scripted()}}
-
-
 def pytest_skill_lens_judges(config):
-    return {{
+    return {
         name: (lambda context, name=name: Judge(name))
         for name in ("evidence", "silent", "mismatched")
-    }}
-'''
-
-
-def _skill(pytester: pytest.Pytester, name: str, cases_yaml: str) -> Path:
-    """A skill folder ``skills/<name>`` with one eval file."""
-    directory = pytester.path / "skills" / name
-    (directory / "evals").mkdir(parents=True)
-    (directory / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: The {name} test skill.\n---\nDo the {name} thing.\n",
-        encoding="utf-8",
-    )
-    (directory / "evals" / "cases.yaml").write_text(textwrap.dedent(cases_yaml), encoding="utf-8")
-    return directory
+    }
+"""
 
 
 def _setup(pytester: pytest.Pytester, script: dict[str, dict[str, Any]], toml: str = "") -> None:
-    pytester.makeconftest(_CONFTEST.format(script=script))
+    pytester.makeconftest(scripted_runner_conftest(script, extra=_JUDGES))
     # Always present, so no skill-lens.toml above the temp dir can leak into the run.
     (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
 
@@ -95,7 +60,7 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
         "--skill-lens-json",
         "report.json",
         "-v",
-        *_QUIET_PLUGINS,
+        *QUIET_PLUGINS,
         *args,
     )
 
@@ -111,8 +76,8 @@ def _statuses(pytester: pytest.Pytester) -> dict[str, str]:
 
 
 def test_a_passing_case_is_passed(pytester: pytest.Pytester) -> None:
-    _skill(
-        pytester,
+    make_skill(
+        pytester.path / "skills",
         "alpha",
         """
         cases:
@@ -136,8 +101,8 @@ def test_a_passing_case_is_passed(pytester: pytest.Pytester) -> None:
 def test_a_failed_assertion_is_a_failure_with_check_and_evidence(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(
-        pytester,
+    make_skill(
+        pytester.path / "skills",
         "alpha",
         """
         cases:
@@ -171,8 +136,8 @@ def test_a_failed_assertion_is_a_failure_with_check_and_evidence(
 def test_failure_is_reported_in_the_call_phase_and_error_in_setup(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(
-        pytester,
+    make_skill(
+        pytester.path / "skills",
         "alpha",
         """
         cases:
@@ -187,7 +152,7 @@ def test_failure_is_reported_in_the_call_phase_and_error_in_setup(
     )
     _setup(pytester, {"fails": {"output": "present"}, "errors": {"error": "HTTP 503"}})
     recorder = pytester.inline_run(
-        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *_QUIET_PLUGINS
+        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS
     )
     failed = {
         (r.nodeid.split("::")[-1], r.when)
@@ -200,8 +165,8 @@ def test_failure_is_reported_in_the_call_phase_and_error_in_setup(
 def test_a_runner_error_is_an_error_at_setup_showing_the_error(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(
-        pytester,
+    make_skill(
+        pytester.path / "skills",
         "alpha",
         """
         cases:
@@ -233,8 +198,8 @@ def test_a_runner_error_is_an_error_at_setup_showing_the_error(
 
 
 def test_a_runner_that_raises_is_errored_not_a_crash(pytester: pytest.Pytester) -> None:
-    _skill(
-        pytester,
+    make_skill(
+        pytester.path / "skills",
         "alpha",
         """
         cases:
@@ -274,7 +239,7 @@ _RUBRIC_CASE = """
 def test_the_fake_judge_with_a_rubric_is_errored_never_passed(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(pytester, "alpha", _RUBRIC_CASE)
+    make_skill(pytester.path / "skills", "alpha", _RUBRIC_CASE)
     _setup(pytester, {"graded": {"output": "No, order 12 cannot be refunded, sorry."}})
     result = _run(pytester)
     result.assert_outcomes(errors=1)
@@ -288,7 +253,7 @@ def test_the_fake_judge_with_a_rubric_is_errored_never_passed(
 def test_a_judge_that_passes_every_check_with_evidence_passes(
     pytester: pytest.Pytester,
 ) -> None:
-    _skill(pytester, "alpha", _RUBRIC_CASE)
+    make_skill(pytester.path / "skills", "alpha", _RUBRIC_CASE)
     _setup(
         pytester,
         {"graded": {"output": "No, order 12 cannot be refunded, sorry."}},
@@ -305,7 +270,7 @@ def test_a_judge_that_passes_every_check_with_evidence_passes(
 
 
 def test_a_judge_pass_without_evidence_is_a_failure(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", _RUBRIC_CASE)
+    make_skill(pytester.path / "skills", "alpha", _RUBRIC_CASE)
     _setup(pytester, {"graded": {"output": "fine"}}, toml='judge = "silent"\n')
     result = _run(pytester)
     result.assert_outcomes(failed=1)
@@ -317,7 +282,7 @@ def test_a_judge_pass_without_evidence_is_a_failure(pytester: pytest.Pytester) -
 
 
 def test_a_judge_returning_the_wrong_ids_is_errored(pytester: pytest.Pytester) -> None:
-    _skill(pytester, "alpha", _RUBRIC_CASE)
+    make_skill(pytester.path / "skills", "alpha", _RUBRIC_CASE)
     _setup(pytester, {"graded": {"output": "fine"}}, toml='judge = "mismatched"\n')
     result = _run(pytester)
     result.assert_outcomes(errors=1)

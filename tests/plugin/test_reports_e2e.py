@@ -4,32 +4,11 @@ pytest's own ``--junitxml``, and what a report that cannot be written does to th
 from __future__ import annotations
 
 import json
-import textwrap
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-
-_QUIET_PLUGINS = ("-p", "no:hypothesispytest")  # it imports hypothesis on every inner run
-
-_CONFTEST = """
-from pytest_skill_lens.run.result import RunResult, ToolCall
-
-SCRIPT = {script!r}
-
-
-class Scripted:
-    name = "scripted"
-
-    def run(self, skill, case, workspace):
-        step = dict(SCRIPT[case.name])
-        calls = [ToolCall(name, args) for name, args in step.pop("tool_calls", [])]
-        return RunResult(tool_calls=calls, **step)
-
-
-def pytest_skill_lens_runners(config):
-    return {{"scripted": lambda context: Scripted()}}
-"""
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
 
 _CASES = """
 cases:
@@ -76,19 +55,14 @@ _SCRIPT: dict[str, dict[str, Any]] = {
 
 
 def _write(pytester: pytest.Pytester, toml: str = "") -> None:
-    directory = pytester.path / "skills" / "quiz"
-    (directory / "evals").mkdir(parents=True)
-    (directory / "SKILL.md").write_text(
-        "---\nname: quiz\ndescription: Answers quiz questions.\n---\nAnswer.\n", encoding="utf-8"
-    )
-    (directory / "evals" / "cases.yaml").write_text(textwrap.dedent(_CASES), encoding="utf-8")
-    pytester.makeconftest(_CONFTEST.format(script=_SCRIPT))
+    make_skill(pytester.path / "skills", "quiz", _CASES)
+    pytester.makeconftest(scripted_runner_conftest(_SCRIPT))
     (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *_QUIET_PLUGINS, *args
+        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS, *args
     )
 
 

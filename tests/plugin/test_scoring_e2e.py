@@ -4,31 +4,10 @@ the verdicts, check ids and evidence come back through pytest and the JSON repor
 from __future__ import annotations
 
 import json
-import textwrap
 from typing import Any
 
 import pytest
-
-_QUIET_PLUGINS = ("-p", "no:hypothesispytest")  # it imports hypothesis on every inner run
-
-_CONFTEST = """
-from pytest_skill_lens.run.result import RunResult, ToolCall
-
-SCRIPT = {script!r}
-
-
-class Scripted:
-    name = "scripted"
-
-    def run(self, skill, case, workspace):
-        step = dict(SCRIPT[case.name])
-        calls = [ToolCall(name, args) for name, args in step.pop("tool_calls", [])]
-        return RunResult(tool_calls=calls, **step)
-
-
-def pytest_skill_lens_runners(config):
-    return {{"scripted": lambda context: Scripted()}}
-"""
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
 
 # Declared once and reused with a YAML alias: a trajectory may only name declared tools.
 _TOOLS = """
@@ -53,13 +32,8 @@ def _run_skill(
     pytester: pytest.Pytester, cases_yaml: str, script: dict[str, dict[str, Any]]
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     """Run one skill ``scoring`` under the scripted runner; the outcomes by case name."""
-    directory = pytester.path / "skills" / "scoring"
-    (directory / "evals").mkdir(parents=True)
-    (directory / "SKILL.md").write_text(
-        "---\nname: scoring\ndescription: Scored end to end.\n---\nBe scored.\n", encoding="utf-8"
-    )
-    (directory / "evals" / "cases.yaml").write_text(textwrap.dedent(cases_yaml), encoding="utf-8")
-    pytester.makeconftest(_CONFTEST.format(script=script))
+    make_skill(pytester.path / "skills", "scoring", cases_yaml)
+    pytester.makeconftest(scripted_runner_conftest(script))
     (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
     result = pytester.runpytest(
         "--skill-lens",
@@ -68,7 +42,7 @@ def _run_skill(
         "scripted",
         "--skill-lens-json",
         "report.json",
-        *_QUIET_PLUGINS,
+        *QUIET_PLUGINS,
     )
     report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     return result, {o["case_name"]: o for o in report["outcomes"]}

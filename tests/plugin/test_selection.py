@@ -72,40 +72,36 @@ def skills(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def test_k_selects_cases_by_name(skills: pytest.Pytester) -> None:
-    result = skills.runpytest("--skill-lens", "skills", "-k", "greets or plain", "-v")
+GREETS = "skills/hello/SKILL.md::greets-by-name[fake]"
+WAVES = "skills/hello/SKILL.md::waves-goodbye[fake]"
+
+# A -k/-m selection among the four cases of ``skills``, and the cases it runs, in order.
+SELECTIONS = [
+    pytest.param(
+        ("-k", "greets or plain"),
+        [GREETS, "skills/hello/SKILL.md::plain-case[fake]"],
+        id="k-selects-cases-by-name",
+    ),
+    pytest.param(
+        ("-k", "other"),
+        ["skills/other/SKILL.md::unrelated[fake]"],
+        id="k-selects-by-skill-directory",
+    ),
+    pytest.param(("-m", "slow"), [WAVES], id="m-selects-cases-by-tag"),
+    pytest.param(("-m", "smoke or slow"), [GREETS, WAVES], id="m-with-a-boolean-expression"),
+    pytest.param(("-m", "smoke or slow", "-k", "wave"), [WAVES], id="k-and-m-together"),
+]
+
+
+@pytest.mark.parametrize(("selection", "expected"), SELECTIONS)
+def test_k_and_m_select_cases(
+    skills: pytest.Pytester, selection: tuple[str, ...], expected: list[str]
+) -> None:
+    result = skills.runpytest("--skill-lens", "skills", *selection, "-v")
 
     assert result.ret == 0
-    result.assert_outcomes(passed=2, deselected=2)
-    assert ran(result) == [
-        "skills/hello/SKILL.md::greets-by-name[fake]",
-        "skills/hello/SKILL.md::plain-case[fake]",
-    ]
-
-
-def test_k_selects_by_skill_directory(skills: pytest.Pytester) -> None:
-    result = skills.runpytest("--skill-lens", "skills", "-k", "other", "-v")
-
-    assert result.ret == 0
-    assert ran(result) == ["skills/other/SKILL.md::unrelated[fake]"]
-
-
-def test_m_selects_cases_by_tag(skills: pytest.Pytester) -> None:
-    result = skills.runpytest("--skill-lens", "skills", "-m", "slow", "-v")
-
-    assert result.ret == 0
-    result.assert_outcomes(passed=1, deselected=3)
-    assert ran(result) == ["skills/hello/SKILL.md::waves-goodbye[fake]"]
-
-
-def test_m_with_a_boolean_expression(skills: pytest.Pytester) -> None:
-    result = skills.runpytest("--skill-lens", "skills", "-m", "smoke or slow", "-v")
-
-    assert result.ret == 0
-    assert ran(result) == [
-        "skills/hello/SKILL.md::greets-by-name[fake]",
-        "skills/hello/SKILL.md::waves-goodbye[fake]",
-    ]
+    result.assert_outcomes(passed=len(expected), deselected=4 - len(expected))
+    assert ran(result) == expected
 
 
 def test_m_skill_lens_marks_every_case(skills: pytest.Pytester) -> None:
@@ -116,14 +112,6 @@ def test_m_skill_lens_marks_every_case(skills: pytest.Pytester) -> None:
     assert result.ret == 0
     result.assert_outcomes(passed=4, deselected=1)
     assert "test_x.py::test_ordinary" not in " ".join(ran(result))
-
-
-def test_k_and_m_together(skills: pytest.Pytester) -> None:
-    result = skills.runpytest("--skill-lens", "skills", "-m", "smoke or slow", "-k", "wave", "-v")
-
-    assert result.ret == 0
-    result.assert_outcomes(passed=1, deselected=3)
-    assert ran(result) == ["skills/hello/SKILL.md::waves-goodbye[fake]"]
 
 
 def test_strict_markers_accepts_case_tags(skills: pytest.Pytester) -> None:

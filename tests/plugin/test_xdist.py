@@ -10,43 +10,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillfactory import QUIET_PLUGINS, make_scripted_skills
 
 pytest.importorskip("xdist")
 
-_QUIET_PLUGINS = ("-p", "no:hypothesispytest")  # it imports hypothesis on every inner run
 
-_CONFTEST = '''
-import time
-
-from pytest_skill_lens.run.result import RunResult, ToolCall
-
-
-class Scripted:
+def _step(case: str) -> dict[str, Any]:
     """pass-* passes, fail-* fails, error-* errors; slow-* first sleeps, so that under
     xdist the cases finish in another order than the planned one."""
+    step: dict[str, Any] = {"sleep": 0.8} if case.startswith("slow") else {}
+    if case.startswith("error"):
+        return {**step, "error": "the provider timed out", "latency_ms": 5.0}
+    return {
+        **step,
+        "output": "nope" if case.startswith("fail") else "PASS",
+        "tool_calls": [["lookup", {"q": case}]],
+        "input_tokens": 10,
+        "output_tokens": len(case),
+        "cost_usd": 0.001,
+        "latency_ms": 100.0,
+        "model": "acme",
+    }
 
-    name = "scripted"
-
-    def run(self, skill, case, workspace):
-        if case.name.startswith("slow"):
-            time.sleep(0.8)
-        if case.name.startswith("error"):
-            return RunResult(error="the provider timed out", latency_ms=5.0)
-        output = "nope" if case.name.startswith("fail") else "PASS"
-        return RunResult(
-            output=output,
-            tool_calls=[ToolCall("lookup", {"q": case.name})],
-            input_tokens=10,
-            output_tokens=len(case.name),
-            cost_usd=0.001,
-            latency_ms=100.0,
-            model="acme",
-        )
-
-
-def pytest_skill_lens_runners(config):
-    return {"scripted": lambda context: Scripted()}
-'''
 
 _SKILLS: dict[str, list[str] | None] = {
     "alpha": ["slow-pass-1", "pass-2", "fail-3", "error-4"],
@@ -55,31 +40,13 @@ _SKILLS: dict[str, list[str] | None] = {
 }
 
 
-def _skill(pytester: pytest.Pytester, name: str, case_names: list[str] | None) -> None:
-    directory = pytester.path / "skills" / name
-    directory.mkdir(parents=True)
-    (directory / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: The {name} skill.\n---\nDo {name}.\n", encoding="utf-8"
-    )
-    if case_names is None:
-        return
-    (directory / "evals").mkdir()
-    tool = (
-        "    tools:\n      - name: lookup\n        description: Look up\n"
-        "        parameters:\n          q: string\n"
-    )
-    cases = "".join(
-        f"  - name: {case}\n    task: t\n{tool}"
-        "    assertions:\n      - {kind: contains, value: PASS}\n"
-        for case in case_names
-    )
-    (directory / "evals" / "cases.yaml").write_text(f"cases:\n{cases}", encoding="utf-8")
-
-
 def _folder(pytester: pytest.Pytester, skills: dict[str, list[str] | None], toml: str = "") -> None:
-    for name, cases in skills.items():
-        _skill(pytester, name, cases)
-    pytester.makeconftest(_CONFTEST)
+    """``skills/<name>`` with a case per name (None: no evals), answered by ``_step``."""
+    case = {
+        "tools": [{"name": "lookup", "description": "Look up", "parameters": {"q": "string"}}],
+        "assertions": [{"kind": "contains", "value": "PASS"}],
+    }
+    make_scripted_skills(pytester.path, skills, _step, case)
     (pytester.path / "skill-lens.toml").write_text(textwrap.dedent(toml), encoding="utf-8")
 
 
@@ -95,7 +62,7 @@ def _run(pytester: pytest.Pytester, out: str, *args: str) -> pytest.RunResult:
         f"{out}/report.md",
         "--junitxml",
         f"{out}/junit.xml",
-        *_QUIET_PLUGINS,
+        *QUIET_PLUGINS,
         *args,
     )
 
