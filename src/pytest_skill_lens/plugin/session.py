@@ -20,6 +20,10 @@ class SkillLensSession:
     """The hooks of one session that has skill paths to collect."""
 
     def __init__(self, config: pytest.Config, state: SessionState) -> None:
+        # Objects an earlier in-process session froze (pytester, pytest.main called
+        # twice) go back to the collector. This session's stay frozen to the end, so
+        # pytest's own closing gc.collect() passes skip them too.
+        gc.unfreeze()
         self.config = config
         self.state = state
         self.is_worker = hasattr(config, "workerinput")
@@ -126,9 +130,6 @@ class SkillLensSession:
             self.config.workeroutput["skill_lens"] = worker_facts(self.state)  # type: ignore[attr-defined]
             return
         session.exitstatus = finish_session(session, self.state, int(exitstatus))
-
-    def pytest_unconfigure(self) -> None:
-        gc.unfreeze()  # hand the session's objects back to the collector
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.is_worker:
