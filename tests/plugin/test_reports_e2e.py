@@ -262,3 +262,35 @@ def test_an_unwritable_report_keeps_a_failing_run_at_exit_1(pytester: pytest.Pyt
     result = _run(pytester, "--skill-lens-markdown", "afile/report.md")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["Failed to write Markdown report to */afile/report.md: *"])
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["plain", "xdist"])
+def test_junit_of_a_run_where_no_case_ran_is_not_green(
+    pytester: pytest.Pytester, xdist: tuple[str, ...]
+) -> None:
+    _write(pytester)
+    result = pytester.runpytest_subprocess(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        "scripted",
+        *QUIET_PLUGINS,
+        "-k",
+        "nomatch",
+        "--junitxml",
+        "out/junit.xml",
+        *xdist,
+    )
+    assert result.ret == 1
+    root = ET.parse(pytester.path / "out" / "junit.xml").getroot()
+    gate = root.find("testsuite[@name='skill-lens']/testcase[@name='gate']/error")
+    assert gate is not None
+    assert (gate.get("message") or "").startswith("no eval cases ran: the -k/-m selection")
+
+
+def test_junit_of_a_run_with_a_failure_gets_no_extra_gate_case(pytester: pytest.Pytester) -> None:
+    _write(pytester)
+    result = _run(pytester, "--junitxml", "junit.xml")
+    assert result.ret == 1
+    root = ET.parse(pytester.path / "junit.xml").getroot()
+    assert root.find("testsuite[@name='skill-lens']") is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import evaluate_gate
 from ..report.json_report import render_json
+from ..report.junit_gate import add_gate_case
 from ..report.markdown import render_markdown
 from ..report.terminal import summary_lines
 from .state import SessionState
@@ -103,6 +105,19 @@ def _write_reports(state: SessionState, record: RunRecord, gate: GateResult) -> 
         except OSError as exc:
             errors.append(f"Failed to write {label} report to {path}: {exc.strerror or exc}")
     return errors
+
+
+def mark_failed_gate_in_junit(path: Path, state: SessionState) -> None:
+    """Make a JUnit file with no failing case still fail when the gate did."""
+    gate = state.gate
+    if gate is None or gate.passed or not path.is_file():
+        return
+    try:
+        amended = add_gate_case(path.read_text(encoding="utf-8"), gate.reasons)
+        if amended is not None:
+            path.write_text(amended, encoding="utf-8")
+    except (OSError, ET.ParseError) as exc:
+        state.extra.setdefault("write_errors", []).append(f"could not amend {path}: {exc}")
 
 
 def write_summary(terminalreporter: Any, state: SessionState) -> None:

@@ -12,7 +12,13 @@ import pytest
 from ..gate.outcome import Outcome
 from ..spec.discovery import SKILL_FILE, is_skill_in_scope
 from .collect import CaseItem, SkillFile
-from .finish import finish_session, merge_worker_facts, worker_facts, write_summary
+from .finish import (
+    finish_session,
+    mark_failed_gate_in_junit,
+    merge_worker_facts,
+    worker_facts,
+    write_summary,
+)
 from .state import SessionState
 
 
@@ -130,6 +136,13 @@ class SkillLensSession:
             self.config.workeroutput["skill_lens"] = worker_facts(self.state)  # type: ignore[attr-defined]
             return
         session.exitstatus = finish_session(session, self.state, int(exitstatus))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        # pytest's junitxml wrote its file at session finish; only now can we amend it.
+        path = getattr(config.option, "xmlpath", None)
+        if path and not self.is_worker:
+            mark_failed_gate_in_junit(Path(path), self.state)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.is_worker:
