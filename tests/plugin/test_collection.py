@@ -513,3 +513,34 @@ def test_runner_order_follows_the_command_line(pytester: pytest.Pytester) -> Non
         "--skill-lens-runner",
         "fake",
     ) == ["hello/SKILL.md::greets[echo]", "hello/SKILL.md::greets[fake]"]
+
+
+# --- the parse cache ---------------------------------------------------------------------
+
+
+def test_parsed_eval_files_are_cached_and_an_edit_is_read_again(pytester: pytest.Pytester) -> None:
+    make_skill(
+        pytester.path / "skills",
+        "hello",
+        "cases:\n  - name: greets\n    task: say hi\n"
+        "    assertions:\n      - {kind: contains, value: handled}\n",
+    )
+    assert pytester.runpytest("--skill-lens", "skills").ret == 0
+    slots = list((pytester.path / ".pytest_cache" / "d" / "skill-lens-parsed").iterdir())
+    assert len(slots) == 1
+    # The edited text must be read, not the cached cases: the new assertion fails.
+    make_skill(
+        pytester.path / "skills",
+        "hello",
+        "cases:\n  - name: greets\n    task: say hi\n"
+        "    assertions:\n      - {kind: contains, value: never said}\n",
+    )
+    result = pytester.runpytest("--skill-lens", "skills")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*contains[[]0[]]*never said*"])
+
+
+def test_without_the_cache_provider_nothing_is_cached(pytester: pytest.Pytester) -> None:
+    make_skill(pytester.path / "skills", "hello", ONE_CASE)
+    assert pytester.runpytest("--skill-lens", "skills", "-p", "no:cacheprovider").ret == 0
+    assert not (pytester.path / ".pytest_cache").exists()

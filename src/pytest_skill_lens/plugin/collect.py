@@ -44,7 +44,7 @@ class SkillFile(pytest.File):
         skill = load_skill(self.path)
         _claim_name(state, skill)
         files = eval_files_for(skill.directory, state.evals_override)
-        suite = load_suite(skill, files) if files else None
+        suite = load_suite(skill, files, state.parse_cache) if files else None
         if suite is None or not suite.cases:
             state.skipped_skills.add(skill.name)
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)

@@ -11,6 +11,7 @@ import pytest
 
 from ..gate.outcome import Outcome
 from ..spec.discovery import SKILL_FILE, is_skill_in_scope
+from ..spec.parse_cache import ParseCache
 from .collect import CaseItem, SkillFile
 from .finish import (
     finish_session,
@@ -33,6 +34,11 @@ class SkillLensSession:
         self.config = config
         self.state = state
         self.is_worker = hasattr(config, "workerinput")
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
+        if cache is not None:
+            self.state.parse_cache = ParseCache(cache.mkdir("skill-lens-parsed"))
 
     def pytest_collect_file(
         self, file_path: Path, parent: pytest.Collector

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..run.runner import Runner
     from ..score.judge import Judge
     from ..settings import Settings
+    from ..spec.parse_cache import ParseCache
 
 
 @dataclass
@@ -23,6 +24,7 @@ class SessionState:
     roots: list[Path]
     runner_names: list[str]
     evals_override: Path | None = None
+    parse_cache: ParseCache | None = None  # None without pytest's cache provider
     json_path: Path | None = None
     markdown_path: Path | None = None
     markdown_max_chars: int | None = None

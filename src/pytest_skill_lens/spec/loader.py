@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from .errors import AuthoringError, Where
 from .evals_json import load_evals_json
 from .model import EvalCase
+from .parse_cache import ParseCache
 from .rules import PLACEHOLDER, Fail, check_case, check_placeholder
 from .skill import Skill
 from .suite import LoadedCase, SkillSuite
@@ -20,22 +21,36 @@ from .validation import authoring_error_from, line_at, parse_field_path
 from .yamlload import MarkedDict, load_yaml_text, read_text, too_deep
 
 
-def load_suite(skill: Skill, eval_files: list[Path]) -> SkillSuite:
+def load_suite(skill: Skill, eval_files: list[Path], cache: ParseCache | None = None) -> SkillSuite:
     cases: list[LoadedCase] = []
     for path in eval_files:
         try:
             if path.suffix == ".json":
                 cases.extend(load_evals_json(path, skill))
             else:
-                cases.extend(load_yaml_eval_file(path, skill.name))
+                cases.extend(load_yaml_eval_file(path, skill.name, cache))
         except RecursionError:  # a schema or a value nested hundreds of levels deep
             raise too_deep(path) from None
     check_unique_names(cases)
     return SkillSuite(skill=skill, eval_files=tuple(eval_files), cases=tuple(cases))
 
 
-def load_yaml_eval_file(path: Path, skill_name: str | None = None) -> list[LoadedCase]:
+def load_yaml_eval_file(
+    path: Path, skill_name: str | None = None, cache: ParseCache | None = None
+) -> list[LoadedCase]:
     text = read_text(path)
+    # A file importing tool libraries depends on other files: never cached.
+    if cache is None or skill_name is None or "tool_libraries" in text:
+        return _parse_yaml_eval_file(path, text, skill_name)
+    cached = cache.get(path, skill_name, text)
+    if cached is not None:
+        return cached
+    cases = _parse_yaml_eval_file(path, text, skill_name)
+    cache.put(path, skill_name, text, cases)
+    return cases
+
+
+def _parse_yaml_eval_file(path: Path, text: str, skill_name: str | None) -> list[LoadedCase]:
     data = load_yaml_text(text, path)
     if not isinstance(data, dict) or "cases" not in data:
         raise AuthoringError(
