@@ -8,6 +8,9 @@ Generates N skills x M cases, then times, each in a fresh pytest process:
   collecting, running and reporting that many items).
 
 Usage: python benchmarks/bench_collection.py [--skills 100] [--cases 50] [--rounds 3]
+
+"cold" runs reparse every eval file (no pytest cache provider, as on a fresh CI
+checkout); "warm" runs reuse the parse cache the warm-up round left.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def timed(args: list[str], cwd: Path, expect: int) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-m", "pytest", "-q", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -104,11 +107,20 @@ def main() -> None:
         generate(root, ns.skills, ns.cases)
         (root / "pytest.ini").write_text("[pytest]\n")
         (root / "floor" / "pytest.ini").write_text("[pytest]\n")
+        # "cold" reparses every eval file (no cache provider, as on a fresh CI checkout);
+        # "warm" reuses the parse cache a previous run left (an IDE re-collecting).
+        cold = ["-p", "no:cacheprovider"]
+        # Each is compared with the floor under the same cache-provider setting.
+        floor = ["-p", "no:skill_lens"]
         rows = {
-            "floor collect": (["--collect-only", "-p", "no:skill_lens"], root / "floor", 0),
-            "skill-lens collect": (["--skill-lens", "skills", "--collect-only"], root, 0),
-            "floor run": (["-p", "no:skill_lens"], root / "floor", 0),
-            "skill-lens run": (["--skill-lens", "skills"], root, 0),
+            "floor cold collect": (["--collect-only", *floor, *cold], root / "floor", 0),
+            "cold collect": (["--skill-lens", "skills", "--collect-only", *cold], root, 0),
+            "floor warm collect": (["--collect-only", *floor], root / "floor", 0),
+            "warm collect": (["--skill-lens", "skills", "--collect-only"], root, 0),
+            "floor cold run": ([*floor, *cold], root / "floor", 0),
+            "cold run": (["--skill-lens", "skills", *cold], root, 0),
+            "floor warm run": (floor, root / "floor", 0),
+            "warm run": (["--skill-lens", "skills"], root, 0),
         }
         results = {}
         for args, cwd, expect in rows.values():  # warm-up: compile and cache bytecode once
@@ -120,9 +132,10 @@ def main() -> None:
         print(f"{ns.skills} skills x {ns.cases} cases = {n} items, median of {ns.rounds} rounds")
         for label, seconds in results.items():
             print(f"  {label:<20} {seconds:6.2f} s")
-        for phase in ("collect", "run"):
-            ratio = results[f"skill-lens {phase}"] / results[f"floor {phase}"]
-            print(f"  {phase}: {ratio:.2f}x the floor")
+        for temperature in ("cold", "warm"):
+            for phase in ("collect", "run"):
+                ratio = results[f"{temperature} {phase}"] / results[f"floor {temperature} {phase}"]
+                print(f"  {temperature} {phase}: {ratio:.2f}x the floor")
 
 
 if __name__ == "__main__":
