@@ -131,7 +131,15 @@ class Scripted:
     name = "scripted"
 
     def run(self, skill, case, workspace):
-        step = dict(SCRIPT[case.name])
+        # A session's own step, keyed "<case>/<its task>", comes before the case's.
+        step = dict(SCRIPT.get(case.name + "/" + str(case.task)) or SCRIPT[case.name])
+        if "show_file" in step:  # answer with a workspace file's text, as a later session would
+            shown = workspace / step.pop("show_file")
+            step["output"] = shown.read_text() if shown.is_file() else "(no such file)"
+        for path, text in step.pop("write", dict()).items():  # plain file I/O in the root it got
+            target = workspace / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
         if "sleep" in step:
             time.sleep(step.pop("sleep"))
         if "raise" in step:
@@ -153,8 +161,14 @@ def scripted_runner_conftest(script: Mapping[str, Mapping[str, Any]], extra: str
     ``cost_usd``, ``model``, ...), except for:
 
     * ``"tool_calls"``: a list of ``[tool name, arguments]`` pairs, each made a ``ToolCall``;
+    * ``"write"``: ``{relative path: text}`` written into the workspace the runner was handed;
+    * ``"show_file"``: a workspace path whose text (read before ``"write"``) becomes the
+      output, or ``"(no such file)"``;
     * ``"raise"``: the runner raises ``RuntimeError(<that text>)`` instead of answering;
     * ``"sleep"``: seconds to sleep first (so that cases finish out of their planned order).
+
+    A session of a ``sessions:`` case is answered by ``script["<case>/<its task>"]`` when
+    there is one, else by ``script[<case>]``.
 
     ``extra`` is more conftest code (dedented), appended as written: e.g. judges.
     """

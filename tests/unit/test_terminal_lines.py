@@ -122,3 +122,24 @@ def test_latency_format() -> None:
     assert format_latency(999.4) == "999ms"
     assert format_latency(1000.0) == "1.00s"
     assert format_latency(61234.0) == "61.23s"
+
+
+def test_every_kept_workspace_is_listed_before_the_gate() -> None:
+    record = RunRecord(
+        outcomes=[
+            outcome(workspace="/tmp/skill-lens-a", repeat_index=0),
+            outcome(),  # deleted after scoring: not listed
+            outcome("failed", workspace="/tmp/skill-lens-b", repeat_index=1),
+            outcome(arm="baseline", workspace="/tmp/skill-lens-c"),
+        ]
+    )
+    assert summary_lines(record, PASSED) == [
+        "2 passed, 1 failed, 0 errored — pass rate 67%",
+        "",
+        "Kept workspaces:",
+        "  greet :: c (fake, run 1/2): /tmp/skill-lens-a",
+        "  greet :: c (fake, run 2/2): /tmp/skill-lens-b",
+        "  greet :: c (fake, baseline, run 1/2): /tmp/skill-lens-c",
+        "",
+        "Gate passed",
+    ]

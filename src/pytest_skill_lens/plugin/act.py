@@ -1,24 +1,30 @@
 """What an item does: act in setup (runner, judge), deliver the verdict in call.
 
-An infrastructure failure (a runner error, a judge that could not grade, a
-runner that reported no skill-trigger decision) raises :class:`CaseErrored` in
-setup, so pytest reports an ERROR. A check that did not hold raises
+An infrastructure failure (a workspace that could not be created, a runner
+error in any session, a judge that could not grade, a runner that reported no
+skill-trigger decision) raises :class:`CaseErrored` in setup, so pytest
+reports an ERROR. A check that did not hold raises
 :class:`CaseFailed` in call, so pytest reports a FAILURE whose text is the
 failing checks with their evidence, never a traceback.
 
 The verdict is computed at the end of setup, because only scoring can tell an
 errored case (say, a judge verdict that does not match the rubric) from a
-failed one; scoring is pure and free, so where it runs costs nothing.
+failed one; scoring is pure and free, so where it runs costs nothing. A case's
+workspace is deleted right after scoring, still in setup, unless it is kept.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..gate.outcome import Outcome
 from ..report.excerpt import failure_lines
 from ..run.result import RunResult
+from ..run.sessions import run_sessions
+from ..run.workspace import Limits, Workspace, WorkspaceError, workspace_label
+from ..score.artifacts import collect_artifacts
 from ..score.check import ScoringContext
 from ..score.evaluate import evaluate
 from ..score.judge import JudgeVerdict, build_request
@@ -26,6 +32,7 @@ from .registry import build_judge, build_runner
 from .state import SessionState, get_state
 
 if TYPE_CHECKING:
+    from ..spec.model import EvalCase
     from .collect import CaseItem
 
 
@@ -77,11 +84,6 @@ def _evaluators(item: CaseItem, state: SessionState) -> tuple[Any, ...]:
 
 def _unsupported(item: CaseItem) -> str | None:
     case = item.loaded.case
-    if case.workspace is not None or case.sessions is not None:
-        return (
-            "this case needs a workspace (workspace: or sessions:), which this version "
-            "of pytest-skill-lens does not provide yet; it cannot be measured"
-        )
     if case.mode == "offered":
         return "mode: offered is not supported by this version of pytest-skill-lens yet"
     return None
@@ -92,16 +94,24 @@ def perform(item: CaseItem) -> Outcome:
     state = _state(item)
     case = item.loaded.case
     problem = _unsupported(item)
-    result = RunResult(error=problem) if problem is not None else _run(item, state)
-    verdict: JudgeVerdict | None = None
-    if result.error is None and case.judge is not None:
-        verdict = _grade(item, state, result)
-    context = ScoringContext(runner=item.runner_name, judge_verdict=verdict)
+    workspace: Workspace | None = None
+    if problem is None and case.workspace is not None:
+        workspace, problem = _open_workspace(item, state)
     try:
-        status, scores = evaluate(case, result, context, extra=_evaluators(item, state))
-    except Exception as exc:  # scoring is ours and checked at load; a failure is infrastructure
-        result.error = f"scoring failed: {type(exc).__name__}: {exc}"
-        status, scores = "errored", []
+        result = RunResult(error=problem) if problem is not None else _act(item, state, workspace)
+        verdict: JudgeVerdict | None = None
+        if result.error is None and case.judge is not None:
+            verdict = _grade(item, state, result, workspace)
+        context = ScoringContext(
+            runner=item.runner_name, judge_verdict=verdict, workspace=workspace
+        )
+        try:
+            status, scores = evaluate(case, result, context, extra=_evaluators(item, state))
+        except Exception as exc:  # scoring is ours and checked at load: infrastructure
+            result.error = f"scoring failed: {type(exc).__name__}: {exc}"
+            status, scores = "errored", []
+    finally:  # scored (or failed to): the directory goes, unless kept for inspection
+        kept = _close_workspace(workspace, state.settings.keep_workspace)
     return Outcome(
         skill_name=item.skill.name,
         case_name=item.case_name,
@@ -124,16 +134,51 @@ def perform(item: CaseItem) -> Outcome:
         retry_cost_usd=result.retry_cost_usd,
         skill_triggered=result.skill_triggered,
         tool_calls=list(result.tool_calls),
+        workspace=kept,
         nodeid=item.nodeid,
         order=item.order,
     )
 
 
-def _run(item: CaseItem, state: SessionState) -> RunResult:
+def _open_workspace(item: CaseItem, state: SessionState) -> tuple[Workspace | None, str | None]:
+    """A fresh, seeded workspace for this item, or why there is none (the case is errored)."""
+    block = item.loaded.case.workspace
+    label = workspace_label(
+        item.skill.name, item.case_name, item.runner_name, item.arm, f"r{item.repeat_index + 1}"
+    )
+    try:
+        workspace = Workspace.create(
+            label, block.files if block else {}, Limits.from_settings(state.settings)
+        )
+    except WorkspaceError as exc:
+        return None, f"WorkspaceError: {exc}"
+    return workspace, None
+
+
+def _close_workspace(workspace: Workspace | None, keep: bool) -> str | None:
+    """The kept directory's path, or None once it is deleted (or there was none)."""
+    if workspace is None:
+        return None
+    if keep:
+        return str(workspace.root)
+    workspace.cleanup()
+    return None
+
+
+def _act(item: CaseItem, state: SessionState, workspace: Workspace | None) -> RunResult:
+    """One runner call, or one per session, all against the same workspace."""
+    root = workspace.root if workspace is not None else None
+    case = item.loaded.case
+    if case.sessions is None:
+        return _run(item, state, case, root)
+    return run_sessions(case, lambda one: _run(item, state, one, root))
+
+
+def _run(item: CaseItem, state: SessionState, case: EvalCase, root: Path | None) -> RunResult:
     start = time.perf_counter()
     try:
         runner = _runner(item, state)
-        result = runner.run(item.skill, item.loaded.case, None)
+        result = runner.run(item.skill, case, root)
     except Exception as exc:  # a runner must not raise; if one does, the case is errored
         return RunResult(
             error=f"runner {item.runner_name!r} raised {type(exc).__name__}: {exc}",
@@ -146,9 +191,13 @@ def _run(item: CaseItem, state: SessionState) -> RunResult:
     return result
 
 
-def _grade(item: CaseItem, state: SessionState, result: RunResult) -> JudgeVerdict:
+def _grade(
+    item: CaseItem, state: SessionState, result: RunResult, workspace: Workspace | None
+) -> JudgeVerdict:
+    case = item.loaded.case
     try:
-        verdict = _judge(item, state).judge(build_request(item.loaded.case, result))
+        artifacts = collect_artifacts(case.judge, workspace) if case.judge else []
+        verdict = _judge(item, state).judge(build_request(case, result, artifacts))
     except Exception as exc:  # a judge must not raise either
         return JudgeVerdict(checks=None, error=f"judge raised {type(exc).__name__}: {exc}")
     if not isinstance(verdict, JudgeVerdict):

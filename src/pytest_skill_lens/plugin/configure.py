@@ -86,7 +86,6 @@ def _refuse_unbuilt(settings: Settings) -> None:
         "baseline": bool(settings.baseline),
         "max_spend_usd (--skill-lens-max-spend)": settings.max_spend_usd is not None,
         "concurrency above 1 (use pytest-xdist's -n for parallel runs)": settings.concurrency > 1,
-        "keep_workspace": settings.keep_workspace,
         "allow_scripts": settings.allow_scripts,
     }
     for feature, asked in unbuilt.items():

@@ -23,6 +23,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         skip_lines(record),
         not_run_lines(record),
         [counts_line(Counts.of(record)), *([totals] if (totals := totals_line(record)) else [])],
+        kept_lines(record),
         gate_lines(gate),
     ]
     lines: list[str] = []
@@ -50,6 +51,22 @@ def not_run_lines(record: RunRecord) -> list[str]:
     if len(record.not_run) > len(shown):
         lines.append(f"  … +{len(record.not_run) - len(shown)} more")
     return lines
+
+
+def kept_lines(record: RunRecord) -> list[str]:
+    """Every workspace kept for inspection, however keeping was turned on."""
+    kept = [o for o in record.outcomes if o.workspace]
+    if not kept:
+        return []
+    repeats = repeat_count(record)
+    identity = ("skill_name", "case_name", "runner", "arm", "repeat_index")
+    return [
+        "Kept workspaces:",
+        *(
+            f"  {item_label({key: getattr(o, key) for key in identity}, repeats)}: {o.workspace}"
+            for o in kept
+        ),
+    ]
 
 
 def counts_line(counts: Counts) -> str:

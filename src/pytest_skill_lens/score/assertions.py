@@ -1,4 +1,10 @@
-"""``assertions:``: checks on the run's output text, one result per declared entry."""
+"""``assertions:``: checks on the run's output text or a workspace file, one per entry.
+
+A ``file:``/``file_glob:`` check reads the workspace as the last session left
+it. A file that is missing, refused or unreadable fails the check with that as
+its evidence, whatever the kind (``not_contains`` too: a file never written is
+not a file free of the text).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from typing import Any
 
 from ..matching import quote
 from ..run.result import RunResult
+from ..run.workspace import Workspace, show
 from ..spec.errors import AuthoringError, Where
 from ..spec.model import Assertion, EvalCase
 from ..spec.schemas import schema_problem, violations
@@ -16,7 +23,10 @@ from .check import CheckResult, Score, ScoringContext, score_from_checks
 
 EXCERPT = 200  # characters of output quoted in evidence
 _AROUND = 40  # characters shown on each side of a hit
-FILE_NOT_SUPPORTED = "not evaluated: file assertions are not supported yet"
+OUTPUT = "the output"
+# A file check scored with no workspace to read (a caller outside the plugin):
+# never let it pass unread.
+FILE_NOT_SUPPORTED = "not evaluated: no workspace was given to read the file from"
 
 
 class AssertionEvaluator:
@@ -25,61 +35,102 @@ class AssertionEvaluator:
     name = "assertion"
 
     def evaluate(self, case: EvalCase, result: RunResult, context: ScoringContext) -> Score:
-        checks = [check_assertion(a, i, result.output) for i, a in enumerate(case.assertions)]
+        workspace = context.workspace
+        checks = [
+            check_assertion(a, i, result.output, workspace) for i, a in enumerate(case.assertions)
+        ]
         return score_from_checks(self.name, checks, "no assertions")
 
 
-def check_assertion(assertion: Assertion, index: int, output: str) -> CheckResult:
-    """One assertion against the output text, with evidence from the same comparison."""
+def check_assertion(
+    assertion: Assertion, index: int, output: str, workspace: Workspace | None = None
+) -> CheckResult:
+    """One assertion against the output text (or its workspace file), with evidence
+    from the same comparison."""
     check_id = f"{assertion.kind}[{index}]"
-    if assertion.kind == "file-produced" or assertion.file is not None or assertion.file_glob:
-        # Workspaces are not wired in yet: never let a file check pass unread.
-        return CheckResult(check_id, False, FILE_NOT_SUPPORTED)
-    if assertion.kind == "json-schema":
-        passed, evidence = _json_schema(assertion.json_schema or {}, output, check_id)
-        return CheckResult(check_id, passed, evidence)
-    value = assertion.value
-    if value is None:
+    kind = assertion.kind
+    if kind in _TEXT_CHECKS and assertion.value is None:
         raise AuthoringError(
             f"{check_id} has no value",
             where=Where(field=f"assertions[{index}].value"),
-            fix=f"give the {assertion.kind} assertion the text it checks",
+            fix=f"give the {kind} assertion the text it checks",
         )
-    passed, evidence = _TEXT_CHECKS[assertion.kind](value, output, check_id)
+    if kind == "file-produced" or assertion.file is not None or assertion.file_glob:
+        if workspace is None:
+            return CheckResult(check_id, False, FILE_NOT_SUPPORTED)
+        return _file_check(assertion, index, check_id, workspace)
+    return _text_check(assertion, check_id, output, OUTPUT)
+
+
+def _text_check(assertion: Assertion, check_id: str, text: str, where: str) -> CheckResult:
+    if assertion.kind == "json-schema":
+        passed, evidence = _json_schema(assertion.json_schema or {}, text, check_id, where)
+    else:
+        check = _TEXT_CHECKS[assertion.kind]
+        passed, evidence = check(assertion.value or "", text, check_id, where)
     return CheckResult(check_id, passed, evidence)
 
 
-def _contains(value: str, output: str, check_id: str) -> tuple[bool, str]:
-    at = output.find(value)
+def _file_check(
+    assertion: Assertion, index: int, check_id: str, workspace: Workspace
+) -> CheckResult:
+    lead = ""
+    if assertion.file is not None:
+        path = assertion.file
+    elif assertion.file_glob:
+        found = workspace.glob(assertion.file_glob)
+        if found.path is None:
+            return CheckResult(check_id, False, found.evidence)
+        path = found.path
+        lead = f"{found.evidence}; "
+    else:
+        raise AuthoringError(
+            f"{check_id} names no file",
+            where=Where(field=f"assertions[{index}].file"),
+            fix="add file: <path in the workspace> (or file_glob: for a pattern)",
+        )
+    if assertion.kind == "file-produced":
+        passed, evidence = workspace.produced(path)
+        return CheckResult(check_id, passed, lead + evidence)
+    read = workspace.read_for_check(path)
+    if read.text is None:
+        return CheckResult(check_id, False, lead + read.problem)
+    checked = _text_check(assertion, check_id, read.text, show(path))
+    return CheckResult(check_id, checked.passed, lead + checked.evidence)
+
+
+def _contains(value: str, text: str, check_id: str, where: str) -> tuple[bool, str]:
+    at = text.find(value)
     if at < 0:
-        return False, f"{quote(value)} does not appear in the output: {_whole(output)}"
-    return True, f"{quote(value)} found at character {at}: {_around(output, at, len(value))}"
+        return False, f"{quote(value)} does not appear in {where}: {_whole(text, where)}"
+    return True, f"{quote(value)} found at character {at}: {_around(text, at, len(value))}"
 
 
-def _not_contains(value: str, output: str, check_id: str) -> tuple[bool, str]:
-    at = output.find(value)
+def _not_contains(value: str, text: str, check_id: str, where: str) -> tuple[bool, str]:
+    at = text.find(value)
     if at < 0:
-        return True, f"{quote(value)} does not appear in the output ({len(output)} characters)"
-    return False, f"{quote(value)} appears at character {at}: {_around(output, at, len(value))}"
+        return True, f"{quote(value)} does not appear in {where} ({len(text)} characters)"
+    return False, f"{quote(value)} appears at character {at}: {_around(text, at, len(value))}"
 
 
-def _regex(value: str, output: str, check_id: str) -> tuple[bool, str]:
-    found = compile_regex(value, check_id).search(output)
+def _regex(value: str, text: str, check_id: str, where: str) -> tuple[bool, str]:
+    found = compile_regex(value, check_id).search(text)
     if found is None:
-        return False, f"/{value}/ found no match in the output: {_whole(output)}"
+        return False, f"/{value}/ found no match in {where}: {_whole(text, where)}"
     return True, f"/{value}/ matched {quote(found.group(0), 80)} at character {found.start()}"
 
 
-def _equals(value: str, output: str, check_id: str) -> tuple[bool, str]:
-    stripped = output.strip()
+def _equals(value: str, text: str, check_id: str, where: str) -> tuple[bool, str]:
+    stripped = text.strip()
+    name = "the stripped output" if where == OUTPUT else f"{where}, stripped,"
     if stripped == value:
-        return True, f"the stripped output equals {quote(value)}"
+        return True, f"{name} equals {quote(value)}"
     differ = next(
         (i for i, (a, b) in enumerate(zip(stripped, value, strict=False)) if a != b),
         min(len(stripped), len(value)),
     )
     return False, (
-        f"expected exactly {quote(value)}, the stripped output is {quote(stripped, EXCERPT)} "
+        f"expected exactly {quote(value)}, {name} is {quote(stripped, EXCERPT)} "
         f"(first difference at character {differ})"
     )
 
@@ -92,7 +143,9 @@ _TEXT_CHECKS = {
 }
 
 
-def _json_schema(schema: dict[str, Any], output: str, check_id: str) -> tuple[bool, str]:
+def _json_schema(
+    schema: dict[str, Any], text: str, check_id: str, where: str = OUTPUT
+) -> tuple[bool, str]:
     problem = schema_problem(schema)
     if problem is not None:
         raise AuthoringError(
@@ -100,12 +153,12 @@ def _json_schema(schema: dict[str, Any], output: str, check_id: str) -> tuple[bo
             fix="correct the schema; it is read as Draft 2020-12",
         ) from None
     try:
-        document = json.loads(output)
+        document = json.loads(text)
     except ValueError as exc:
-        return False, f"not valid JSON: {exc}; output: {_whole(output)}"
+        return False, f"not valid JSON: {exc}; {where.removeprefix('the ')}: {_whole(text, where)}"
     count, path, message = violations(schema, document)
     if not count:
-        return True, "the output is valid JSON and matches the schema"
+        return True, f"{where} is valid JSON and matches the schema"
     more = f" ({count} violations; the most relevant shown)" if count > 1 else ""
     return False, f"schema violation at {path or 'the root'}: {message}{more}"
 
@@ -130,10 +183,10 @@ def compile_regex(pattern: str, check_id: str = "regex") -> re.Pattern[str]:
     return compiled
 
 
-def _whole(output: str) -> str:
-    if not output:
-        return "the output is empty"
-    return quote(output, EXCERPT)
+def _whole(text: str, where: str = OUTPUT) -> str:
+    if not text:
+        return f"{where} is empty"
+    return quote(text, EXCERPT)
 
 
 def _around(output: str, at: int, length: int) -> str:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..run.result import RunResult
 from ..spec.model import EvalCase
+
+if TYPE_CHECKING:
+    from ..run.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class ScoringContext:
     runner: str
     judge_verdict: Any = None  # score.judge.JudgeVerdict once the act phase called a judge
     extras: dict[str, Any] = field(default_factory=dict)
+    # The case's workspace as the last session left it; None for a case without one.
+    workspace: Workspace | None = None
 
 
 class Evaluator(Protocol):

@@ -1,0 +1,298 @@
+"""Workspaces end to end: a scripted runner writes files into the directory it is handed, and
+file assertions, kept workspaces, sessions and judge artifacts come back through pytest."""
+
+from __future__ import annotations
+
+import errno
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+
+_ECHO_JUDGE = """
+from pytest_skill_lens.score.judge import JudgeCheck, JudgeVerdict
+
+
+class Echo:
+    \"\"\"Passes every rubric line, quoting the artifacts it was shown as its evidence.\"\"\"
+
+    name = "echo"
+
+    def judge(self, request):
+        shown = " || ".join(f"{label} => {content}" for label, content in request.artifacts)
+        return JudgeVerdict(checks=[JudgeCheck(i, True, shown) for i, _ in request.rubric])
+
+
+def pytest_skill_lens_judges(config):
+    return {"echo": lambda context: Echo()}
+"""
+
+
+@pytest.fixture
+def temp_root(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The system temp dir the inner run (and any xdist worker) creates workspaces in."""
+    root = pytester.path / "system-tmp"
+    root.mkdir()
+    monkeypatch.setenv("TMPDIR", str(root))  # for xdist workers, which start fresh
+    monkeypatch.setattr(tempfile, "tempdir", str(root))  # this process caches its answer
+    return root
+
+
+def run_skill(
+    pytester: pytest.Pytester,
+    cases: list[dict[str, Any]],
+    script: dict[str, dict[str, Any]],
+    *args: str,
+    toml: str = "",
+    extra: str = "",
+) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+    """Run skill ``files`` under the scripted runner; the JSON outcomes by case name."""
+    make_skill(pytester.path / "skills", "files", cases)
+    pytester.makeconftest(scripted_runner_conftest(script, extra))
+    (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
+    result = pytester.runpytest(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        "scripted",
+        "--skill-lens-json",
+        "report.json",
+        *QUIET_PLUGINS,
+        *args,
+    )
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    return result, {o["case_name"]: o for o in report["outcomes"]}
+
+
+def checks(outcome: dict[str, Any], evaluator: str = "assertion") -> dict[str, tuple[bool, str]]:
+    (score,) = [s for s in outcome["scores"] if s["evaluator"] == evaluator]
+    return {c["id"]: (c["passed"], c["evidence"]) for c in score["checks"]}
+
+
+_SEEDED = {"files": {"sales.csv": "region,units\nnorth,120\nsouth,80\n"}}
+
+
+def test_file_assertions_read_what_the_runner_wrote(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    cases = [
+        {
+            "name": "writes-report",
+            "task": "Summarise sales.csv into report.md",
+            "workspace": _SEEDED,
+            "assertions": [
+                {"kind": "contains", "value": "total 200", "file": "report.md"},
+                {"kind": "not_contains", "value": "error", "file": "report.md"},
+                {"kind": "regex", "value": "(?m)^north", "file_glob": "out/*.md"},
+                {"kind": "file-produced", "file_glob": ["report.md", "reports/*.md"]},
+                {"kind": "contains", "value": "south,80", "file": "sales.csv"},
+            ],
+        },
+        {
+            "name": "writes-nothing",
+            "task": "Summarise sales.csv into report.md",
+            "workspace": _SEEDED,
+            "assertions": [
+                {"kind": "not_contains", "value": "error", "file": "report.md"},
+                {"kind": "file-produced", "file": "report.md"},
+            ],
+        },
+        {
+            "name": "reads-the-seed",
+            "task": "Echo sales.csv",
+            "workspace": _SEEDED,
+            "assertions": [{"kind": "contains", "value": "north,120"}],
+        },
+    ]
+    script = {
+        "writes-report": {
+            "output": "done",
+            "write": {"report.md": "total 200\n", "out/summary.md": "north 120\n"},
+        },
+        "writes-nothing": {"output": "I wrote report.md"},
+        "reads-the-seed": {"show_file": "sales.csv"},
+    }
+    result, outcomes = run_skill(pytester, cases, script)
+
+    assert result.ret == 1
+    result.assert_outcomes(passed=2, failed=1)
+    assert {name: o["status"] for name, o in outcomes.items()} == {
+        "writes-report": "passed",
+        "writes-nothing": "failed",
+        "reads-the-seed": "passed",
+    }
+    assert all(held for held, _ in checks(outcomes["writes-report"]).values())
+    missing = "report.md was not produced: the workspace holds 1 file: sales.csv"
+    assert checks(outcomes["writes-nothing"]) == {
+        "not_contains[0]": (False, missing),
+        "file-produced[1]": (False, missing),
+    }
+    result.stdout.fnmatch_lines([f"  not_contains[0]: {missing}"])
+    # Deleted once scored, and so not recorded.
+    assert [o["workspace"] for o in outcomes.values()] == [None, None, None]
+    assert list(temp_root.iterdir()) == []
+    assert "Kept workspaces" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("how", ["flag", "toml"])
+def test_a_kept_workspace_is_listed_with_its_path(
+    pytester: pytest.Pytester, temp_root: Path, how: str
+) -> None:
+    cases = [{"name": "keeps", "task": "t", "workspace": {}}]
+    script = {"keeps": {"output": "ok", "write": {"report.md": "kept"}}}
+    flags = ["--skill-lens-keep-workspace"] if how == "flag" else []
+    toml = "keep_workspace = true\n" if how == "toml" else ""
+    result, outcomes = run_skill(pytester, cases, script, *flags, toml=toml)
+
+    assert result.ret == 0
+    (kept,) = temp_root.iterdir()
+    assert kept.name.startswith("skill-lens-files-keeps-scripted-candidate-r1-")
+    assert (kept / "report.md").read_text() == "kept"
+    assert outcomes["keeps"]["workspace"] == str(kept)
+    result.stdout.fnmatch_lines(["Kept workspaces:", f"  files :: keeps (scripted): {kept}"])
+
+
+def test_sessions_share_one_workspace(pytester: pytest.Pytester, temp_root: Path) -> None:
+    cases = [
+        {
+            "name": "resumes",
+            "sessions": ["Plan it; do phase 1 only.", "Continue from where it stopped."],
+            "workspace": {},
+            "assertions": [
+                {"kind": "equals", "value": "phase 1 done"},  # session 2 read session 1's file
+                {"kind": "regex", "value": "(?m)^phase 2 done", "file": "plan.md"},
+            ],
+            "trajectory": {"order": ["write_file", "read_file"], "max_calls": 3},
+        }
+    ]
+    script = {
+        "resumes/Plan it; do phase 1 only.": {
+            "show_file": "plan.md",  # nothing there yet: the workspace starts empty
+            "write": {"plan.md": "phase 1 done"},
+            "tool_calls": [["write_file", {"path": "plan.md"}]],
+            "input_tokens": 10,
+            "cost_usd": 0.25,
+            "latency_ms": 100.0,
+        },
+        "resumes/Continue from where it stopped.": {
+            "show_file": "plan.md",
+            "write": {"plan.md": "phase 1 done\nphase 2 done\n"},
+            "tool_calls": [["read_file", {"path": "plan.md"}], ["write_file", {"path": "plan.md"}]],
+            "input_tokens": 5,
+            "cost_usd": 0.5,
+            "latency_ms": 50.0,
+        },
+    }
+    result, outcomes = run_skill(pytester, cases, script)
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["resumes"]
+    assert outcome["status"] == "passed"
+    assert outcome["output"] == "phase 1 done"
+    assert [c["name"] for c in outcome["tool_calls"]] == ["write_file", "read_file", "write_file"]
+    assert (outcome["tokens"], outcome["cost_usd"], outcome["latency_ms"]) == (15, 0.75, 150.0)
+    assert list(temp_root.iterdir()) == []  # deleted once, after scoring
+
+
+def test_an_errored_session_errors_the_case_and_the_rest_do_not_run(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    cases = [{"name": "three", "sessions": ["one", "two", "three"], "workspace": {}}]
+    script = {
+        "three/one": {"output": "1", "input_tokens": 10, "cost_usd": 0.25},
+        "three/two": {"error": "the provider timed out", "input_tokens": 3, "cost_usd": 0.5},
+        "three/three": {"output": "3", "input_tokens": 1000, "write": {"third.md": "ran"}},
+    }
+    result, outcomes = run_skill(pytester, cases, script, "--skill-lens-keep-workspace")
+
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    outcome = outcomes["three"]
+    assert outcome["status"] == "errored"
+    assert outcome["error"] == "session 2 of 3: the provider timed out"
+    assert (outcome["tokens"], outcome["cost_usd"]) == (13, 0.75)  # the spend that ran
+    assert not (Path(outcome["workspace"]) / "third.md").exists()
+    result.stdout.fnmatch_lines(["*session 2 of 3: the provider timed out*"])
+
+
+def test_a_workspace_that_cannot_be_created_errors_the_case(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, temp_root: Path
+) -> None:
+    real_mkdtemp = tempfile.mkdtemp
+
+    def disk_full(*args: Any, prefix: str | None = None, **kwargs: Any) -> str:
+        if prefix and prefix.startswith("skill-lens-"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_mkdtemp(*args, prefix=prefix, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", disk_full)
+    cases = [{"name": "nowhere", "task": "t", "workspace": {}}]
+    result, outcomes = run_skill(pytester, cases, {"nowhere": {"output": "never"}})
+
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    assert outcomes["nowhere"]["error"] == (
+        f"WorkspaceError: cannot create a workspace under {temp_root}: No space left on device"
+    )
+    result.stdout.fnmatch_lines(["*WorkspaceError: cannot create a workspace under*"])
+
+
+def test_judge_artifacts_are_read_from_the_workspace(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    cases = [
+        {
+            "name": "graded",
+            "task": "Write the report",
+            "workspace": {},
+            "judge": {
+                "rubric": ["The report states a total of 200 units."],
+                "artifacts": ["report.md", {"glob": "plans/*/plan.md"}, "missing.md"],
+            },
+        }
+    ]
+    script = {
+        "graded": {"output": "done", "write": {"report.md": "Total: 200", "plans/q3/plan.md": "Q3"}}
+    }
+    result, outcomes = run_skill(
+        pytester, cases, script, toml='judge = "echo"\n', extra=_ECHO_JUDGE
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    assert checks(outcomes["graded"], "judge") == {
+        "r1": (
+            True,
+            "report.md => Total: 200 || plans/*/plan.md => Q3 || missing.md => (not produced)",
+        )
+    }
+
+
+def test_xdist_workers_keep_and_report_workspaces(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    pytest.importorskip("xdist")
+    cases = [
+        {
+            "name": f"case-{n}",
+            "task": "t",
+            "workspace": {},
+            "assertions": [{"kind": "file-produced", "file": "out.md"}],
+        }
+        for n in (1, 2)
+    ]
+    script = {f"case-{n}": {"output": "ok", "write": {"out.md": str(n)}} for n in (1, 2)}
+    result, outcomes = run_skill(pytester, cases, script, "-n", "2", "--skill-lens-keep-workspace")
+
+    assert result.ret == 0, result.stdout.str()
+    kept = {name: Path(o["workspace"]) for name, o in outcomes.items()}
+    assert {name: (path / "out.md").read_text() for name, path in kept.items()} == {
+        "case-1": "1",
+        "case-2": "2",
+    }
+    assert sorted(temp_root.iterdir()) == sorted(kept.values())
+    result.stdout.fnmatch_lines(["Kept workspaces:"])
+    for name, path in kept.items():
+        result.stdout.fnmatch_lines([f"  files :: {name} (scripted): {path}"])
