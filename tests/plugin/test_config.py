@@ -152,7 +152,9 @@ def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
 
     assert result.ret == 2
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["skill-lens: unknown runner 'nosuch'; available: echo, fake"])
+    result.stdout.fnmatch_lines(
+        ["skill-lens: unknown runner 'nosuch'; available: echo, fake, pydantic-ai"]
+    )
     assert result.stdout.str().count("unknown runner 'nosuch'") == 1
 
 
@@ -166,11 +168,11 @@ def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) ->
 
 
 def test_a_planned_runner_is_refused_as_not_built(half: pytest.Pytester) -> None:
-    result = half.runpytest("--skill-lens", "skills", "--skill-lens-runner", "pydantic-ai")
+    result = half.runpytest("--skill-lens", "skills", "--skill-lens-runner", "langchain")
 
     assert result.ret == 2
     result.stdout.fnmatch_lines(
-        ["*the runner 'pydantic-ai' is not available in this version*available: fake*"]
+        ["*the runner 'langchain' is not available in this version*available: fake, pydantic-ai*"]
     )
 
 

@@ -138,6 +138,7 @@ def build_state(config: pytest.Config) -> SessionState | None:
         )
     _check_unread_flags(option, settings.runner_names, settings.judge)
     _refuse_unbuilt(settings)
+    _preflight_keyed(settings, collect_only=bool(option.collectonly))
 
     state = SessionState(
         settings=settings,
@@ -155,6 +156,37 @@ def build_state(config: pytest.Config) -> SessionState | None:
     return state
 
 
+def _preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
+    """Endpoint, model and API key of a keyed runner, checked before anything is spent."""
+    from ..run.providers import base_url_problem, missing_api_key
+
+    if settings.base_url:
+        problem = base_url_problem(settings.base_url)
+        if problem is not None:
+            user_error(
+                f"base_url cannot be used: {problem}",
+                "set --skill-lens-base-url or base_url to an http(s) URL such as "
+                "http://localhost:11434/v1",
+            )
+    if "pydantic-ai" not in settings.runner_names:
+        return
+    from ..run.runners.pydantic_ai import missing_extra, settings_problem
+
+    if missing_extra(settings.model) is not None:
+        return  # collection stops the run naming the extra to install
+    problem = settings_problem(settings)
+    if problem is not None:
+        user_error(problem, "fix --skill-lens-model / model, or --skill-lens-base-url / base_url")
+    variable = missing_api_key(settings.model)
+    if variable is not None and not collect_only:  # listing cases spends nothing
+        user_error(
+            f"the runner 'pydantic-ai' needs {variable} for the model {settings.model!r}, "
+            "and it is not set",
+            f"export {variable}=... (API keys are read from the environment only; a "
+            "self-hosted endpoint that takes none accepts any placeholder value)",
+        )
+
+
 def _check_unread_flags(option: Any, runners: list[str], judge: str) -> None:
     """A flag nothing will read is refused rather than silently ignored."""
     builtin_only = all(
@@ -167,11 +199,13 @@ def _check_unread_flags(option: Any, runners: list[str], judge: str) -> None:
     if option.skill_lens_model is not None and not keyed_runner and not keyed_judge:
         user_error(
             "--skill-lens-model is read by no runner or judge in this run",
-            "drop the flag: only the pydantic-ai and langchain runners read it, and they are "
-            "not available in this version yet",
+            "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai)",
         )
     if option.skill_lens_base_url is not None and not keyed_runner and not keyed_judge:
-        user_error("--skill-lens-base-url is read by no runner or judge in this run")
+        user_error(
+            "--skill-lens-base-url is read by no runner or judge in this run",
+            "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai)",
+        )
     if option.skill_lens_judge_model is not None and not keyed_judge:
         user_error(
             "--skill-lens-judge-model is read only by a pydantic-ai or langchain judge",

@@ -8,13 +8,28 @@ from typing import Any
 import pytest
 
 from ..run.fake import FakeRunner
-from ..run.runner import RunnerContext, RunnerFactory
+from ..run.runner import Runner, RunnerContext, RunnerFactory
 from ..score.judge import FakeJudge, JudgeContext, JudgeFactory
+from .state import get_state
 
-BUILTIN_RUNNERS: dict[str, RunnerFactory] = {"fake": lambda context: FakeRunner()}
+
+def _pydantic_ai(context: RunnerContext) -> Runner:
+    # Imported here: the framework loads only when a case is about to run.
+    from ..run.runners.pydantic_ai import PydanticAIRunner
+
+    return PydanticAIRunner(context.settings)
+
+
+BUILTIN_RUNNERS: dict[str, RunnerFactory] = {
+    "fake": lambda context: FakeRunner(),
+    "pydantic-ai": _pydantic_ai,
+}
 BUILTIN_JUDGES: dict[str, JudgeFactory] = {"fake": lambda context: FakeJudge()}
 # Named in the specification and reserved, but not built in this version yet.
-PLANNED = ("pydantic-ai", "langchain", "copilot", "claude-code", "cli")
+PLANNED: dict[str, tuple[str, ...]] = {
+    "runner": ("langchain", "copilot", "claude-code", "cli"),
+    "judge": ("pydantic-ai", "langchain", "copilot", "claude-code", "cli"),
+}
 
 
 class RegistryError(Exception):
@@ -27,7 +42,7 @@ def _merge(
     merged = dict(builtins)
     for contribution in contributions:
         for name, factory in (contribution or {}).items():
-            if name in merged or name in PLANNED:
+            if name in merged or name in PLANNED[kind]:
                 raise RegistryError(
                     f"a plugin registers the {kind} {name!r}, which is already taken; "
                     "give it another name"
@@ -54,13 +69,28 @@ def check_names(config: pytest.Config, runner_names: list[str], judge_name: str)
     for name in runner_names:
         if name not in runners:
             raise RegistryError(_unknown("runner", name, runners))
+        if name == "pydantic-ai":
+            _require_extra(config)
     judges = judge_factories(config)
     if judge_name not in judges:
         raise RegistryError(_unknown("judge", judge_name, judges))
 
 
+def _require_extra(config: pytest.Config) -> None:
+    """The pydantic-ai runner is available only with its extra installed (checked, not imported)."""
+    from ..run.runners.pydantic_ai import EXTRA_INSTALL, missing_extra
+
+    state = get_state(config)
+    missing = missing_extra(state.settings.model if state is not None else None)
+    if missing is not None:
+        raise RegistryError(
+            f"the runner 'pydantic-ai' needs the pydantic-ai extra, which is not installed "
+            f"(no module named {missing!r}); install it: {EXTRA_INSTALL}"
+        )
+
+
 def _unknown(kind: str, name: str, known: Mapping[str, Any]) -> str:
-    if name in PLANNED:
+    if name in PLANNED[kind]:
         return (
             f"the {kind} {name!r} is not available in this version of pytest-skill-lens yet; "
             f"available: {', '.join(sorted(known))}"

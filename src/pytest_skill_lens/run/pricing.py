@@ -1,0 +1,70 @@
+"""What a model response cost, from genai-prices; a price that cannot be found is a note.
+
+``genai_prices`` is imported on the first call, so a run that never prices
+anything (the ``fake`` runner, ``--collect-only``) never loads it. Nothing here
+raises: a cost that cannot be computed is ``0.0`` with a note that says why,
+and the budget then reads that ``0.0`` as "not measured", never as "free".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# A model id's provider prefix (as pydantic-ai and LangChain spell it) -> genai-prices'
+# provider id. A prefix not listed here is passed through as written.
+_PROVIDER_IDS = {
+    "openai-chat": "openai",
+    "openai-responses": "openai",
+    "google-gla": "google",
+    "google-vertex": "google",
+    "google_genai": "google",
+    "google_vertexai": "google",
+}
+
+
+def provider_id(prefix: str) -> str:
+    """genai-prices' name for the provider a model id's prefix names."""
+    return _PROVIDER_IDS.get(prefix, prefix)
+
+
+def price(
+    model: str,
+    provider: str,
+    *,
+    input_tokens: int,
+    output_tokens: int,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
+) -> tuple[float, str | None]:
+    """``(cost_usd, cost_note)`` of one response; the note is ``None`` when it was priced.
+
+    ``input_tokens`` includes the cache tokens (both frameworks count them in it,
+    and genai-prices expects them there); the cache counts say how many of them
+    were read from or written to the cache, which are priced differently.
+    ``provider`` is the model id's prefix (``openai``, ``anthropic``, ...). Prices
+    are the provider's list price for ``model``, the name the response reported.
+    """
+    if not model:
+        return 0.0, "cannot price the run: the provider reported no model name"
+    where = provider_id(provider) if provider else None
+    try:
+        import genai_prices
+    except ImportError:
+        return 0.0, (
+            f"cannot price {model}: genai-prices is not installed "
+            '(pip install "pytest-skill-lens[pydantic-ai]")'
+        )
+    try:
+        usage = genai_prices.Usage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cache_read_tokens=cache_read_tokens,
+            cache_write_tokens=cache_write_tokens,
+        )
+        calculation: Any = genai_prices.calc_price(usage, model, provider_id=where)
+        return float(calculation.total_price), None
+    except LookupError:
+        at = f" from provider {where!r}" if where else ""
+        return 0.0, f"genai-prices has no price for model {model!r}{at}"
+    except Exception as exc:  # a pricing failure must never fail the run
+        return 0.0, f"cannot price {model}: {type(exc).__name__}: {exc}"

@@ -1,0 +1,338 @@
+"""The ``pydantic-ai`` runner: a real PydanticAI ``Agent`` with the case's mock tools.
+
+``pydantic_ai`` is imported inside :meth:`PydanticAIRunner.run` only, so
+collecting, listing and every other runner never load it. What the runner
+does, per attempt:
+
+* builds the model: ``openai:`` (and ``openai-chat:``) always goes to the Chat
+  Completions API, the one every OpenAI-compatible server speaks, at
+  ``base_url`` when one is set; ``ollama:`` and ``anthropic:`` take the
+  endpoint too; any other prefix is built by pydantic-ai as it would be;
+* registers each mock tool with its JSON schema exactly as declared (the
+  framework's schema rewriting is switched off for the models built here, and
+  no ``strict`` flag is added);
+* runs the task with the case's ``budget.max_tokens`` as a usage limit, so a
+  runaway run stops at the first response over it;
+* reads everything it reports (tool calls, output, tokens, model) from the
+  messages of the run, which are kept even when the run stops or fails.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from collections.abc import Callable
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from ...settings import Settings
+from ...spec.model import EvalCase
+from ...spec.skill import Skill
+from ..mocktools import MockTool, build_mock_tools
+from ..pricing import price
+from ..prompt import system_prompt
+from ..providers import provider_of
+from ..result import RunResult, ToolCall
+from ..retry import Attempt, run_with_retries, transient_status
+
+NAME = "pydantic-ai"
+EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
+STOP_NOTE = "pydantic-ai stopped the run before the agent finished, at the case's max_tokens"
+NO_USAGE_NOTE = "pydantic-ai received no token usage from the provider"
+# Prefixes whose provider pydantic-ai can point at another endpoint.
+BASE_URL_PREFIXES = ("openai", "openai-chat", "ollama", "anthropic")
+# pydantic-ai's warnings about what the result's usage_note and cost_note already say.
+_NOTED_WARNINGS = ("UsageLimitUnavailableWarning", "CostNotFoundWarning")
+# The provider SDK each of those prefixes needs, beside pydantic_ai itself.
+_PROVIDER_MODULES = {
+    "openai": "openai",
+    "openai-chat": "openai",
+    "openai-responses": "openai",
+    "ollama": "openai",
+    "anthropic": "anthropic",
+}
+
+
+def missing_extra(model: str | None = None) -> str | None:
+    """The module the runner needs that is not installed, found without importing it."""
+    needed = ["pydantic_ai", "genai_prices"]
+    if model is not None and provider_of(model) in _PROVIDER_MODULES:
+        needed.append(_PROVIDER_MODULES[provider_of(model)])
+    for module in needed:
+        if find_spec(module) is None:
+            return module
+    return None
+
+
+def settings_problem(settings: Settings) -> str | None:
+    """A setting this runner cannot honour, said before any case runs."""
+    prefix = provider_of(settings.model)
+    if not prefix or not settings.model.partition(":")[2]:
+        return (
+            f"the model {settings.model!r} is not of the form provider:name "
+            "(e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5)"
+        )
+    if settings.base_url and prefix not in BASE_URL_PREFIXES:
+        return (
+            f"pydantic-ai cannot send {prefix}: models to base_url; only "
+            f"{', '.join(p + ':' for p in BASE_URL_PREFIXES)} take an endpoint"
+        )
+    return None
+
+
+class PydanticAIRunner:
+    """Performs a case with a PydanticAI agent; holds nothing between runs."""
+
+    name = NAME
+
+    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self._sleep = sleep
+
+    def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
+        problem = _unsupported(case, workspace)
+        if problem is not None:
+            return RunResult(error=problem)
+        prompt = system_prompt(skill)
+        return run_with_retries(
+            lambda: self._attempt(prompt, case),
+            retries=self.settings.retries,
+            backoff_seconds=self.settings.retry_backoff_seconds,
+            transient=is_transient,
+            sleep=self._sleep,
+        )
+
+    def _attempt(self, prompt: str, case: EvalCase) -> Attempt:
+        """One fresh conversation with fresh mock tools; never raises for the provider."""
+        try:
+            from pydantic_ai import UsageLimits, capture_run_messages, exceptions
+            from pydantic_ai.exceptions import UsageLimitExceeded
+        except ImportError as exc:
+            return Attempt(RunResult(error=f"{type(exc).__name__}: {exc}; {EXTRA_INSTALL}"))
+        max_tokens = case.budget.max_tokens if case.budget is not None else None
+        limits = UsageLimits(total_tokens_limit=max_tokens)
+        output: str | None = None
+        failure: BaseException | None = None
+        start = time.perf_counter()
+        with warnings.catch_warnings(), capture_run_messages() as messages:
+            # Missing usage and prices become notes on the result; a warning per case adds nothing.
+            for category in _NOTED_WARNINGS:
+                if (warning := getattr(exceptions, category, None)) is not None:
+                    warnings.simplefilter("ignore", warning)
+            try:
+                agent = self._agent(prompt, build_mock_tools(case.tools))
+                output = str(agent.run_sync(case.task or "", usage_limits=limits).output)
+            except Exception as exc:  # a provider failure (or a stop) is a result, never raised
+                failure = exc
+        latency_ms = (time.perf_counter() - start) * 1000
+        result = self._result(messages, output, latency_ms)
+        if isinstance(failure, UsageLimitExceeded) and (
+            max_tokens is not None and result.usage_note is None and result.tokens > max_tokens
+        ):
+            result.stop_note = STOP_NOTE  # the case ran away: scored as far as it got
+            return Attempt(result)
+        if failure is not None:
+            result.error = f"{type(failure).__name__}: {failure}"
+        return Attempt(result, failure)
+
+    def _agent(self, prompt: str, tools: dict[str, MockTool]) -> Any:
+        from pydantic_ai import Agent
+
+        model_settings: Any = {"max_retries": 0}  # retries are ours, counted and priced
+        if self.settings.temperature != "unset":
+            model_settings["temperature"] = self.settings.temperature
+        return Agent(
+            self._model(),
+            system_prompt=prompt,
+            tools=[_tool(mock) for mock in tools.values()],
+            model_settings=model_settings,
+            name="skill-lens",
+        )
+
+    def _model(self) -> Any:
+        prefix, _, name = self.settings.model.partition(":")
+        base_url = self.settings.base_url or None
+        # Without a transformer the declared schema reaches the provider as written.
+        verbatim: Any = {"json_schema_transformer": None}
+        if prefix in ("openai", "openai-chat"):
+            from pydantic_ai.models.openai import OpenAIChatModel
+            from pydantic_ai.providers.openai import OpenAIProvider
+
+            provider = OpenAIProvider(base_url=base_url)
+            return OpenAIChatModel(name, provider=provider, profile=verbatim)
+        if prefix == "ollama":
+            from pydantic_ai.models.ollama import OllamaModel
+            from pydantic_ai.providers.ollama import OllamaProvider
+
+            return OllamaModel(name, provider=OllamaProvider(base_url=base_url), profile=verbatim)
+        if prefix == "anthropic":
+            from pydantic_ai.models.anthropic import AnthropicModel
+            from pydantic_ai.providers.anthropic import AnthropicProvider
+
+            return AnthropicModel(
+                name, provider=AnthropicProvider(base_url=base_url), profile=verbatim
+            )
+        from pydantic_ai.models import infer_model
+
+        return infer_model(self.settings.model)
+
+    def _result(self, messages: list[Any], output: str | None, latency_ms: float) -> RunResult:
+        from pydantic_ai.messages import ModelResponse
+
+        responses = [m for m in messages if isinstance(m, ModelResponse)]
+        provider = provider_of(self.settings.model)
+        fallback_model = self.settings.model.partition(":")[2]
+        input_tokens = output_tokens = 0
+        cost = 0.0
+        cost_note: str | None = None
+        unmeasured = False
+        for response in responses:
+            usage = response.usage
+            if getattr(usage, "unmeasured_requests", 0) or not (
+                usage.input_tokens or usage.output_tokens
+            ):
+                unmeasured = True
+                continue
+            input_tokens += usage.input_tokens
+            output_tokens += usage.output_tokens
+            spent, note = price(
+                response.model_name or fallback_model,
+                provider,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cache_read_tokens=usage.cache_read_tokens,
+                cache_write_tokens=usage.cache_write_tokens,
+            )
+            cost += spent
+            cost_note = cost_note or note
+        if unmeasured:
+            cost_note = NO_USAGE_NOTE
+        model = next((r.model_name for r in reversed(responses) if r.model_name), "")
+        if output is None:
+            output = (responses[-1].text or "") if responses else ""
+        return RunResult(
+            output=output,
+            tool_calls=_tool_calls(responses),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=cost,
+            latency_ms=latency_ms,
+            model=model or fallback_model,
+            transcript=_transcript(messages),
+            cost_note=cost_note,
+            usage_note=NO_USAGE_NOTE if unmeasured else None,
+        )
+
+
+def _unsupported(case: EvalCase, workspace: Path | None) -> str | None:
+    if case.mode == "offered":
+        return "mode: offered is not supported by the pydantic-ai runner yet"
+    if workspace is not None or case.workspace is not None or case.sessions is not None:
+        return (
+            "a case with workspace: or sessions: is not supported by the pydantic-ai runner "
+            "yet (its workspace tools are not built)"
+        )
+    return None
+
+
+def _tool(mock: MockTool) -> Any:
+    from pydantic_ai import Tool
+
+    async def answer(**arguments: Any) -> str:
+        return mock.call(arguments)
+
+    tool = Tool.from_schema(
+        answer, name=mock.name, description=mock.description, json_schema=mock.schema
+    )
+    tool.strict = False  # as declared: never constrained decoding the author did not ask for
+    return tool
+
+
+def is_transient(failure: BaseException) -> bool:
+    """Whether another attempt could succeed: a busy, slow or unreachable provider."""
+    from pydantic_ai import exceptions
+
+    if isinstance(failure, exceptions.ModelHTTPError):
+        return transient_status(failure.status_code)
+    rejected = getattr(exceptions, "ModelRequestRejectedError", None)
+    if rejected is not None and isinstance(failure, rejected):
+        return False  # refused for what was sent (a key, a model, a context): it would be again
+    if isinstance(failure, exceptions.ModelAPIError):
+        return True
+    return isinstance(failure, TimeoutError | ConnectionError)
+
+
+def parse_arguments(args: object) -> dict[str, Any]:
+    """A tool call's arguments as a dict; text that is not a JSON object is kept under ``_raw``."""
+    if args is None:
+        return {}
+    if isinstance(args, dict):
+        return dict(args)
+    if not isinstance(args, str):
+        return {"_raw": str(args)}
+    if not args.strip():
+        return {}
+    try:
+        parsed = json.loads(args)
+    except ValueError:
+        return {"_raw": args}
+    return parsed if isinstance(parsed, dict) else {"_raw": args}
+
+
+def _tool_calls(responses: list[Any]) -> list[ToolCall]:
+    from pydantic_ai.messages import ToolCallPart
+
+    return [
+        ToolCall(part.tool_name, parse_arguments(part.args))
+        for response in responses
+        for part in response.parts
+        if isinstance(part, ToolCallPart)
+    ]
+
+
+def _transcript(messages: list[Any]) -> list[dict[str, Any]]:
+    """The conversation as plain data: who said what, which tools were asked for and answered."""
+    from pydantic_ai.messages import (
+        ModelResponse,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    entries: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            text = "".join(p.content for p in message.parts if isinstance(p, TextPart))
+            calls = [
+                {"name": p.tool_name, "arguments": parse_arguments(p.args)}
+                for p in message.parts
+                if isinstance(p, ToolCallPart)
+            ]
+            entry: dict[str, Any] = {"role": "assistant", "content": text}
+            if calls:
+                entry["tool_calls"] = calls
+            entries.append(entry)
+            continue
+        for part in message.parts:
+            if isinstance(part, SystemPromptPart):
+                entries.append({"role": "system", "content": part.content})
+            elif isinstance(part, UserPromptPart):
+                entries.append({"role": "user", "content": _text(part.content)})
+            elif isinstance(part, ToolReturnPart):
+                entries.append(
+                    {"role": "tool", "name": part.tool_name, "content": part.model_response_str()}
+                )
+            elif hasattr(part, "model_response") and hasattr(part, "tool_name"):
+                # A retry prompt: the framework's own reply to a call it could not run.
+                entries.append(
+                    {"role": "tool", "name": part.tool_name, "content": part.model_response()}
+                )
+    return entries
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content, default=str)

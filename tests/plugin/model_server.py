@@ -1,0 +1,181 @@
+"""A scripted OpenAI-compatible Chat Completions server on 127.0.0.1, for tests without internet.
+
+Import it from a test module in ``tests/plugin`` with ``from model_server import ...``.
+
+Each conversation is scripted by its task (the first user message): ``script[task]`` is
+a list of replies, and every request whose task is ``task`` takes the next one; the
+last reply repeats, so a tool call as the last reply is a loop that never ends. A
+reply is one of:
+
+* :func:`text` -- the assistant answers ``content``;
+* :func:`tool_calls` -- the assistant asks for tools, ``[(name, arguments text), ...]``;
+* :func:`failure` -- an HTTP error status with an OpenAI-style error body.
+
+``usage=(prompt, completion)`` sets the usage block (``None`` leaves it out); ``cached``
+adds ``prompt_tokens_details.cached_tokens``. Every request is recorded, in order, as a
+:class:`Request` (path, headers, parsed JSON body).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["MODEL", "Request", "ScriptedModelServer", "failure", "text", "tool_calls"]
+
+MODEL = "gpt-4o-mini-2024-07-18"  # what the server says answered; genai-prices knows it
+
+
+@dataclass(frozen=True)
+class Request:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def task(self) -> str:
+        return _task(self.body)
+
+    def messages(self, role: str) -> list[dict[str, Any]]:
+        return [m for m in self.body.get("messages", []) if m.get("role") == role]
+
+
+def _usage(usage: tuple[int, int] | None, cached: int) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    block: dict[str, Any] = {
+        "prompt_tokens": usage[0],
+        "completion_tokens": usage[1],
+        "total_tokens": usage[0] + usage[1],
+    }
+    if cached:
+        block["prompt_tokens_details"] = {"cached_tokens": cached}
+    return block
+
+
+def text(
+    content: str,
+    *,
+    usage: tuple[int, int] | None = (10, 5),
+    cached: int = 0,
+    model: str = MODEL,
+) -> dict[str, Any]:
+    return {
+        "message": {"role": "assistant", "content": content},
+        "finish": "stop",
+        "usage": _usage(usage, cached),
+        "model": model,
+    }
+
+
+def tool_calls(
+    calls: Sequence[tuple[str, str]],
+    *,
+    usage: tuple[int, int] | None = (10, 5),
+    model: str = MODEL,
+) -> dict[str, Any]:
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(calls)
+        ],
+    }
+    return {"message": message, "finish": "tool_calls", "usage": _usage(usage, 0), "model": model}
+
+
+def failure(status: int, message: str = "scripted failure") -> dict[str, Any]:
+    return {"status": status, "error": {"message": message, "type": "server_error"}}
+
+
+def _task(body: Mapping[str, Any]) -> str:
+    for message in body.get("messages", []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else json.dumps(content)
+    return ""
+
+
+class ScriptedModelServer:
+    """Serves ``POST <base>/chat/completions`` from a script; use as a context manager."""
+
+    def __init__(self, script: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> None:
+        self.script: dict[str, list[Mapping[str, Any]]] = {
+            k: list(v) for k, v in (script or {}).items()
+        }
+        self.requests: list[Request] = []
+        self._served: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The base URL to hand to a client (``http://127.0.0.1:PORT/v1``)."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> ScriptedModelServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def for_task(self, task: str) -> list[Request]:
+        """The requests of every conversation about ``task``, in arrival order."""
+        return [r for r in self.requests if r.task == task]
+
+    def _reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        task = _task(body)
+        with self._lock:
+            self.requests.append(Request(path, headers, body))
+            replies = self.script.get(task)
+            if not path.endswith("/chat/completions"):
+                return 404, {"error": {"message": f"no such endpoint {path}", "type": "test"}}
+            if not replies:
+                return 400, {"error": {"message": f"no script for task {task!r}", "type": "test"}}
+            position = self._served.get(task, 0)
+            self._served[task] = position + 1
+            reply = replies[min(position, len(replies) - 1)]
+        if "status" in reply:
+            return int(reply["status"]), {"error": reply["error"]}
+        payload: dict[str, Any] = {
+            "id": f"chatcmpl-{position}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": reply["model"],
+            "choices": [
+                {"index": 0, "message": reply["message"], "finish_reason": reply["finish"]}
+            ],
+        }
+        if reply["usage"] is not None:
+            payload["usage"] = reply["usage"]
+        return 200, payload
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, payload = server._reply(self.path, headers, body)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # quiet: the requests are recorded instead
+
+        return Handler
