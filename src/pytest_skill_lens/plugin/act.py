@@ -74,12 +74,10 @@ def _judge(item: CaseItem, state: SessionState) -> Any:
 
 def _evaluators(item: CaseItem, state: SessionState) -> tuple[Any, ...]:
     """Evaluators that conftests add, asked for once every conftest has loaded."""
-    found = state.extra.get("evaluators")
-    if found is None:
+    if state.evaluators is None:
         groups = item.config.hook.pytest_skill_lens_evaluators(config=item.config)
-        found = tuple(evaluator for group in groups for evaluator in group or ())
-        state.extra["evaluators"] = found
-    return found
+        state.evaluators = tuple(evaluator for group in groups for evaluator in group or ())
+    return state.evaluators
 
 
 def _unsupported(item: CaseItem) -> str | None:

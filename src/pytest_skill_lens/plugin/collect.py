@@ -118,8 +118,8 @@ def _registry_ok(config: pytest.Config, state: SessionState) -> bool:
     The error is raised by the first skill only, so a hundred skills give one
     message, not a hundred; the others collect nothing (the run stops anyway).
     """
-    if state.registry_error is None and not state.extra.get("registry_checked"):
-        state.extra["registry_checked"] = True
+    if state.registry_error is None and not state.registry_checked:
+        state.registry_checked = True
         try:
             check_names(config, state.runner_names, state.settings.judge)
         except RegistryError as exc:
@@ -242,11 +242,11 @@ def _tag_marker(
         return state.tag_markers[tag]
     mark: pytest.MarkDecorator | None = None
     if tag.isidentifier() and not keyword.iskeyword(tag) and tag not in _BEHAVIOUR_MARKERS:
-        foreign = state.extra.get("foreign_markers")
+        foreign = state.foreign_markers
         if foreign is None:
             lines = config.getini("markers")
             foreign = {line.split(":")[0].split("(")[0].strip() for line in lines}
-            state.extra["foreign_markers"] = foreign
+            state.foreign_markers = foreign
         # Another plugin's marker has behaviour that is not ours to trigger.
         if tag not in foreign:
             config.addinivalue_line("markers", f"{tag}: skill-lens case tag")

@@ -51,7 +51,6 @@ def finish_session(session: pytest.Session, state: SessionState, exitstatus: int
     """The exit code: 2 for authoring errors, else the gate's (or 1 if ordinary tests failed)."""
     if state.collection_errors:
         # Under xdist a collection error would otherwise exit 1; it is an authoring error.
-        state.extra["exit_reason"] = "collection errors (authoring errors) stopped the run"
         return int(pytest.ExitCode.INTERRUPTED)
     if session.config.option.collectonly:
         return exitstatus  # listing cases measures nothing, so there is no gate
@@ -66,10 +65,10 @@ def finish_session(session: pytest.Session, state: SessionState, exitstatus: int
         per_skill_min=settings.per_skill_min,
     )
     state.gate = gate
-    state.extra["record"] = record
+    state.record = record
     code = 1 if state.other_failures else gate.exit_code
     write_errors = _write_reports(state, record, gate)
-    state.extra["write_errors"] = write_errors
+    state.write_errors = write_errors
     if write_errors and code == 0:
         code = 2  # a report CI expects is missing: not a green run
     return code
@@ -117,17 +116,17 @@ def mark_failed_gate_in_junit(path: Path, state: SessionState) -> None:
         if amended is not None:
             path.write_text(amended, encoding="utf-8")
     except (OSError, ET.ParseError) as exc:
-        state.extra.setdefault("write_errors", []).append(f"could not amend {path}: {exc}")
+        state.write_errors.append(f"could not amend {path}: {exc}")
 
 
 def write_summary(terminalreporter: Any, state: SessionState) -> None:
-    record: RunRecord | None = state.extra.get("record")
+    record = state.record
     if state.gate is None or record is None:
         return
     terminalreporter.section("skill-lens")
     for line in summary_lines(record, state.gate):
         terminalreporter.write_line(line)
-    for line in state.extra.get("write_errors", []):
+    for line in state.write_errors:
         terminalreporter.write_line(line, red=True)
     if state.other_failures:
         terminalreporter.write_line(f"{state.other_failures} ordinary test(s) failed: exit code 1")

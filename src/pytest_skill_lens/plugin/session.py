@@ -65,7 +65,7 @@ class SkillLensSession:
             items.clear()
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self.state.extra.setdefault("deselected_items", set()).update(
+        self.state.deselected_cases.update(
             item.skill.name for item in items if isinstance(item, CaseItem)
         )
 
@@ -85,7 +85,7 @@ class SkillLensSession:
                     "order": item.order,
                 }
                 selected.add(item.skill.name)
-        self.state.deselected_skills |= self.state.extra.pop("deselected_items", set()) - selected
+        self.state.deselected_skills |= self.state.deselected_cases - selected
         if self.config.option.keyword:
             self.state.deselected_by.add("-k")
         if self.config.option.markexpr:

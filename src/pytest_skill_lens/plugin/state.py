@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..gate.outcome import Outcome
-    from ..gate.record import GateResult
+    from ..gate.record import GateResult, RunRecord
     from ..run.runner import Runner
+    from ..score.check import Evaluator
     from ..score.judge import Judge
     from ..settings import Settings
     from ..spec.parse_cache import ParseCache
@@ -35,16 +36,22 @@ class SessionState:
     deselected_by: set[str] = field(default_factory=set)  # "-k" / "-m"
     planned: dict[str, dict[str, object]] = field(default_factory=dict)  # nodeid -> identity
     collection_errors: int = 0
+    registry_checked: bool = False
     registry_error: str | None = None
     registry_error_reported: bool = False
+    foreign_markers: set[str] | None = None  # markers other plugins registered
+    deselected_cases: set[str] = field(default_factory=set)  # skills with a deselected case
     # Filled while items run.
     outcomes: dict[str, Outcome] = field(default_factory=dict)  # nodeid -> outcome
     other_failures: int = 0  # failures of ordinary tests in a mixed run
     runners: dict[str, Runner] = field(default_factory=dict)
     judge: Judge | None = None
     tag_markers: dict[str, pytest.MarkDecorator | None] = field(default_factory=dict)
+    evaluators: tuple[Evaluator, ...] | None = None  # conftest-added, asked for once
+    # Filled at session end.
     gate: GateResult | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    record: RunRecord | None = None
+    write_errors: list[str] = field(default_factory=list)
 
 
 STATE_KEY = pytest.StashKey[SessionState]()
