@@ -531,27 +531,218 @@ def test_a_model_genai_prices_does_not_know_costs_zero_with_a_note(
     assert checks(outcome, "budget")["max_cost_usd"][0] is False
 
 
+# --- the workspace: preamble, built-in tools, sessions -------------------------------------------
+
+WORKSPACE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "list_files",
+            "description": "List every file in the working directory, one relative path per line",
+            "parameters": {
+                "type": "object",
+                "properties": {},
+                "required": [],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a text file. `path` is relative to the working directory",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "description": "Create or replace a text file. `path` is relative to the working "
+            "directory; `content` is the whole text of the file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+                "additionalProperties": False,
+            },
+        },
+    },
+]
+
+
+def test_a_workspace_case_writes_a_file_the_assertion_reads(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    from pytest_skill_lens.run.prompt import workspace_preamble
+
+    cases = [
+        case(
+            "writes the report",
+            "write the report",
+            tools=tools_block()[:1],
+            workspace={"files": {"orders.csv": "id\n1234\n"}},
+            trajectory={"called": ["write_file"], "max_calls": 1},
+            assertions=[
+                {"kind": "contains", "value": "written"},
+                {"kind": "contains", "value": "refund denied", "file": "report.md"},
+            ],
+        )
+    ]
+    write = json.dumps({"path": "report.md", "content": "Order 1234: refund denied\n"})
+    script = {"write the report": [tool_calls([("write_file", write)]), text("Report written.")]}
+
+    result, outcomes = run(pytester, server, cases, script)
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["writes the report"]
+    assert outcome["status"] == "passed"
+    assert outcome["tool_calls"] == [
+        {
+            "name": "write_file",
+            "arguments": {"path": "report.md", "content": "Order 1234: refund denied\n"},
+        }
+    ]
+    assertion = checks(outcome, "assertion")
+    assert set(assertion) == {"contains[0]", "contains[1]"}
+    assert all(passed for passed, _ in assertion.values()), assertion
+    first, second = server.requests
+    (system,) = first.messages("system")
+    assert system["content"] == SYSTEM_PROMPT + "\n\n" + workspace_preamble()
+    # The declared mock first, as written, then the three built-ins with closed schemas.
+    assert [t["function"]["name"] for t in first.body["tools"]] == [
+        "lookup_order",
+        "list_files",
+        "read_file",
+        "write_file",
+    ]
+    assert first.body["tools"][1:] == WORKSPACE_TOOLS
+    assert second.messages("tool") == [
+        {"role": "tool", "tool_call_id": "call_0", "content": "wrote 26 bytes to report.md"}
+    ]
+
+
+def test_built_in_calls_count_toward_max_calls(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    cases = [
+        case(
+            "looks around too much",
+            "look around",
+            workspace={"files": {"a.txt": "alpha"}},
+            trajectory={"max_calls": 1},
+        )
+    ]
+    script = {
+        "look around": [
+            tool_calls([("list_files", "{}"), ("read_file", '{"path": "a.txt"}')]),
+            text("a.txt says alpha"),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script)
+
+    assert result.ret == 1
+    outcome = outcomes["looks around too much"]
+    assert outcome["status"] == "failed"
+    passed, evidence = checks(outcome, "trajectory")["max_calls"]
+    assert not passed and "2 tool calls" in evidence
+    replies = [m["content"] for m in server.requests[-1].messages("tool")]
+    assert replies == ["a.txt", "alpha"]
+
+
+def test_a_path_outside_the_workspace_is_refused_to_the_model_and_the_case_completes(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    cases = [
+        case(
+            "tries to escape",
+            "read the secret",
+            workspace={},
+            trajectory={"called": ["read_file"]},
+            assertions=[{"kind": "contains", "value": "cannot"}],
+        )
+    ]
+    script = {
+        "read the secret": [
+            tool_calls([("read_file", '{"path": "../x"}')]),
+            tool_calls([("read_file", "{}")]),
+            text("I cannot read that file."),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script)
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["tries to escape"]
+    assert outcome["status"] == "passed"
+    assert outcome["error"] is None
+    second, third = server.requests[1:]
+    (refusal,) = second.messages("tool")
+    assert refusal["content"].startswith("refused: ../x: ")
+    assert "leave the workspace" in refusal["content"]
+    # A call without its argument is refused too, never raised.
+    assert third.messages("tool")[-1]["content"] == (
+        "refused: read_file needs path (missing: path)"
+    )
+
+
+def test_session_two_reads_what_session_one_wrote(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    from pytest_skill_lens.run.prompt import workspace_preamble
+
+    cases = [
+        {
+            "name": "remembers across sessions",
+            "sessions": ["take a note", "what did you note?"],
+            "workspace": {},
+            "trajectory": {"order": ["write_file", "read_file"]},
+            "assertions": [{"kind": "contains", "value": "the code is 7421"}],
+        }
+    ]
+    note = json.dumps({"path": "notes/code.txt", "content": "the code is 7421"})
+    script = {
+        "take a note": [tool_calls([("write_file", note)]), text("Noted.")],
+        "what did you note?": [
+            tool_calls([("read_file", '{"path": "notes/code.txt"}')]),
+            text("You told me: the code is 7421."),
+        ],
+    }
+
+    result, outcomes = run(pytester, server, cases, script)
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["remembers across sessions"]
+    assert outcome["status"] == "passed"
+    assert [c["name"] for c in outcome["tool_calls"]] == ["write_file", "read_file"]
+    # Session 2 is a fresh conversation: no history, the same preamble, the file's text.
+    opening = server.for_task("what did you note?")[0]
+    assert [m["role"] for m in opening.body["messages"]] == ["system", "user"]
+    assert opening.messages("system")[0]["content"].endswith(workspace_preamble())
+    reply = server.for_task("what did you note?")[1].messages("tool")
+    assert reply == [{"role": "tool", "tool_call_id": "call_0", "content": "the code is 7421"}]
+
+
 # --- what the runner does not do yet -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("more", "said"),
-    [
-        ({"mode": "offered"}, "mode: offered is not supported"),
-        ({"workspace": {"files": {"a.txt": "x"}}}, "workspace"),
-        ({"sessions": ["one", "two"], "workspace": {}}, "sessions"),
-    ],
-)
-def test_unsupported_case_features_are_errored_without_a_request(
-    pytester: pytest.Pytester, server: ScriptedModelServer, more: dict[str, Any], said: str
+def test_mode_offered_is_errored_without_a_request(
+    pytester: pytest.Pytester, server: ScriptedModelServer
 ) -> None:
-    cases = [{"name": "unsupported", **({} if "sessions" in more else {"task": "t"}), **more}]
+    cases = [{"name": "unsupported", "task": "t", "mode": "offered"}]
 
     result, outcomes = run(pytester, server, cases, {})
 
     assert result.ret == 1
     result.assert_outcomes(errors=1)
-    assert said in outcomes["unsupported"]["error"]
+    assert "mode: offered is not supported" in outcomes["unsupported"]["error"]
     assert server.requests == []
 
 

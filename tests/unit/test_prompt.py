@@ -4,7 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.prompt import NEUTRAL_PROMPT, system_prompt
+from pytest_skill_lens.run.prompt import (
+    NEUTRAL_PROMPT,
+    WORKSPACE_PREAMBLE,
+    system_prompt,
+    workspace_preamble,
+)
 from pytest_skill_lens.spec.skill import Skill
 
 
@@ -48,3 +53,41 @@ def test_the_rule_reads_the_skill_not_the_arm() -> None:
     assert system_prompt(text) == "# pdf\n\nd\n\ni"
     empty = Skill("pdf", "", "", Path("/x/SKILL.md"), variant="candidate")
     assert system_prompt(empty) == NEUTRAL_PROMPT
+
+
+# --- the workspace preamble ---------------------------------------------------------------
+
+
+def test_the_workspace_preamble_is_byte_identical_whatever_the_skill() -> None:
+    pdf = skill("pdf", "Summarises PDFs.", "Read the file.")
+    orders = skill("order-support", "Handles refunds.", "Look up the order first.")
+    baseline = skill("order-support", "", "")
+    preambles = {
+        system_prompt(s, workspace=True).removeprefix(system_prompt(s))
+        for s in (pdf, orders, baseline)
+    }
+    assert preambles == {"\n\n" + workspace_preamble()}
+    assert workspace_preamble() == WORKSPACE_PREAMBLE
+
+
+def test_the_preamble_names_no_skill_and_says_how_to_use_the_tools() -> None:
+    text = workspace_preamble()
+    for tool in ("list_files", "read_file", "write_file"):
+        assert tool in text
+    assert "working directory" in text
+    for word in ("pdf", "order", "skill", "#"):
+        assert word not in text.lower()
+
+
+def test_without_a_workspace_there_is_no_preamble() -> None:
+    pdf = skill("pdf", "Summarises PDFs.", "Read the file.")
+    assert (
+        system_prompt(pdf)
+        == system_prompt(pdf, workspace=False)
+        == "# pdf\n\nSummarises PDFs.\n\nRead the file."
+    )
+    assert "list_files" not in system_prompt(pdf)
+    assert "list_files" not in system_prompt(skill("pdf"))
+    assert (
+        system_prompt(skill("pdf"), workspace=True) == NEUTRAL_PROMPT + "\n\n" + WORKSPACE_PREAMBLE
+    )

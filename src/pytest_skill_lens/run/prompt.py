@@ -7,9 +7,24 @@ from ..spec.skill import Skill
 
 NEUTRAL_PROMPT = "You are a helpful assistant."
 
+# Appended for a case with a workspace, in every arm alike: it names no skill, so the
+# candidate and the baseline differ only in the skill's own text.
+WORKSPACE_PREAMBLE = (
+    "You have a working directory for this task. Its files are reachable only through "
+    "three tools:\n"
+    "- list_files lists every file in the working directory, one relative path per line;\n"
+    "- read_file reads a text file, given its path;\n"
+    "- write_file creates or replaces a text file, given its path and its whole content.\n"
+    "A path is relative to the working directory (report.md, data/input.csv); an absolute "
+    "path or one containing .. is refused. A file you are asked to produce exists only "
+    "once write_file has written it."
+)
 
-def system_prompt(skill: Skill) -> str:
+
+def system_prompt(skill: Skill, *, workspace: bool = False) -> str:
     """``# <name>``, then the description, then the instructions, blank-line separated.
+
+    With ``workspace``, :func:`workspace_preamble` follows, after a blank line.
 
     A skill whose description and instructions are both empty (what a ``none``
     baseline is) gets :data:`NEUTRAL_PROMPT` instead, without its name: the prompt
@@ -19,6 +34,13 @@ def system_prompt(skill: Skill) -> str:
     description = skill.description.strip()
     instructions = skill.instructions.strip()
     if not description and not instructions:
-        return NEUTRAL_PROMPT
-    parts = [f"# {skill.name}", description, instructions]
-    return "\n\n".join(part for part in parts if part)
+        prompt = NEUTRAL_PROMPT
+    else:
+        parts = [f"# {skill.name}", description, instructions]
+        prompt = "\n\n".join(part for part in parts if part)
+    return f"{prompt}\n\n{workspace_preamble()}" if workspace else prompt
+
+
+def workspace_preamble() -> str:
+    """How to use the working directory: the same bytes for every skill and arm."""
+    return WORKSPACE_PREAMBLE

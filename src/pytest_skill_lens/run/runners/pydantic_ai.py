@@ -11,6 +11,9 @@ does, per attempt:
 * registers each mock tool with its JSON schema exactly as declared (the
   framework's schema rewriting is switched off for the models built here, and
   no ``strict`` flag is added);
+* in a case with a workspace, also registers ``list_files``, ``read_file`` and
+  ``write_file`` over the directory it is handed, and appends the workspace
+  preamble to the system prompt; their calls are recorded like any other;
 * runs the task with the case's ``budget.max_tokens`` as a usage limit, so a
   runaway run stops at the first response over it;
 * reads everything it reports (tool calls, output, tokens, model) from the
@@ -22,7 +25,7 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -30,12 +33,14 @@ from typing import Any
 from ...settings import Settings
 from ...spec.model import EvalCase
 from ...spec.skill import Skill
-from ..mocktools import MockTool, build_mock_tools
+from ..mocktools import build_mock_tools
 from ..pricing import price
 from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
 from ..retry import Attempt, run_with_retries, transient_status
+from ..workspace import Limits, Workspace
+from ..workspace_tools import workspace_tools
 
 NAME = "pydantic-ai"
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
@@ -95,17 +100,29 @@ class PydanticAIRunner:
         problem = _unsupported(case, workspace)
         if problem is not None:
             return RunResult(error=problem)
-        prompt = system_prompt(skill)
+        opened: Workspace | None = None
+        if workspace is not None:
+            try:
+                opened = Workspace.attach(workspace, Limits.from_settings(self.settings))
+            except (OSError, RuntimeError, ValueError) as exc:
+                return RunResult(
+                    error=f"WorkspaceError: cannot use the workspace {workspace}: "
+                    f"{type(exc).__name__}: {exc}"
+                )
+        prompt = system_prompt(skill, workspace=opened is not None)
         return run_with_retries(
-            lambda: self._attempt(prompt, case),
+            lambda: self._attempt(prompt, case, opened),
             retries=self.settings.retries,
             backoff_seconds=self.settings.retry_backoff_seconds,
             transient=is_transient,
             sleep=self._sleep,
         )
 
-    def _attempt(self, prompt: str, case: EvalCase) -> Attempt:
-        """One fresh conversation with fresh mock tools; never raises for the provider."""
+    def _attempt(self, prompt: str, case: EvalCase, workspace: Workspace | None) -> Attempt:
+        """One fresh conversation with fresh mock tools; never raises for the provider.
+
+        The workspace is not reset between attempts: what a discarded attempt wrote stays.
+        """
         try:
             from pydantic_ai import UsageLimits, capture_run_messages, exceptions
             from pydantic_ai.exceptions import UsageLimitExceeded
@@ -122,7 +139,7 @@ class PydanticAIRunner:
                 if (warning := getattr(exceptions, category, None)) is not None:
                     warnings.simplefilter("ignore", warning)
             try:
-                agent = self._agent(prompt, build_mock_tools(case.tools))
+                agent = self._agent(prompt, _tools(case, workspace))
                 output = str(agent.run_sync(case.task or "", usage_limits=limits).output)
             except Exception as exc:  # a provider failure (or a stop) is a result, never raised
                 failure = exc
@@ -137,7 +154,7 @@ class PydanticAIRunner:
             result.error = f"{type(failure).__name__}: {failure}"
         return Attempt(result, failure)
 
-    def _agent(self, prompt: str, tools: dict[str, MockTool]) -> Any:
+    def _agent(self, prompt: str, tools: list[Any]) -> Any:
         from pydantic_ai import Agent
 
         model_settings: Any = {"max_retries": 0}  # retries are ours, counted and priced
@@ -146,7 +163,7 @@ class PydanticAIRunner:
         return Agent(
             self._model(),
             system_prompt=prompt,
-            tools=[_tool(mock) for mock in tools.values()],
+            tools=tools,
             model_settings=model_settings,
             name="skill-lens",
         )
@@ -229,23 +246,35 @@ class PydanticAIRunner:
 def _unsupported(case: EvalCase, workspace: Path | None) -> str | None:
     if case.mode == "offered":
         return "mode: offered is not supported by the pydantic-ai runner yet"
-    if workspace is not None or case.workspace is not None or case.sessions is not None:
-        return (
-            "a case with workspace: or sessions: is not supported by the pydantic-ai runner "
-            "yet (its workspace tools are not built)"
-        )
+    if case.sessions is not None:
+        return "the pydantic-ai runner runs one session per call; the plugin splits sessions:"
+    if case.workspace is not None and workspace is None:
+        return "the case has a workspace: block, but the runner was handed no workspace directory"
     return None
 
 
-def _tool(mock: MockTool) -> Any:
+def _tools(case: EvalCase, workspace: Workspace | None) -> list[Any]:
+    """Fresh mock tools as declared, then the built-in workspace tools when there is one."""
+    tools = [
+        _tool(mock.name, mock.description, mock.schema, mock.call)
+        for mock in build_mock_tools(case.tools).values()
+    ]
+    if workspace is not None:
+        tools += [
+            _tool(b.name, b.description, b.schema, b.call) for b in workspace_tools(workspace)
+        ]
+    return tools
+
+
+def _tool(
+    name: str, description: str, schema: dict[str, Any], call: Callable[[Mapping[str, Any]], str]
+) -> Any:
     from pydantic_ai import Tool
 
     async def answer(**arguments: Any) -> str:
-        return mock.call(arguments)
+        return call(arguments)
 
-    tool = Tool.from_schema(
-        answer, name=mock.name, description=mock.description, json_schema=mock.schema
-    )
+    tool = Tool.from_schema(answer, name=name, description=description, json_schema=schema)
     tool.strict = False  # as declared: never constrained decoding the author did not ask for
     return tool
 
