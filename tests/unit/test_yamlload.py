@@ -89,3 +89,21 @@ def test_an_unquoted_pattern_names_the_quoting_fix(text: str, hint: str) -> None
         load(text)
     assert "not valid YAML" in info.value.message
     assert hint in info.value.message
+
+
+def test_explicit_tags_type_by_the_plain_rules_and_keep_text_they_do_not_spell() -> None:
+    text = (
+        "a: !!bool true\nb: !!bool yes\nc: !!int 0x1f\nd: !!int 1.5\ne: !!float 1\n"
+        "f: !!float .inf\ng: !!null ~\nh: !!null x\ni: !!int true\n"
+    )
+    assert load(text) == {
+        "a": True,
+        "b": "yes",
+        "c": 31,
+        "d": "1.5",
+        "e": 1.0,
+        "f": float("inf"),
+        "g": None,
+        "h": "x",
+        "i": "true",
+    }

@@ -50,8 +50,6 @@ _SPECIAL_FLOAT = {
     "-.inf": float("-inf"),
     ".nan": float("nan"),
 }
-_BOOL = {"true": True, "false": False}
-_NULL = {"", "~", "null"}
 
 _STR = "tag:yaml.org,2002:str"
 _TAGS_INT = "tag:yaml.org,2002:int"
@@ -59,6 +57,12 @@ _TAGS_FLOAT = "tag:yaml.org,2002:float"
 _TAGS_BOOL = "tag:yaml.org,2002:bool"
 _TAGS_NULL = "tag:yaml.org,2002:null"
 _MERGE = "tag:yaml.org,2002:merge"
+_EXPLICIT: dict[str, tuple[type, ...]] = {
+    _TAGS_BOOL: (bool,),
+    _TAGS_INT: (int,),
+    _TAGS_FLOAT: (float, int),
+    _TAGS_NULL: (type(None),),
+}
 
 
 class MarkedDict(dict[str, Any]):
@@ -83,10 +87,6 @@ class MarkedList(list[Any]):
         self.item_lines: list[int] = []
 
 
-def line_of(value: object, default: int | None = None) -> int | None:
-    return getattr(value, "line", default)
-
-
 def _scalar(node: yaml.ScalarNode) -> Any:
     text: str = node.value
     tag = node.tag
@@ -96,28 +96,14 @@ def _scalar(node: yaml.ScalarNode) -> Any:
         return _plain(text)
     if tag == _STR:
         return text
-    if tag == _TAGS_BOOL:
-        # YAML 1.1 calls yes/no/on/off booleans; an eval file does not.
-        return (
-            _BOOL.get(text.lower(), text)
-            if text in ("true", "True", "TRUE", "false", "False", "FALSE")
-            else text
-        )
-    if tag == _TAGS_INT:
-        clean = text.replace("_", "")
-        if _INT.match(text):
-            return int(clean)
-        if _INT_OTHER.match(text):
-            return int(clean, 0)
-        return text  # sexagesimal and other YAML 1.1 oddities stay text
-    if tag == _TAGS_FLOAT:
-        if text.lower() in _SPECIAL_FLOAT:
-            return _SPECIAL_FLOAT[text.lower()]
-        if _FLOAT.match(text):
-            return float(text.replace("_", ""))
+    wanted = _EXPLICIT.get(tag)
+    if wanted is not None:
+        # An explicit !!bool/!!int/!!float/!!null types by the same rules as a plain
+        # scalar, and keeps the text when it does not spell that type.
+        value = _plain(text)
+        if type(value) in wanted:
+            return float(value) if tag == _TAGS_FLOAT else value
         return text
-    if tag == _TAGS_NULL:
-        return None if text in _NULL or text in ("Null", "NULL") else text
     return text  # timestamps, binary and unknown implicit tags stay text
 
 
