@@ -39,8 +39,8 @@ from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
 from ..retry import Attempt, run_with_retries, transient_status
+from ..toolkit import builtin_tools
 from ..workspace import Limits, Workspace
-from ..workspace_tools import workspace_tools
 
 NAME = "pydantic-ai"
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
@@ -111,14 +111,16 @@ class PydanticAIRunner:
                 )
         prompt = system_prompt(skill, workspace=opened is not None)
         return run_with_retries(
-            lambda: self._attempt(prompt, case, opened),
+            lambda: self._attempt(prompt, skill, case, opened),
             retries=self.settings.retries,
             backoff_seconds=self.settings.retry_backoff_seconds,
             transient=is_transient,
             sleep=self._sleep,
         )
 
-    def _attempt(self, prompt: str, case: EvalCase, workspace: Workspace | None) -> Attempt:
+    def _attempt(
+        self, prompt: str, skill: Skill, case: EvalCase, workspace: Workspace | None
+    ) -> Attempt:
         """One fresh conversation with fresh mock tools; never raises for the provider.
 
         The workspace is not reset between attempts: what a discarded attempt wrote stays.
@@ -139,7 +141,7 @@ class PydanticAIRunner:
                 if (warning := getattr(exceptions, category, None)) is not None:
                     warnings.simplefilter("ignore", warning)
             try:
-                agent = self._agent(prompt, _tools(case, workspace))
+                agent = self._agent(prompt, self._tools(skill, case, workspace))
                 output = str(agent.run_sync(case.task or "", usage_limits=limits).output)
             except Exception as exc:  # a provider failure (or a stop) is a result, never raised
                 failure = exc
@@ -167,6 +169,15 @@ class PydanticAIRunner:
             model_settings=model_settings,
             name="skill-lens",
         )
+
+    def _tools(self, skill: Skill, case: EvalCase, workspace: Workspace | None) -> list[Any]:
+        """Fresh mock tools as declared, then the built-in tools the case gets."""
+        tools = [
+            _tool(mock.name, mock.description, mock.schema, mock.call)
+            for mock in build_mock_tools(case.tools).values()
+        ]
+        builtins = builtin_tools(skill, workspace, self.settings)
+        return tools + [_tool(b.name, b.description, b.schema, b.call) for b in builtins]
 
     def _model(self) -> Any:
         prefix, _, name = self.settings.model.partition(":")
@@ -251,19 +262,6 @@ def _unsupported(case: EvalCase, workspace: Path | None) -> str | None:
     if case.workspace is not None and workspace is None:
         return "the case has a workspace: block, but the runner was handed no workspace directory"
     return None
-
-
-def _tools(case: EvalCase, workspace: Workspace | None) -> list[Any]:
-    """Fresh mock tools as declared, then the built-in workspace tools when there is one."""
-    tools = [
-        _tool(mock.name, mock.description, mock.schema, mock.call)
-        for mock in build_mock_tools(case.tools).values()
-    ]
-    if workspace is not None:
-        tools += [
-            _tool(b.name, b.description, b.schema, b.call) for b in workspace_tools(workspace)
-        ]
-    return tools
 
 
 def _tool(

@@ -1,0 +1,24 @@
+"""Every built-in tool a framework runner offers for one case, from one place.
+
+Both framework runners call :func:`builtin_tools`, so the agent sees the same
+names, descriptions and schemas whichever framework drives it: the workspace
+tools first, then the bundle tools (``list_skill_files``, ``read_skill_file``
+and, under ``allow_scripts``, ``run_script``) when the skill ships a bundle.
+A case without a workspace gets none of them.
+"""
+
+from __future__ import annotations
+
+from ..settings import Settings
+from ..spec.skill import Skill
+from .workspace import Workspace
+from .workspace_tools import BuiltinTool, workspace_tools
+
+
+def builtin_tools(
+    skill: Skill, workspace: Workspace | None, settings: Settings
+) -> list[BuiltinTool]:
+    """The built-in tools for a case run with ``skill`` in ``workspace``, in offering order."""
+    if workspace is None:
+        return []
+    return workspace_tools(workspace)
