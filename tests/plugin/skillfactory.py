@@ -42,7 +42,7 @@ SPY_CALLS_FILE = "runner-calls.txt"
 # Speed only: hypothesis's pytest plugin imports hypothesis at the end of every in-process
 # run, which no inner run needs (see also conftest.py). Add these to an inner run's
 # arguments to leave the plugin out of it.
-QUIET_PLUGINS = ("-p", "no:hypothesispytest")
+QUIET_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
 
 
 def write_file(path: Path, text: str) -> Path:
