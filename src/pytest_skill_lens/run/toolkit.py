@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..settings import Settings
 from ..spec.skill import Skill
+from .bundle_tools import bundle_tools, skill_bundle
 from .workspace import Workspace
 from .workspace_tools import BuiltinTool, workspace_tools
 
@@ -21,4 +22,8 @@ def builtin_tools(
     """The built-in tools for a case run with ``skill`` in ``workspace``, in offering order."""
     if workspace is None:
         return []
-    return workspace_tools(workspace)
+    tools = workspace_tools(workspace)
+    # The skill's bundle (run/bundle_tools.py): only when it ships at least one file.
+    bundle = skill_bundle(skill)
+    tools += bundle_tools(bundle)
+    return tools
