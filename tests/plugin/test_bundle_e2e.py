@@ -1,0 +1,236 @@
+"""The bundle tools end to end: a real PydanticAI agent against a scripted server on 127.0.0.1.
+
+The model lists the skill's files and reads them; the test asserts exactly what the
+server got back as tool results (a shipped file's text, the refusal for an eval file)
+and which tools each request offered: a case without a workspace, and a skill that
+ships nothing besides SKILL.md and its evals, get no bundle tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pydantic_ai.models.openai")
+pytest.importorskip("genai_prices")
+
+from model_server import ScriptedModelServer, text, tool_calls
+from skillfactory import QUIET_PLUGINS, make_skill, write_file
+
+FRONTMATTER = "name: log-triage\ndescription: Triage a log file.\n"
+BODY = "Read references/format.md for the report layout.\n"
+FORMAT = "# Report\n\nOne line per level: LEVEL: count\n"
+NOT_SHIPPED = (
+    "refused: 'evals/cases.yaml' is not a file the skill ships; SKILL.md, eval files "
+    "(evals/, *.eval.yaml, evals.json), version control, dependency directories and "
+    "secret files (.env, .npmrc, ...) are never readable"
+)
+BUNDLE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "list_skill_files",
+            "description": "List the bundled files, one path per line, relative to the "
+            "skill's directory",
+            "parameters": {
+                "type": "object",
+                "properties": {},
+                "required": [],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "read_skill_file",
+            "description": "Read one bundled text file, e.g. `references/style.md`. `path` is "
+            "relative to the skill's directory, as list_skill_files shows it",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+                "additionalProperties": False,
+            },
+        },
+    },
+]
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+def skill(root: Path, cases: Sequence[Mapping[str, Any]], *, bundle: bool = True) -> Path:
+    directory = make_skill(root / "skills", "log-triage", cases, frontmatter=FRONTMATTER, body=BODY)
+    write_file(directory / "evals" / "expected.md", "ERROR: 4\n")  # the answer key
+    write_file(directory / ".env", "OPENAI_API_KEY=sk-real\n")
+    if bundle:
+        write_file(directory / "references" / "format.md", FORMAT)
+        write_file(directory / "scripts" / "count_levels.py", "print('ERROR: 4')\n")
+    return directory
+
+
+def run(
+    pytester: pytest.Pytester,
+    server: ScriptedModelServer,
+    script: Mapping[str, Sequence[Mapping[str, Any]]],
+) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+    server.script.update({task: list(replies) for task, replies in script.items()})
+    write_file(pytester.path / "skill-lens.toml", "retry_backoff_seconds = 0.0\n")
+    result = pytester.runpytest(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        "pydantic-ai",
+        "--skill-lens-base-url",
+        server.url,
+        "--skill-lens-model",
+        "openai:gpt-4o-mini",
+        "--skill-lens-json",
+        "report.json",
+        *QUIET_PLUGINS,
+    )
+    report_path = pytester.path / "report.json"
+    outcomes: dict[str, dict[str, Any]] = {}
+    if report_path.is_file():
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        outcomes = {o["case_name"]: o for o in report["outcomes"]}
+    return result, outcomes
+
+
+def tool_names(request: Any) -> list[str]:
+    return [t["function"]["name"] for t in request.body.get("tools", [])]
+
+
+def test_the_agent_lists_and_reads_the_bundle_and_never_the_answer_key(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    cases = [
+        {
+            "name": "reads the format",
+            "task": "triage the log",
+            "workspace": {"files": {"app.log": "ERROR x\n"}},
+            "trajectory": {"called": ["list_skill_files", "read_skill_file"]},
+            "assertions": [{"kind": "contains", "value": "LEVEL"}],
+        }
+    ]
+    skill(pytester.path, cases)
+    script = {
+        "triage the log": [
+            tool_calls([("list_skill_files", "{}")]),
+            tool_calls(
+                [
+                    ("read_skill_file", '{"path": "references/format.md"}'),
+                    ("read_skill_file", '{"path": "evals/cases.yaml"}'),
+                    ("read_skill_file", '{"path": "EVALS/expected.md"}'),
+                    ("read_skill_file", '{"path": ".env"}'),
+                    ("read_skill_file", "{}"),
+                ]
+            ),
+            text("The report layout is LEVEL: count."),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, script)
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["reads the format"]
+    assert outcome["status"] == "passed"
+    assert [c["name"] for c in outcome["tool_calls"]] == [
+        "list_skill_files",
+        *["read_skill_file"] * 5,
+    ]
+    first, second, third = server.requests
+    # Offered after the three workspace tools, with the descriptions and closed schemas.
+    assert tool_names(first) == [
+        "list_files",
+        "read_file",
+        "write_file",
+        "list_skill_files",
+        "read_skill_file",
+    ]
+    assert first.body["tools"][3:] == BUNDLE_TOOLS
+    assert "log-triage" not in json.dumps(first.body["tools"])
+    assert second.messages("tool") == [
+        {
+            "role": "tool",
+            "tool_call_id": "call_0",
+            "content": "references/format.md\nscripts/count_levels.py",
+        }
+    ]
+    replies = [m["content"] for m in third.messages("tool")[1:]]
+    assert replies == [
+        FORMAT,
+        NOT_SHIPPED,
+        NOT_SHIPPED.replace("evals/cases.yaml", "EVALS/expected.md"),
+        NOT_SHIPPED.replace("evals/cases.yaml", ".env"),
+        "refused: read_skill_file needs path (missing: path)",
+    ]
+    assert "sk-real" not in json.dumps(third.body)
+    assert "ERROR: 4" not in json.dumps(third.body)
+
+
+def test_a_case_without_a_workspace_gets_no_bundle_tools(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    cases = [
+        {
+            "name": "no workspace",
+            "task": "just answer",
+            "tools": [{"name": "lookup", "description": "Look something up", "returns": "x"}],
+        }
+    ]
+    skill(pytester.path, cases)
+
+    result, outcomes = run(pytester, server, {"just answer": [text("done")]})
+
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["no workspace"]["status"] == "passed"
+    (request,) = server.requests
+    assert tool_names(request) == ["lookup"]
+
+
+def test_a_skill_that_ships_nothing_else_gets_no_bundle_tools(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    cases = [{"name": "bare", "task": "look around", "workspace": {}}]
+    skill(pytester.path, cases, bundle=False)  # SKILL.md, evals/ and a .env only
+
+    result, outcomes = run(pytester, server, {"look around": [text("nothing here")]})
+
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["bare"]["status"] == "passed"
+    (request,) = server.requests
+    assert tool_names(request) == ["list_files", "read_file", "write_file"]
+
+
+def test_naming_a_bundle_tool_without_a_workspace_is_exit_2_before_any_request(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    cases = [
+        {"name": "no workspace", "task": "read it", "trajectory": {"called": ["read_skill_file"]}}
+    ]
+    skill(pytester.path, cases)
+
+    result, _ = run(pytester, server, {"read it": [text("done")]})
+
+    assert result.ret == 2
+    out = result.stdout.str()
+    assert (
+        "the trajectory names 'read_skill_file', which the case does not declare in tools: "
+        "(a built-in tool exists only in a case with a workspace: block)"
+    ) in out, out
+    assert server.requests == []
