@@ -2,8 +2,12 @@
 
 This is NOT a model and it measures nothing about the skills. It answers each
 (skill, case) with the steps written in ``SCRIPTS`` below: it calls the case's
-real mock tools with the arguments the script names, then writes the script's
-answer, filling in fields from the tool replies. A case with no script comes
+real mock tools, and in a workspace case the real built-in tools a framework runner
+offers (``list_files``, ``write_file``, ``read_skill_file``, ``run_script``, ... from
+``pytest_skill_lens.run.toolkit.builtin_tools``, the same code path), with the
+arguments the script names, then writes the script's answer, filling in fields from
+the tool replies. ``run_script`` really runs the skill's bundled script (sandboxed as
+configured); its stdout is what the answer quotes. A case with no script comes
 back errored, never passed. The scripted judge grades a rubric entry by looking
 for the phrases ``RUBRIC_SCRIPTS`` lists for it, and fails an entry it has no
 script for.
@@ -31,6 +35,8 @@ import pytest
 from pytest_skill_lens.run.mocktools import build_mock_tools
 from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.run.runner import RunnerContext, RunnerFactory
+from pytest_skill_lens.run.toolkit import builtin_tools
+from pytest_skill_lens.run.workspace import Limits, Workspace
 from pytest_skill_lens.score.judge import (
     JudgeCheck,
     JudgeContext,
@@ -38,6 +44,7 @@ from pytest_skill_lens.score.judge import (
     JudgeRequest,
     JudgeVerdict,
 )
+from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.spec.model import EvalCase
 from pytest_skill_lens.spec.skill import Skill
 
@@ -50,11 +57,16 @@ OUTPUT_USD_PER_MILLION = 0.60
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call the script makes; its reply is kept under ``save_as``."""
+    """One tool call the script makes; its reply is kept under ``save_as``.
+
+    With ``fill``, each text argument is a ``str.format`` template over the replies
+    saved so far (a report written from what a script printed, say).
+    """
 
     tool: str
     arguments: dict[str, Any]
     save_as: str | None = None
+    fill: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,6 +114,26 @@ SCRIPTS: dict[tuple[str, str], Script] = {
         "store credit for the full ${order[total_usd]:.2f} instead, if that helps.",
         calls=(Call("lookup_order", {"order_id": "5678"}, save_as="order"),),
     ),
+    ("log-triage", "counts-levels-with-the-script"): Script(
+        "Counted by scripts/count_levels.py:\n{levels[stdout]}\nThe full report is in triage.md.",
+        calls=(
+            Call(
+                "run_script",
+                {"path": "scripts/count_levels.py", "args": ["app.log"]},
+                save_as="levels",
+            ),
+            Call("read_skill_file", {"path": "references/report-format.md"}),
+            Call(
+                "write_file",
+                {
+                    "path": "triage.md",
+                    "content": "# Log triage: app.log\n\n## Counts\n{levels[stdout]}\n\n"
+                    "## Verdict\nneeds attention\n",
+                },
+                fill=True,
+            ),
+        ),
+    ),
     ("order-support", "eligibility-check-for-two-orders"): Script(
         "Order {first[id]} can still be refunded: it was delivered "
         "{first[days_since_delivery]} days ago, inside the 30-day window. Order {second[id]} "
@@ -135,26 +167,45 @@ def price(input_tokens: int, output_tokens: int) -> float:
     return (input_tokens * INPUT_USD_PER_MILLION + output_tokens * OUTPUT_USD_PER_MILLION) / 1e6
 
 
-def context_text(skill: Skill, case: EvalCase) -> str:
+def context_text(skill: Skill, case: EvalCase, builtins: dict[str, Any]) -> str:
     """What a model would be shown before the task: the skill and the tool declarations."""
     parts = [f"# {skill.name}", skill.description, skill.instructions]
     for tool in case.tools:
         schema = json.dumps(tool.json_schema(), sort_keys=True)
         parts.append(f"tool {tool.name}: {tool.description} {schema}")
+    for builtin in builtins.values():
+        schema = json.dumps(builtin.schema, sort_keys=True)
+        parts.append(f"tool {builtin.name}: {builtin.description} {schema}")
     return "\n\n".join(parts)
 
 
 def parsed_reply(reply: str) -> Any:
+    """A JSON reply parsed; a ``run_script`` reply split into its exit line and streams."""
+    script = re.fullmatch(r"(?s)exit code: (-?\d+)\nstdout:\n(.*)\nstderr:\n(.*)", reply)
+    if script is not None:
+        code, stdout, stderr = script.groups()
+        return {"exit_code": int(code), "stdout": stdout, "stderr": stderr}
     try:
         return json.loads(reply)
     except ValueError:
         return reply
 
 
+def offered_builtins(skill: Skill, workspace: Path | None, settings: Settings) -> dict[str, Any]:
+    """The built-in tools a framework runner would offer for this case, by name."""
+    if workspace is None:
+        return {}
+    opened = Workspace.attach(workspace, Limits.from_settings(settings))
+    return {tool.name: tool for tool in builtin_tools(skill, opened, settings)}
+
+
 class ScriptedRunner:
     """Plays the script for a case against the case's own mock tools."""
 
     name = "scripted"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
 
     def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
         started = time.perf_counter()
@@ -185,22 +236,33 @@ class ScriptedRunner:
         if case.mode != "loaded":
             return result(error=f"the scripted stand-in does not support mode: {case.mode}")
 
-        read += [context_text(skill, case), *case.tasks]
+        builtins = offered_builtins(skill, workspace, self.settings)
+        read += [context_text(skill, case, builtins), *case.tasks]
         transcript.append({"role": "system", "content": read[0]})
         transcript += [{"role": "user", "content": task} for task in case.tasks]
-        tools = build_mock_tools(case.tools)
+        tools: dict[str, Any] = {**builtins, **build_mock_tools(case.tools)}
         saved: dict[str, Any] = {}
         for step in script.calls:
             tool = tools.get(step.tool)
             if tool is None:
-                undeclared = f"the script for {where} calls {step.tool!r}, not a tool of the case"
-                return result(error=undeclared)
-            calls.append(ToolCall(step.tool, dict(step.arguments)))
-            written.append(json.dumps(step.arguments, sort_keys=True))
+                not_offered = (
+                    f"the script for {where} calls {step.tool!r}, which this case does not "
+                    f"offer (offered: {', '.join(tools) or 'no tools'})"
+                )
+                return result(error=not_offered)
+            try:
+                arguments = filled(step, saved)
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                return result(
+                    error=f"the script for {where} could not fill the {step.tool} call from "
+                    f"the tool replies: {type(exc).__name__}: {exc}"
+                )
+            calls.append(ToolCall(step.tool, dict(arguments)))
+            written.append(json.dumps(arguments, sort_keys=True))
             transcript.append(
-                {"role": "assistant", "tool_call": {"name": step.tool, "arguments": step.arguments}}
+                {"role": "assistant", "tool_call": {"name": step.tool, "arguments": arguments}}
             )
-            reply = tool.call(step.arguments)
+            reply = tool.call(arguments)
             read.append(reply)
             transcript.append({"role": "tool", "name": step.tool, "content": reply})
             if step.save_as is not None:
@@ -217,6 +279,15 @@ class ScriptedRunner:
         written.append(answer)
         transcript.append({"role": "assistant", "content": answer})
         return result(output=answer)
+
+
+def filled(step: Call, saved: dict[str, Any]) -> dict[str, Any]:
+    if not step.fill:
+        return step.arguments
+    return {
+        key: value.format_map(saved) if isinstance(value, str) else value
+        for key, value in step.arguments.items()
+    }
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -262,7 +333,7 @@ class ScriptedJudge:
 
 
 def _runner(context: RunnerContext) -> ScriptedRunner:
-    return ScriptedRunner()
+    return ScriptedRunner(context.settings)
 
 
 def _judge(context: JudgeContext) -> ScriptedJudge:

@@ -27,6 +27,7 @@ class RunRecord:
     # Items collected and selected but never run to an outcome (-x, a crash, a ceiling).
     not_run: list[dict[str, object]] = field(default_factory=list)
     full_output: bool = False
+    scripts: dict[str, str | None] | None = None  # {sandbox, detail, hardening} when scripts on
 
     @property
     def candidates(self) -> list[Outcome]:

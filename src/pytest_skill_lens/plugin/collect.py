@@ -43,6 +43,8 @@ class SkillFile(pytest.File):
             return
         skill = load_skill(self.path)
         _claim_name(state, skill)
+        if state.settings.allow_scripts and not self.config.option.collectonly:
+            _preflight_interpreters(skill, state)  # every discovered skill, selected or not
         files = eval_files_for(skill.directory, state.evals_override)
         suite = load_suite(skill, files, state.parse_cache) if files else None
         if suite is None or not suite.cases:
@@ -110,6 +112,25 @@ def _preflight(cases: tuple[LoadedCase, ...], runners: list[str]) -> None:
             where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
             fix=f"declare {name!r} under tools:, or fix the spelling",
         )
+
+
+def _preflight_interpreters(skill: Skill, state: SessionState) -> None:
+    """Each bundled script's interpreter must be on PATH, or the run stops before any case."""
+    from ..run.script_tool import missing_interpreters
+
+    found = missing_interpreters(skill.directory, state.settings)
+    if found is None:
+        return
+    script, interpreter = found
+    raise AuthoringError(
+        f"{script} of skill {skill.name!r} needs {interpreter}, which is not on PATH "
+        "(every discovered skill's scripts are checked when scripts are on, "
+        "whether or not its cases are selected)",
+        where=Where(skill.path),
+        fix=f"install {interpreter} or put it on PATH, map the extension to another "
+        "interpreter under script_interpreters in skill-lens.toml, or run without "
+        "--skill-lens-allow-scripts",
+    )
 
 
 def _registry_ok(config: pytest.Config, state: SessionState) -> bool:

@@ -86,7 +86,6 @@ def _refuse_unbuilt(settings: Settings) -> None:
         "baseline": bool(settings.baseline),
         "max_spend_usd (--skill-lens-max-spend)": settings.max_spend_usd is not None,
         "concurrency above 1 (use pytest-xdist's -n for parallel runs)": settings.concurrency > 1,
-        "allow_scripts": settings.allow_scripts,
     }
     for feature, asked in unbuilt.items():
         if asked:
@@ -139,6 +138,7 @@ def build_state(config: pytest.Config) -> SessionState | None:
     _check_unread_flags(option, settings.runner_names, settings.judge)
     _refuse_unbuilt(settings)
     _preflight_keyed(settings, collect_only=bool(option.collectonly))
+    scripts = _prepare_scripts(settings, collect_only=bool(option.collectonly))
 
     state = SessionState(
         settings=settings,
@@ -151,9 +151,34 @@ def build_state(config: pytest.Config) -> SessionState | None:
         json_path=(here / option.skill_lens_json) if option.skill_lens_json else None,
         markdown_path=(here / option.skill_lens_markdown) if option.skill_lens_markdown else None,
         markdown_max_chars=markdown_max,
+        scripts=scripts,
     )
     _choose_args(config, cli_roots, ini_roots)
     return state
+
+
+def _prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str | None] | None:
+    """The run's one sandbox decision and the harness hardening, when scripts are on.
+
+    Made before any case runs, so script_sandbox = "required" without a working
+    backend exits 2 before anything is spent. Listing cases runs no script.
+    """
+    if not settings.allow_scripts or collect_only:
+        return None
+    from ..run.sandbox import decide, hide_harness_environment
+
+    decision = decide(settings.script_sandbox)
+    if settings.script_sandbox == "required" and decision.backend == "none":
+        user_error(
+            f'script_sandbox = "required", but no sandbox backend works here: {decision.detail}',
+            "install bubblewrap (Linux) and allow unprivileged user namespaces, or set "
+            'script_sandbox = "auto" to run scripts with the portable guards only; see '
+            "docs/scripts.md",
+        )
+    # A script runs as our user, and a same-user process may read our environment
+    # (the provider key) from /proc/<pid>/environ; non-dumpable makes that refused.
+    hardening = hide_harness_environment()
+    return {"sandbox": decision.backend, "detail": decision.detail, "hardening": hardening}
 
 
 def _preflight_keyed(settings: Settings, *, collect_only: bool) -> None:

@@ -44,6 +44,7 @@ def build_record(state: SessionState) -> RunRecord:
         skills_found=len(state.skills_by_name),
         not_run=not_run,
         full_output=state.settings.full_output,
+        scripts=state.scripts,
     )
 
 

@@ -29,6 +29,7 @@ class SessionState:
     json_path: Path | None = None
     markdown_path: Path | None = None
     markdown_max_chars: int | None = None
+    scripts: dict[str, str | None] | None = None  # {sandbox, detail, hardening} when scripts on
     # Filled during collection (in the xdist controller: merged from the workers).
     skills_by_name: dict[str, Path] = field(default_factory=dict)  # casefolded name -> SKILL.md
     skipped_skills: set[str] = field(default_factory=set)

@@ -35,7 +35,7 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "outcomes": [outcome_dict(o) for o in record.outcomes],
         "delta": None,
         "baseline_notes": [],
-        "scripts": None,
+        "scripts": dict(record.scripts) if record.scripts is not None else None,
         "script_notes": [],
         "products": [],
         "not_run": [_not_run_dict(item) for item in record.not_run],

@@ -20,6 +20,7 @@ JUDGE_NOTE = "see scores[].cost_note in the JSON report"
 
 def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
     groups = [
+        script_lines(record),
         skip_lines(record),
         not_run_lines(record),
         [counts_line(Counts.of(record)), *([totals] if (totals := totals_line(record)) else [])],
@@ -31,6 +32,19 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         if group:
             lines += [*([""] if lines else []), *group]
     return lines
+
+
+def script_lines(record: RunRecord) -> list[str]:
+    """``scripts: on, sandbox: <backend>`` (why none, and the hardening note): what applied."""
+    scripts = record.scripts
+    if scripts is None:
+        return []
+    line = f"scripts: on, sandbox: {scripts.get('sandbox') or 'none'}"
+    if scripts.get("sandbox") in (None, "none") and scripts.get("detail"):
+        line += f" ({scripts['detail']})"
+    if scripts.get("hardening"):
+        line += f"; {scripts['hardening']}"
+    return [line]
 
 
 def skip_lines(record: RunRecord) -> list[str]:

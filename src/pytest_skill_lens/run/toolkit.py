@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..settings import Settings
 from ..spec.skill import Skill
 from .bundle_tools import bundle_tools, skill_bundle
+from .script_tool import with_run_script
 from .workspace import Workspace
 from .workspace_tools import BuiltinTool, workspace_tools
 
@@ -26,4 +27,5 @@ def builtin_tools(
     # The skill's bundle (run/bundle_tools.py): only when it ships at least one file.
     bundle = skill_bundle(skill)
     tools += bundle_tools(bundle)
-    return tools
+    # run_script (run/script_tool.py): only under allow_scripts, with a file under scripts/.
+    return with_run_script(tools, bundle, workspace, settings)
