@@ -20,6 +20,7 @@ from .terminal import (
     format_latency,
     item_label,
     repeat_count,
+    script_lines,
     skip_lines,
 )
 
@@ -56,6 +57,7 @@ def render_markdown(
             failures_block(record, full_output or record.full_output),
             not_run_block(record),
             skipped_block(record),
+            scripts_block(record),  # last, so the first dropped to fit
         )
         if block
     ]
@@ -208,6 +210,12 @@ def not_run_block(record: RunRecord) -> str | None:
 
 def skipped_block(record: RunRecord) -> str | None:
     lines = skip_lines(record)
+    return "\n\n".join(f"<sub>{inline(line)}</sub>" for line in lines) or None
+
+
+def scripts_block(record: RunRecord) -> str | None:
+    """``scripts: on, sandbox: ...``, as the console says it."""
+    lines = script_lines(record)
     return "\n\n".join(f"<sub>{inline(line)}</sub>" for line in lines) or None
 
 

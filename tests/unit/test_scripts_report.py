@@ -1,0 +1,65 @@
+"""The ``scripts: on, sandbox: ...`` line in every report, from the run's one decision."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_skill_lens.gate.record import GateResult, RunRecord
+from pytest_skill_lens.report.json_report import render_json
+from pytest_skill_lens.report.markdown import render_markdown
+from pytest_skill_lens.report.terminal import script_lines, summary_lines
+from pytest_skill_lens.run.sandbox import HARDENING
+
+PASSED = GateResult(True, 0)
+
+
+def record(sandbox: str, detail: str | None = None, hardening: str | None = None) -> RunRecord:
+    return RunRecord(scripts={"sandbox": sandbox, "detail": detail, "hardening": hardening})
+
+
+@pytest.mark.parametrize(
+    ("scripts", "line"),
+    [
+        (record("bwrap"), "scripts: on, sandbox: bwrap"),
+        (record("sandbox-exec"), "scripts: on, sandbox: sandbox-exec"),
+        (
+            record("none", "bwrap not found on PATH", HARDENING),
+            "scripts: on, sandbox: none (bwrap not found on PATH); harness environment hidden "
+            "from same-user processes (PR_SET_DUMPABLE)",
+        ),
+        (
+            record("none", 'script_sandbox = "off"'),
+            'scripts: on, sandbox: none (script_sandbox = "off")',
+        ),
+    ],
+)
+def test_the_line_says_which_isolation_applied(scripts: RunRecord, line: str) -> None:
+    assert script_lines(scripts) == [line]
+    assert summary_lines(scripts, PASSED)[0] == line  # first in the section
+
+
+def test_no_line_and_a_null_block_when_scripts_are_off() -> None:
+    off = RunRecord()
+    assert script_lines(off) == []
+    assert not any(line.startswith("scripts:") for line in summary_lines(off, PASSED))
+    assert json.loads(render_json(off, PASSED))["scripts"] is None
+    assert "scripts: on" not in render_markdown(off, PASSED)
+
+
+def test_the_json_block_carries_sandbox_detail_and_hardening() -> None:
+    data = json.loads(render_json(record("none", "bwrap not found on PATH", HARDENING), PASSED))
+    assert data["scripts"] == {
+        "sandbox": "none",
+        "detail": "bwrap not found on PATH",
+        "hardening": HARDENING,
+    }
+
+
+def test_markdown_carries_the_line_and_drops_it_first_to_fit() -> None:
+    scripts = record("none", "bwrap not found on PATH")
+    full = render_markdown(scripts, PASSED)
+    assert full.endswith("<sub>scripts: on, sandbox: none (bwrap not found on PATH)</sub>\n")
+    tight = render_markdown(scripts, PASSED, max_chars=len(full) - 1)
+    assert "scripts: on" not in tight
