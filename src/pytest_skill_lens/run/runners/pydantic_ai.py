@@ -26,7 +26,6 @@ import json
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -38,53 +37,24 @@ from ..pricing import price
 from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
-from ..retry import Attempt, run_with_retries, transient_status
+from ..retry import Attempt, run_with_retries
 from ..toolkit import builtin_tools
 from ..workspace import Limits, Workspace
+from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
+from .pydantic_ai_model import build_model, model_problem
+from .pydantic_ai_model import is_transient as is_transient
+from .pydantic_ai_model import missing_extra as missing_extra
 
 NAME = "pydantic-ai"
-EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
 STOP_NOTE = "pydantic-ai stopped the run before the agent finished, at the case's max_tokens"
 NO_USAGE_NOTE = "pydantic-ai received no token usage from the provider"
-# Prefixes whose provider pydantic-ai can point at another endpoint.
-BASE_URL_PREFIXES = ("openai", "openai-chat", "ollama", "anthropic")
 # pydantic-ai's warnings about what the result's usage_note and cost_note already say.
 _NOTED_WARNINGS = ("UsageLimitUnavailableWarning", "CostNotFoundWarning")
-# The provider SDK each of those prefixes needs, beside pydantic_ai itself.
-_PROVIDER_MODULES = {
-    "openai": "openai",
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-    "ollama": "openai",
-    "anthropic": "anthropic",
-}
-
-
-def missing_extra(model: str | None = None) -> str | None:
-    """The module the runner needs that is not installed, found without importing it."""
-    needed = ["pydantic_ai", "genai_prices"]
-    if model is not None and provider_of(model) in _PROVIDER_MODULES:
-        needed.append(_PROVIDER_MODULES[provider_of(model)])
-    for module in needed:
-        if find_spec(module) is None:
-            return module
-    return None
 
 
 def settings_problem(settings: Settings) -> str | None:
     """A setting this runner cannot honour, said before any case runs."""
-    prefix = provider_of(settings.model)
-    if not prefix or not settings.model.partition(":")[2]:
-        return (
-            f"the model {settings.model!r} is not of the form provider:name "
-            "(e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5)"
-        )
-    if settings.base_url and prefix not in BASE_URL_PREFIXES:
-        return (
-            f"pydantic-ai cannot send {prefix}: models to base_url; only "
-            f"{', '.join(p + ':' for p in BASE_URL_PREFIXES)} take an endpoint"
-        )
-    return None
+    return model_problem(settings.model, settings.base_url)
 
 
 class PydanticAIRunner:
@@ -180,31 +150,7 @@ class PydanticAIRunner:
         return tools + [_tool(b.name, b.description, b.schema, b.call) for b in builtins]
 
     def _model(self) -> Any:
-        prefix, _, name = self.settings.model.partition(":")
-        base_url = self.settings.base_url or None
-        # Without a transformer the declared schema reaches the provider as written.
-        verbatim: Any = {"json_schema_transformer": None}
-        if prefix in ("openai", "openai-chat"):
-            from pydantic_ai.models.openai import OpenAIChatModel
-            from pydantic_ai.providers.openai import OpenAIProvider
-
-            provider = OpenAIProvider(base_url=base_url)
-            return OpenAIChatModel(name, provider=provider, profile=verbatim)
-        if prefix == "ollama":
-            from pydantic_ai.models.ollama import OllamaModel
-            from pydantic_ai.providers.ollama import OllamaProvider
-
-            return OllamaModel(name, provider=OllamaProvider(base_url=base_url), profile=verbatim)
-        if prefix == "anthropic":
-            from pydantic_ai.models.anthropic import AnthropicModel
-            from pydantic_ai.providers.anthropic import AnthropicProvider
-
-            return AnthropicModel(
-                name, provider=AnthropicProvider(base_url=base_url), profile=verbatim
-            )
-        from pydantic_ai.models import infer_model
-
-        return infer_model(self.settings.model)
+        return build_model(self.settings.model, self.settings.base_url)
 
     def _result(self, messages: list[Any], output: str | None, latency_ms: float) -> RunResult:
         from pydantic_ai.messages import ModelResponse
@@ -275,20 +221,6 @@ def _tool(
     tool = Tool.from_schema(answer, name=name, description=description, json_schema=schema)
     tool.strict = False  # as declared: never constrained decoding the author did not ask for
     return tool
-
-
-def is_transient(failure: BaseException) -> bool:
-    """Whether another attempt could succeed: a busy, slow or unreachable provider."""
-    from pydantic_ai import exceptions
-
-    if isinstance(failure, exceptions.ModelHTTPError):
-        return transient_status(failure.status_code)
-    rejected = getattr(exceptions, "ModelRequestRejectedError", None)
-    if rejected is not None and isinstance(failure, rejected):
-        return False  # refused for what was sent (a key, a model, a context): it would be again
-    if isinstance(failure, exceptions.ModelAPIError):
-        return True
-    return isinstance(failure, TimeoutError | ConnectionError)
 
 
 def parse_arguments(args: object) -> dict[str, Any]:

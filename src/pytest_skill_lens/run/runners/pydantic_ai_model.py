@@ -1,0 +1,100 @@
+"""The PydanticAI model a model id names, shared by the ``pydantic-ai`` runner and judge.
+
+``pydantic_ai`` is imported inside :func:`build_model` and :func:`is_transient`
+only, so asking what a model id needs (:func:`missing_extra`,
+:func:`model_problem`) never loads the framework.
+
+``openai:`` (and ``openai-chat:``) always goes to the Chat Completions API, the
+one every OpenAI-compatible server speaks, at ``base_url`` when one is set;
+``ollama:`` and ``anthropic:`` take the endpoint too; any other prefix is built
+by pydantic-ai as it would be. The framework's JSON-schema rewriting is
+switched off, so a schema reaches the provider as it was declared.
+"""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+from typing import Any
+
+from ..providers import provider_of
+from ..retry import transient_status
+
+EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
+# Prefixes whose provider pydantic-ai can point at another endpoint.
+BASE_URL_PREFIXES = ("openai", "openai-chat", "ollama", "anthropic")
+# The provider SDK each of those prefixes needs, beside pydantic_ai itself.
+_PROVIDER_MODULES = {
+    "openai": "openai",
+    "openai-chat": "openai",
+    "openai-responses": "openai",
+    "ollama": "openai",
+    "anthropic": "anthropic",
+}
+
+
+def missing_extra(model: str | None = None) -> str | None:
+    """The module a pydantic-ai runner or judge needs that is not installed (not imported)."""
+    needed = ["pydantic_ai", "genai_prices"]
+    if model is not None and provider_of(model) in _PROVIDER_MODULES:
+        needed.append(_PROVIDER_MODULES[provider_of(model)])
+    for module in needed:
+        if find_spec(module) is None:
+            return module
+    return None
+
+
+def model_problem(model: str, base_url: str) -> str | None:
+    """Why pydantic-ai cannot serve ``model`` at ``base_url`` (``""``: the default), or None."""
+    prefix = provider_of(model)
+    if not prefix or not model.partition(":")[2]:
+        return (
+            f"the model {model!r} is not of the form provider:name "
+            "(e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5)"
+        )
+    if base_url and prefix not in BASE_URL_PREFIXES:
+        return (
+            f"pydantic-ai cannot send {prefix}: models to base_url; only "
+            f"{', '.join(p + ':' for p in BASE_URL_PREFIXES)} take an endpoint"
+        )
+    return None
+
+
+def build_model(model: str, base_url: str) -> Any:
+    """The pydantic-ai model for ``provider:name``, at ``base_url`` when it is not empty."""
+    prefix, _, name = model.partition(":")
+    endpoint = base_url or None  # None: the provider's own variable, then its default
+    # Without a transformer the declared schema reaches the provider as written.
+    verbatim: Any = {"json_schema_transformer": None}
+    if prefix in ("openai", "openai-chat"):
+        from pydantic_ai.models.openai import OpenAIChatModel
+        from pydantic_ai.providers.openai import OpenAIProvider
+
+        provider = OpenAIProvider(base_url=endpoint)
+        return OpenAIChatModel(name, provider=provider, profile=verbatim)
+    if prefix == "ollama":
+        from pydantic_ai.models.ollama import OllamaModel
+        from pydantic_ai.providers.ollama import OllamaProvider
+
+        return OllamaModel(name, provider=OllamaProvider(base_url=endpoint), profile=verbatim)
+    if prefix == "anthropic":
+        from pydantic_ai.models.anthropic import AnthropicModel
+        from pydantic_ai.providers.anthropic import AnthropicProvider
+
+        return AnthropicModel(name, provider=AnthropicProvider(base_url=endpoint), profile=verbatim)
+    from pydantic_ai.models import infer_model
+
+    return infer_model(model)
+
+
+def is_transient(failure: BaseException) -> bool:
+    """Whether another attempt could succeed: a busy, slow or unreachable provider."""
+    from pydantic_ai import exceptions
+
+    if isinstance(failure, exceptions.ModelHTTPError):
+        return transient_status(failure.status_code)
+    rejected = getattr(exceptions, "ModelRequestRejectedError", None)
+    if rejected is not None and isinstance(failure, rejected):
+        return False  # refused for what was sent (a key, a model, a context): it would be again
+    if isinstance(failure, exceptions.ModelAPIError):
+        return True
+    return isinstance(failure, TimeoutError | ConnectionError)
