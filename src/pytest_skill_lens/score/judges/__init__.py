@@ -1,0 +1,1 @@
+"""The built-in LLM judges (``pydantic-ai``, ``langchain``) and what they share."""
