@@ -730,22 +730,6 @@ def test_session_two_reads_what_session_one_wrote(
     assert reply == [{"role": "tool", "tool_call_id": "call_0", "content": "the code is 7421"}]
 
 
-# --- what the runner does not do yet -----------------------------------------------------------
-
-
-def test_mode_offered_is_errored_without_a_request(
-    pytester: pytest.Pytester, server: ScriptedModelServer
-) -> None:
-    cases = [{"name": "unsupported", "task": "t", "mode": "offered"}]
-
-    result, outcomes = run(pytester, server, cases, {})
-
-    assert result.ret == 1
-    result.assert_outcomes(errors=1)
-    assert "mode: offered is not supported" in outcomes["unsupported"]["error"]
-    assert server.requests == []
-
-
 # --- preflight: before any item runs ------------------------------------------------------------
 
 

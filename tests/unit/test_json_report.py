@@ -151,6 +151,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "input_tokens": 2,
         "output_tokens": 1,
         "skill_triggered": True,
+        "skill_triggered_by_session": None,
         "tool_calls": [{"name": "lookup", "arguments": {"id": 1}}],
     }
     # dict equality ignores order, so check the order on its own
@@ -158,7 +159,8 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "skill_name", "case_name", "runner", "status", "arm", "repeat_index", "scores",
         "output", "error", "tokens", "latency_ms", "cost_usd", "model", "cost_note",
         "usage_note", "stop_note", "retry_cost_usd", "hooks", "workspace",
-        "nodeid", "input_tokens", "output_tokens", "skill_triggered", "tool_calls",
+        "nodeid", "input_tokens", "output_tokens", "skill_triggered",
+        "skill_triggered_by_session", "tool_calls",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

@@ -34,6 +34,7 @@ class Outcome:
     stop_note: str | None = None
     retry_cost_usd: float = 0.0
     skill_triggered: bool | None = None
+    skill_triggered_by_session: list[bool | None] | None = None  # under sessions: only
     tool_calls: list[ToolCall] = field(default_factory=list)
     hooks: list[dict[str, Any]] = field(default_factory=list)
     workspace: str | None = None

@@ -80,20 +80,13 @@ def _evaluators(item: CaseItem, state: SessionState) -> tuple[Any, ...]:
     return state.evaluators
 
 
-def _unsupported(item: CaseItem) -> str | None:
-    case = item.loaded.case
-    if case.mode == "offered":
-        return "mode: offered is not supported by this version of pytest-skill-lens yet"
-    return None
-
-
 def perform(item: CaseItem) -> Outcome:
     """Run the case and score it: the whole act, returning the recorded outcome."""
     state = _state(item)
     case = item.loaded.case
-    problem = _unsupported(item)
+    problem: str | None = None
     workspace: Workspace | None = None
-    if problem is None and case.workspace is not None:
+    if case.workspace is not None:
         workspace, problem = _open_workspace(item, state)
     try:
         result = RunResult(error=problem) if problem is not None else _act(item, state, workspace)
@@ -131,6 +124,7 @@ def perform(item: CaseItem) -> Outcome:
         stop_note=result.stop_note,
         retry_cost_usd=result.retry_cost_usd,
         skill_triggered=result.skill_triggered,
+        skill_triggered_by_session=result.skill_triggered_by_session,
         tool_calls=list(result.tool_calls),
         workspace=kept,
         nodeid=item.nodeid,
@@ -185,6 +179,13 @@ def _run(item: CaseItem, state: SessionState, case: EvalCase, root: Path | None)
     if not isinstance(result, RunResult):
         return RunResult(
             error=f"runner {item.runner_name!r} returned {type(result).__name__}, not a RunResult"
+        )
+    if case.mode == "offered" and result.error is None and result.skill_triggered is None:
+        # A runner that cannot say whether the agent reached for the skill does not
+        # support the mode: errored, never a quiet pass (a negative control included).
+        result.error = (
+            f"runner {item.runner_name!r} reported no skill-trigger decision for this "
+            "mode: offered case (it does not support mode: offered)"
         )
     return result
 

@@ -2,7 +2,8 @@
 
 Consumers of the original tool's report keep working: every upstream key is
 here with its meaning, and what we add (``deselected_skills``, and per outcome
-``nodeid``, the token split, ``skill_triggered`` and ``tool_calls``) only adds.
+``nodeid``, the token split, ``skill_triggered``, ``skill_triggered_by_session``
+and ``tool_calls``) only adds.
 """
 
 from __future__ import annotations
@@ -145,6 +146,7 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "input_tokens": o.input_tokens,
         "output_tokens": o.output_tokens,
         "skill_triggered": o.skill_triggered,
+        "skill_triggered_by_session": o.skill_triggered_by_session,
         "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in o.tool_calls],
     }
 

@@ -180,6 +180,10 @@ def failure_entry(outcome: Outcome, excerpt: Excerpt, repeats: int) -> str:
         parts.append("\n".join(f"{'  ' * f.depth}- {inline(f.text)}" for f in excerpt.findings))
     if excerpt.error:
         parts += ["Error:", fence(excerpt.error)]
+    if outcome.skill_triggered_by_session is not None:
+        parts.append(
+            f"Skill triggered by session: {by_session(outcome.skill_triggered_by_session)}"
+        )
     parts += ["Output:", fence(excerpt.output)] if excerpt.output else ["Output: (empty)"]
     if excerpt.cut_note:
         parts.append(inline(excerpt.cut_note))
@@ -194,6 +198,12 @@ def failure_entry(outcome: Outcome, excerpt: Excerpt, repeats: int) -> str:
             fence("\n".join(_present(*excerpt.failed_hooks, excerpt.hooks_note))),
         ]
     return "\n\n".join(parts)
+
+
+def by_session(answers: Sequence[bool | None]) -> str:
+    """Each session's own trigger answer: ``1 yes, 2 no`` (``not reported`` when None)."""
+    words = {True: "yes", False: "no", None: "not reported"}
+    return ", ".join(f"{n} {words[seen]}" for n, seen in enumerate(answers, 1))
 
 
 def not_run_block(record: RunRecord) -> str | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from ..spec.model import EvalCase
 from ..spec.skill import Skill
 from .result import RunResult
+from .skill_tool import skill_triggered
 
 
 class FakeRunner:
@@ -14,10 +15,18 @@ class FakeRunner:
 
     It measures the pipeline (discovery, scoring, gate, reports), never a skill.
     It reports no model usage, which is true: nothing ran, so nothing was spent.
+    Under ``mode: offered`` it calls no tool either, the skill's included, so it
+    reports ``skill_triggered`` false, read from its (empty) calls like any runner's:
+    a positive control fails and a negative control passes, as ``called:`` and
+    ``forbidden:`` do under it.
     """
 
     name = "fake"
 
     def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
         task = case.task if case.task is not None else ""
-        return RunResult(output=f"[fake] {skill.name} handled: {task}", model="fake")
+        return RunResult(
+            output=f"[fake] {skill.name} handled: {task}",
+            model="fake",
+            skill_triggered=skill_triggered(skill, case, []),
+        )

@@ -7,6 +7,10 @@ from ..spec.skill import Skill
 
 NEUTRAL_PROMPT = "You are a helpful assistant."
 
+# mode: offered: the skill is one of the tools, so the prompt says only that tools exist.
+# It names and describes no skill: whether the agent reaches for it is what is measured.
+OFFERED_PROMPT = "You are a helpful assistant. You have tools; call one whenever it fits the task."
+
 # Appended for a case with a workspace, in every arm alike: it names no skill, so the
 # candidate and the baseline differ only in the skill's own text.
 WORKSPACE_PREAMBLE = (
@@ -21,10 +25,14 @@ WORKSPACE_PREAMBLE = (
 )
 
 
-def system_prompt(skill: Skill, *, workspace: bool = False) -> str:
+def system_prompt(skill: Skill, *, workspace: bool = False, offered: bool = False) -> str:
     """``# <name>``, then the description, then the instructions, blank-line separated.
 
     With ``workspace``, :func:`workspace_preamble` follows, after a blank line.
+
+    With ``offered`` (``mode: offered``) the skill's text stays out of the prompt:
+    :data:`OFFERED_PROMPT` stands in its place, and the skill reaches the agent
+    only through its tool (:mod:`.skill_tool`).
 
     A skill whose description and instructions are both empty (what a ``none``
     baseline is) gets :data:`NEUTRAL_PROMPT` instead, without its name: the prompt
@@ -33,7 +41,9 @@ def system_prompt(skill: Skill, *, workspace: bool = False) -> str:
     """
     description = skill.description.strip()
     instructions = skill.instructions.strip()
-    if not description and not instructions:
+    if offered:
+        prompt = OFFERED_PROMPT
+    elif not description and not instructions:
         prompt = NEUTRAL_PROMPT
     else:
         parts = [f"# {skill.name}", description, instructions]

@@ -30,6 +30,8 @@ class RunResult:
     transcript: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     skill_triggered: bool | None = None
+    # Under sessions: each session's own answer, in order (None for a one-task case).
+    skill_triggered_by_session: list[bool | None] | None = None
     # Why a figure is not a measurement: a 0 here must never read as "free".
     cost_note: str | None = None
     usage_note: str | None = None

@@ -64,6 +64,10 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
     A note that a figure is not a measurement survives from any session that
     had it (each distinct note once), so a sum never reads as measured when
     one of its parts was not.
+
+    ``skill_triggered`` is whether any session triggered the skill; each
+    session's own answer is kept in ``skill_triggered_by_session``, which is
+    what a ``skill_triggered`` check holds every session to.
     """
     if not results:
         return RunResult()
@@ -80,6 +84,7 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
         transcript=[entry for r in results for entry in r.transcript],
         error=last.error,
         skill_triggered=any(triggered) if triggered else None,
+        skill_triggered_by_session=[r.skill_triggered for r in results],
         cost_note=_distinct(r.cost_note for r in results),
         usage_note=_distinct(r.usage_note for r in results),
         stop_note=last.stop_note,

@@ -10,9 +10,11 @@ A case without a workspace gets none of them.
 from __future__ import annotations
 
 from ..settings import Settings
+from ..spec.model import EvalCase
 from ..spec.skill import Skill
 from .bundle_tools import bundle_tools, skill_bundle
 from .script_tool import with_run_script
+from .skill_tool import offered_tools
 from .workspace import Workspace
 from .workspace_tools import BuiltinTool, workspace_tools
 
@@ -29,3 +31,11 @@ def builtin_tools(
     tools += bundle_tools(bundle)
     # run_script (run/script_tool.py): only under allow_scripts, with a file under scripts/.
     return with_run_script(tools, bundle, workspace, settings)
+
+
+def harness_tools(
+    skill: Skill, case: EvalCase, workspace: Workspace | None, settings: Settings
+) -> list[BuiltinTool]:
+    """Every tool the harness adds to a case's own: the offered skill's tool under
+    ``mode: offered``, then :func:`builtin_tools` (registered in offered cases too)."""
+    return offered_tools(skill, case) + builtin_tools(skill, workspace, settings)

@@ -23,9 +23,10 @@ class TrajectoryEvaluator:
         rules = case.trajectory
         if rules is None:
             return score_from_checks(self.name, [], "no trajectory")
-        checks = trajectory_checks(rules, result)
+        sessions = len(case.sessions) if case.sessions is not None else None
+        checks = trajectory_checks(rules, result, sessions)
         score = score_from_checks(self.name, checks, "no trajectory")
-        if rules.skill_triggered is not None and result.skill_triggered is None:
+        if rules.skill_triggered is not None and _unreported(result):
             # An unanswered triggering question is an infrastructure gap, never a pass.
             return Score(
                 self.name,
@@ -38,7 +39,10 @@ class TrajectoryEvaluator:
         return score
 
 
-def trajectory_checks(rules: Trajectory, result: RunResult) -> list[CheckResult]:
+def trajectory_checks(
+    rules: Trajectory, result: RunResult, sessions: int | None = None
+) -> list[CheckResult]:
+    """One check per rule; ``sessions`` is how many the case declares, if it has ``sessions:``."""
     calls = result.tool_calls
     names = [call.name for call in calls]
     checks = [_called(tool, names) for tool in _unique(rules.called)]
@@ -48,7 +52,7 @@ def trajectory_checks(rules: Trajectory, result: RunResult) -> list[CheckResult]
     if rules.max_calls is not None:
         checks.append(_max_calls(rules.max_calls, names))
     if rules.skill_triggered is not None:
-        checks.append(_skill_triggered(rules.skill_triggered, result.skill_triggered))
+        checks.append(_skill_triggered(rules.skill_triggered, result, sessions))
     checks += [_call_args(i, entry, calls) for i, entry in enumerate(rules.call_args)]
     return checks
 
@@ -124,12 +128,42 @@ def _max_calls(limit: int, names: Sequence[str]) -> CheckResult:
     )
 
 
-def _skill_triggered(expected: bool, seen: bool | None) -> CheckResult:
-    if seen is None:
-        return CheckResult("skill_triggered", False, f"not evaluated: {NOT_REPORTED}")
-    did = "loaded the skill" if seen else "did not load the skill"
+def _unreported(result: RunResult) -> bool:
+    by_session = result.skill_triggered_by_session or []
+    return result.skill_triggered is None or any(seen is None for seen in by_session)
+
+
+def _skill_triggered(expected: bool, result: RunResult, sessions: int | None) -> CheckResult:
+    """Under ``sessions:`` the answer must hold in every session, each listed in the evidence."""
     wanted = "to load it" if expected else "to leave it alone"
-    return CheckResult("skill_triggered", seen == expected, f"the agent {did}; expected {wanted}")
+    by_session = result.skill_triggered_by_session
+    if by_session is None:
+        seen = result.skill_triggered
+        if seen is None:
+            return CheckResult("skill_triggered", False, f"not evaluated: {NOT_REPORTED}")
+        did = "loaded the skill" if seen else "did not load the skill"
+        return CheckResult(
+            "skill_triggered", seen == expected, f"the agent {did}; expected {wanted}"
+        )
+    silent = [n for n, seen in enumerate(by_session, 1) if seen is None]
+    if silent:
+        return CheckResult(
+            "skill_triggered", False, f"not evaluated: in session {silent[0]}, {NOT_REPORTED}"
+        )
+    answers = "; ".join(
+        f"session {n} {'loaded the skill' if seen else 'did not load it'}"
+        for n, seen in enumerate(by_session, 1)
+    )
+    total = sessions if sessions is not None else len(by_session)
+    if len(by_session) < total:
+        # A session that never ran has no answer: the rule cannot be said to hold in it.
+        return CheckResult(
+            "skill_triggered",
+            False,
+            f"not evaluated: only {len(by_session)} of {total} sessions ran ({answers})",
+        )
+    held = all(seen == expected for seen in by_session)
+    return CheckResult("skill_triggered", held, f"{answers}; expected every session {wanted}")
 
 
 def _call_args(index: int, entry: CallArgs, calls: Sequence[ToolCall]) -> CheckResult:

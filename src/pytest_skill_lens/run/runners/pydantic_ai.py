@@ -14,6 +14,9 @@ does, per attempt:
 * in a case with a workspace, also registers ``list_files``, ``read_file`` and
   ``write_file`` over the directory it is handed, and appends the workspace
   preamble to the system prompt; their calls are recorded like any other;
+* under ``mode: offered``, keeps the skill out of the system prompt and registers
+  it as a tool instead (:mod:`..skill_tool`); ``skill_triggered`` is whether the
+  attempt's recorded calls include it;
 * runs the task with the case's ``budget.max_tokens`` as a usage limit, so a
   runaway run stops at the first response over it;
 * reads everything it reports (tool calls, output, tokens, model) from the
@@ -38,7 +41,8 @@ from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
 from ..retry import Attempt, run_with_retries
-from ..toolkit import builtin_tools
+from ..skill_tool import skill_triggered
+from ..toolkit import harness_tools
 from ..workspace import Limits, Workspace
 from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
 from .pydantic_ai_model import build_model, model_problem
@@ -79,7 +83,8 @@ class PydanticAIRunner:
                     error=f"WorkspaceError: cannot use the workspace {workspace}: "
                     f"{type(exc).__name__}: {exc}"
                 )
-        prompt = system_prompt(skill, workspace=opened is not None)
+        offered = case.mode == "offered"
+        prompt = system_prompt(skill, workspace=opened is not None, offered=offered)
         return run_with_retries(
             lambda: self._attempt(prompt, skill, case, opened),
             retries=self.settings.retries,
@@ -117,6 +122,7 @@ class PydanticAIRunner:
                 failure = exc
         latency_ms = (time.perf_counter() - start) * 1000
         result = self._result(messages, output, latency_ms)
+        result.skill_triggered = skill_triggered(skill, case, result.tool_calls)
         if isinstance(failure, UsageLimitExceeded) and (
             max_tokens is not None and result.usage_note is None and result.tokens > max_tokens
         ):
@@ -141,12 +147,12 @@ class PydanticAIRunner:
         )
 
     def _tools(self, skill: Skill, case: EvalCase, workspace: Workspace | None) -> list[Any]:
-        """Fresh mock tools as declared, then the built-in tools the case gets."""
+        """Fresh mock tools as declared, then the skill's tool and built-ins the case gets."""
         tools = [
             _tool(mock.name, mock.description, mock.schema, mock.call)
             for mock in build_mock_tools(case.tools).values()
         ]
-        builtins = builtin_tools(skill, workspace, self.settings)
+        builtins = harness_tools(skill, case, workspace, self.settings)
         return tools + [_tool(b.name, b.description, b.schema, b.call) for b in builtins]
 
     def _model(self) -> Any:
@@ -201,8 +207,6 @@ class PydanticAIRunner:
 
 
 def _unsupported(case: EvalCase, workspace: Path | None) -> str | None:
-    if case.mode == "offered":
-        return "mode: offered is not supported by the pydantic-ai runner yet"
     if case.sessions is not None:
         return "the pydantic-ai runner runs one session per call; the plugin splits sessions:"
     if case.workspace is not None and workspace is None:
