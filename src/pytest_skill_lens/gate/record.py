@@ -28,6 +28,8 @@ class RunRecord:
     not_run: list[dict[str, object]] = field(default_factory=list)
     full_output: bool = False
     scripts: dict[str, str | None] | None = None  # {sandbox, detail, hardening} when scripts on
+    # Skills whose scripts stayed idle because execution is off: {skill_name, script_count, ...}.
+    script_notes: list[dict[str, object]] = field(default_factory=list)
 
     @property
     def candidates(self) -> list[Outcome]:

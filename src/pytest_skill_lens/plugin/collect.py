@@ -45,6 +45,8 @@ class SkillFile(pytest.File):
         _claim_name(state, skill)
         if state.settings.allow_scripts and not self.config.option.collectonly:
             _preflight_interpreters(skill, state)  # every discovered skill, selected or not
+        elif not state.settings.allow_scripts:
+            _note_idle_scripts(skill, state)
         files = eval_files_for(skill.directory, state.evals_override)
         suite = load_suite(skill, files, state.parse_cache) if files else None
         if suite is None or not suite.cases:
@@ -112,6 +114,15 @@ def _preflight(cases: tuple[LoadedCase, ...], runners: list[str]) -> None:
             where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
             fix=f"declare {name!r} under tools:, or fix the spelling",
         )
+
+
+def _note_idle_scripts(skill: Skill, state: SessionState) -> None:
+    """Remember a skill whose scripts will not run, so the report says so."""
+    from ..run.script_tool import runnable_script_count
+
+    count = runnable_script_count(skill.directory, state.settings)
+    if count:
+        state.idle_scripts[skill.name] = count
 
 
 def _preflight_interpreters(skill: Skill, state: SessionState) -> None:

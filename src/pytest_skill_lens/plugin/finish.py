@@ -45,6 +45,10 @@ def build_record(state: SessionState) -> RunRecord:
         not_run=not_run,
         full_output=state.settings.full_output,
         scripts=state.scripts,
+        script_notes=[
+            {"skill_name": name, "script_count": count, "product_note": None}
+            for name, count in sorted(state.idle_scripts.items())
+        ],
     )
 
 
@@ -141,6 +145,7 @@ def worker_facts(state: SessionState) -> dict[str, Any]:
         "deselected": sorted(state.deselected_skills),
         "deselected_by": sorted(state.deselected_by),
         "planned": state.planned,
+        "idle_scripts": state.idle_scripts,
         "collection_errors": state.collection_errors,
     }
 
@@ -153,5 +158,6 @@ def merge_worker_facts(state: SessionState, facts: dict[str, Any] | None) -> Non
     state.deselected_skills.update(facts["deselected"])
     state.deselected_by.update(facts["deselected_by"])
     state.planned.update(facts["planned"])
+    state.idle_scripts.update(facts["idle_scripts"])
     # Every worker collects everything; the controller already counted failed
     # collection reports once through pytest_collectreport.

@@ -42,6 +42,8 @@ class SessionState:
     registry_error_reported: bool = False
     foreign_markers: set[str] | None = None  # markers other plugins registered
     deselected_cases: set[str] = field(default_factory=set)  # skills with a deselected case
+    # Skills that bundle runnable scripts while execution is off: name -> how many.
+    idle_scripts: dict[str, int] = field(default_factory=dict)
     # Filled while items run.
     outcomes: dict[str, Outcome] = field(default_factory=dict)  # nodeid -> outcome
     other_failures: int = 0  # failures of ordinary tests in a mixed run

@@ -37,7 +37,7 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "delta": None,
         "baseline_notes": [],
         "scripts": dict(record.scripts) if record.scripts is not None else None,
-        "script_notes": [],
+        "script_notes": [dict(note) for note in record.script_notes],
         "products": [],
         "not_run": [_not_run_dict(item) for item in record.not_run],
         "spend_ceiling": None,

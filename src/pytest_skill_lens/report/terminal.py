@@ -35,16 +35,29 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
 
 
 def script_lines(record: RunRecord) -> list[str]:
-    """``scripts: on, sandbox: <backend>`` (why none, and the hardening note): what applied."""
+    """``scripts: on, sandbox: <backend>`` (why none, and the hardening note): what applied.
+
+    With scripts off, a line per skill whose scripts therefore never ran, so a
+    green run does not read as if they had been exercised.
+    """
     scripts = record.scripts
     if scripts is None:
-        return []
+        return [_idle_script_line(note) for note in record.script_notes]
     line = f"scripts: on, sandbox: {scripts.get('sandbox') or 'none'}"
     if scripts.get("sandbox") in (None, "none") and scripts.get("detail"):
         line += f" ({scripts['detail']})"
     if scripts.get("hardening"):
         line += f"; {scripts['hardening']}"
     return [line]
+
+
+def _idle_script_line(note: dict[str, object]) -> str:
+    count = note["script_count"]
+    noun = "script" if count == 1 else "scripts"
+    return (
+        f"skill {note['skill_name']} bundles {count} {noun}; execution is off "
+        "(allow_scripts = true in skill-lens.toml or --skill-lens-allow-scripts)"
+    )
 
 
 def skip_lines(record: RunRecord) -> list[str]:

@@ -82,6 +82,14 @@ def missing_interpreters(skill_dir: Path, settings: Settings) -> tuple[str, str]
     return None
 
 
+def runnable_script_count(skill_dir: Path, settings: Settings) -> int:
+    """How many bundled scripts have a mapped interpreter: what a "scripts are off" note counts."""
+    if not (skill_dir / SCRIPTS_DIR).is_dir():
+        return 0  # one stat, so collection does not walk every skill's directory
+    mapped = normalised_interpreters(settings)
+    return sum(1 for script in Bundle.of(skill_dir).scripts() if extension(script) in mapped)
+
+
 def run_script_tool(bundle: Bundle, workspace: Workspace, settings: Settings) -> BuiltinTool:
     """The ``run_script`` tool over ``bundle`` in ``workspace``."""
 

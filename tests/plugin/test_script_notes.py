@@ -1,0 +1,72 @@
+"""With scripts off, every skill that bundles runnable scripts is named in the reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from skillfactory import QUIET_PLUGINS, make_skill, write_file
+
+CASES = """
+cases:
+  - name: counts
+    task: count the levels
+"""
+
+
+def _skills(pytester: pytest.Pytester) -> None:
+    (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
+    triage = make_skill(pytester.path / "skills", "triage", CASES)
+    write_file(triage / "scripts" / "count.py", "print(1)\n")
+    write_file(triage / "scripts" / "summarise.sh", "echo 1\n")
+    write_file(triage / "scripts" / "levels.json", "{}\n")  # unmapped: not runnable
+    data_only = make_skill(pytester.path / "skills", "data-only", CASES)
+    write_file(data_only / "scripts" / "table.csv", "a,b\n")
+    make_skill(pytester.path / "skills", "plain", CASES)
+    single = make_skill(pytester.path / "skills", "single", None)  # no cases at all
+    write_file(single / "scripts" / "go.py", "print(1)\n")
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["in-process", "xdist"])
+def test_idle_scripts_are_named_in_console_and_json(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    _skills(pytester)
+    result = pytester.runpytest(
+        "--skill-lens", "skills", "--skill-lens-json", "report.json", *QUIET_PLUGINS, *workers
+    )
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "skill single bundles 1 script; execution is off (allow_scripts = true in "
+            "skill-lens.toml or --skill-lens-allow-scripts)",
+            "skill triage bundles 2 scripts; execution is off (allow_scripts = true in "
+            "skill-lens.toml or --skill-lens-allow-scripts)",
+        ]
+    )
+    text = result.stdout.str()
+    assert "skill data-only bundles" not in text and "skill plain bundles" not in text
+    assert "scripts: on" not in text
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert report["scripts"] is None
+    assert report["script_notes"] == [
+        {"skill_name": "single", "script_count": 1, "product_note": None},
+        {"skill_name": "triage", "script_count": 2, "product_note": None},
+    ]
+
+
+def test_no_idle_note_when_scripts_are_on(pytester: pytest.Pytester) -> None:
+    _skills(pytester)
+    result = pytester.runpytest(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-allow-scripts",
+        "--skill-lens-json",
+        "report.json",
+        *QUIET_PLUGINS,
+    )
+    assert result.ret == 0
+    assert "execution is off" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["scripts: on, sandbox: *"])
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert report["script_notes"] == []
