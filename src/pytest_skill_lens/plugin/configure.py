@@ -183,7 +183,7 @@ def _prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str
 
 def _preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
     """Endpoint, model and API key of a keyed runner, checked before anything is spent."""
-    from ..run.providers import base_url_problem, missing_api_key
+    from ..run.providers import base_url_problem
 
     if settings.base_url:
         problem = base_url_problem(settings.base_url)
@@ -193,19 +193,27 @@ def _preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
                 "set --skill-lens-base-url or base_url to an http(s) URL such as "
                 "http://localhost:11434/v1",
             )
-    if "pydantic-ai" not in settings.runner_names:
-        return
-    from ..run.runners.pydantic_ai import missing_extra, settings_problem
+    for runner in settings.runner_names:
+        if runner in KEYED_RUNNERS:
+            _preflight_runner(runner, settings, collect_only=collect_only)
 
-    if missing_extra(settings.model) is not None:
+
+def _preflight_runner(runner: str, settings: Settings, *, collect_only: bool) -> None:
+    """The model and API key one keyed runner needs; its module is light (no framework)."""
+    from importlib import import_module
+
+    from ..run.providers import missing_api_key
+
+    module = import_module(f"..run.runners.{runner.replace('-', '_')}", __package__)
+    if module.missing_extra(settings.model) is not None:
         return  # collection stops the run naming the extra to install
-    problem = settings_problem(settings)
+    problem = module.settings_problem(settings)
     if problem is not None:
         user_error(problem, "fix --skill-lens-model / model, or --skill-lens-base-url / base_url")
     variable = missing_api_key(settings.model)
     if variable is not None and not collect_only:  # listing cases spends nothing
         user_error(
-            f"the runner 'pydantic-ai' needs {variable} for the model {settings.model!r}, "
+            f"the runner {runner!r} needs {variable} for the model {settings.model!r}, "
             "and it is not set",
             f"export {variable}=... (API keys are read from the environment only; a "
             "self-hosted endpoint that takes none accepts any placeholder value)",
@@ -224,12 +232,14 @@ def _check_unread_flags(option: Any, runners: list[str], judge: str) -> None:
     if option.skill_lens_model is not None and not keyed_runner and not keyed_judge:
         user_error(
             "--skill-lens-model is read by no runner or judge in this run",
-            "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai)",
+            "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai "
+            "or --skill-lens-runner langchain)",
         )
     if option.skill_lens_base_url is not None and not keyed_runner and not keyed_judge:
         user_error(
             "--skill-lens-base-url is read by no runner or judge in this run",
-            "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai)",
+            "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai "
+            "or --skill-lens-runner langchain)",
         )
     if option.skill_lens_judge_model is not None and not keyed_judge:
         user_error(

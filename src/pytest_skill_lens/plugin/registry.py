@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import import_module
 from typing import Any
 
 import pytest
@@ -20,14 +21,26 @@ def _pydantic_ai(context: RunnerContext) -> Runner:
     return PydanticAIRunner(context.settings)
 
 
+def _langchain(context: RunnerContext) -> Runner:
+    from ..run.runners.langchain import LangChainRunner
+
+    return LangChainRunner(context.settings)
+
+
 BUILTIN_RUNNERS: dict[str, RunnerFactory] = {
     "fake": lambda context: FakeRunner(),
     "pydantic-ai": _pydantic_ai,
+    "langchain": _langchain,
+}
+# The framework runners, each with the module that says whether its extra is installed.
+FRAMEWORK_RUNNERS = {
+    "pydantic-ai": "..run.runners.pydantic_ai",
+    "langchain": "..run.runners.langchain",
 }
 BUILTIN_JUDGES: dict[str, JudgeFactory] = {"fake": lambda context: FakeJudge()}
 # Named in the specification and reserved, but not built in this version yet.
 PLANNED: dict[str, tuple[str, ...]] = {
-    "runner": ("langchain", "copilot", "claude-code", "cli"),
+    "runner": ("copilot", "claude-code", "cli"),
     "judge": ("pydantic-ai", "langchain", "copilot", "claude-code", "cli"),
 }
 
@@ -69,23 +82,23 @@ def check_names(config: pytest.Config, runner_names: list[str], judge_name: str)
     for name in runner_names:
         if name not in runners:
             raise RegistryError(_unknown("runner", name, runners))
-        if name == "pydantic-ai":
-            _require_extra(config)
+        if name in FRAMEWORK_RUNNERS:
+            _require_extra(config, name)
     judges = judge_factories(config)
     if judge_name not in judges:
         raise RegistryError(_unknown("judge", judge_name, judges))
 
 
-def _require_extra(config: pytest.Config) -> None:
-    """The pydantic-ai runner is available only with its extra installed (checked, not imported)."""
-    from ..run.runners.pydantic_ai import EXTRA_INSTALL, missing_extra
-
+def _require_extra(config: pytest.Config, runner: str) -> None:
+    """A framework runner is available only with its extra installed (checked, not imported)."""
+    # The runner's module is light: it finds the framework's modules without importing them.
+    module = import_module(FRAMEWORK_RUNNERS[runner], __package__)
     state = get_state(config)
-    missing = missing_extra(state.settings.model if state is not None else None)
+    missing = module.missing_extra(state.settings.model if state is not None else None)
     if missing is not None:
         raise RegistryError(
-            f"the runner 'pydantic-ai' needs the pydantic-ai extra, which is not installed "
-            f"(no module named {missing!r}); install it: {EXTRA_INSTALL}"
+            f"the runner {runner!r} needs the {runner} extra, which is not installed "
+            f"(no module named {missing!r}); install it: {module.EXTRA_INSTALL}"
         )
 
 

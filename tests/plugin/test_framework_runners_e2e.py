@@ -1,0 +1,652 @@
+"""Both framework runners, one measurement: every test here runs under pydantic-ai and langchain.
+
+Each test runs pytest as a user does (``--skill-lens-runner <runner> --skill-lens-base-url
+... --skill-lens-model openai:gpt-4o-mini``) with a real agent of that framework against
+the scripted Chat Completions server on 127.0.0.1, and asserts the same outcomes, checks,
+evidence and wire traffic for both: the system prompt, the tool schemas key for key as
+declared, the tool results each mock shape returns. What differs between the frameworks
+is tested in test_pydantic_ai_e2e.py and test_langchain_e2e.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+# Speed only: an in-process pytester run drops the modules first imported inside it, so
+# each inner run would import the frameworks again. Imported once here, they stay.
+pytest.importorskip("pydantic_ai.models.openai")
+pytest.importorskip("langchain.agents")
+pytest.importorskip("langchain_openai")
+pytest.importorskip("genai_prices")
+
+from model_server import MODEL, ScriptedModelServer, failure, text, tool_calls
+from runner_e2e import (
+    LOOKUP_SCHEMA,
+    ORDER,
+    PULL_REQUEST_SCHEMA,
+    RUNNERS,
+    SYSTEM_PROMPT,
+    case,
+    checks,
+    ordered,
+    price,
+    run,
+    tools_block,
+)
+
+pytestmark = pytest.mark.parametrize("runner", RUNNERS)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+def function(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": schema},
+    }
+
+
+# --- a run that goes well: what was sent, what was recorded ------------------------------------
+
+
+def test_a_tool_using_case_passes_and_the_server_saw_prompt_tools_and_results(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [
+        case(
+            "checks the order first",
+            "I want a refund for order 1234",
+            tools=tools_block(),
+            trajectory={
+                "called": ["lookup_order"],
+                "forbidden": ["issue_refund"],
+                "call_args": [{"tool": "lookup_order", "equals": {"order_id": "1234"}}],
+            },
+            assertions=[{"kind": "contains", "value": "outside the return window"}],
+            budget={"max_tokens": 1000, "max_cost_usd": 0.01},
+        )
+    ]
+    script = {
+        "I want a refund for order 1234": [
+            tool_calls([("lookup_order", '{"order_id": "1234"}')], usage=(100, 20)),
+            text("Order 1234 is outside the return window.", usage=(150, 30)),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+    outcome = outcomes["checks the order first"]
+    assert outcome["status"] == "passed"
+    assert outcome["runner"] == runner
+    assert outcome["output"] == "Order 1234 is outside the return window."
+    assert outcome["tool_calls"] == [{"name": "lookup_order", "arguments": {"order_id": "1234"}}]
+    assert (outcome["input_tokens"], outcome["output_tokens"], outcome["tokens"]) == (250, 50, 300)
+    assert outcome["model"] == MODEL
+    assert outcome["cost_usd"] == pytest.approx(price(MODEL, 100, 20) + price(MODEL, 150, 30))
+    assert outcome["cost_usd"] > 0
+    assert outcome["cost_note"] is None and outcome["usage_note"] is None
+    assert outcome["stop_note"] is None and outcome["retry_cost_usd"] == 0
+    assert outcome["latency_ms"] > 0
+    assert checks(outcome, "budget")["max_tokens"] == (True, "used 300 tokens, limit is 1000")
+
+    first, second = server.requests
+    assert first.path == "/v1/chat/completions"  # Chat Completions, never the Responses API
+    assert first.headers["authorization"] == "Bearer test"
+    assert first.body["model"] == "gpt-4o-mini"
+    assert first.body["temperature"] == 0.0
+    assert first.body.get("stream") in (None, False)  # one JSON answer, usage in it
+    assert first.body["messages"] == [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": "I want a refund for order 1234"},
+    ]
+    # Every schema exactly as declared, key for key and in the declared order: the
+    # shorthand closed, input_schema verbatim (its title, $defs and default included),
+    # and no strict flag the author did not ask for.
+    assert ordered(first.body["tools"]) == ordered(
+        [
+            function("lookup_order", "Look up an order by its id", LOOKUP_SCHEMA),
+            function("issue_refund", "Issue a refund for an order", LOOKUP_SCHEMA),
+            function(
+                "get-pull-request", "Get details of a specific pull request", PULL_REQUEST_SCHEMA
+            ),
+        ]
+    )
+    assert second.messages("tool") == [{"role": "tool", "tool_call_id": "call_0", "content": ORDER}]
+
+
+def test_every_returns_shape_answers_through_the_agent(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [
+        {"name": "fixed", "description": "one answer", "returns": "always this"},
+        {
+            "name": "get_work_item",
+            "description": "a sequence",
+            "parameters": {"id": "string"},
+            "returns": ['{"id": "A", "parent": "B"}', '{"id": "B", "parent": null}'],
+        },
+        {
+            "name": "find",
+            "description": "a lookup without a fallback",
+            "parameters": {"id": "string"},
+            "returns": [{"when": {"id": "A"}, "value": "found A"}],
+        },
+        {
+            "name": "find_or_default",
+            "description": "a lookup with a fallback",
+            "parameters": {"id": "string"},
+            "returns": [{"when": {"id": "A"}, "value": "found A"}, {"value": "fallback"}],
+        },
+    ]
+    cases = [case("walks the chain", "walk", tools=tools, trajectory={"max_calls": 10})]
+    script = {
+        "walk": [
+            tool_calls([("get_work_item", '{"id": "A"}')]),
+            tool_calls([("get_work_item", '{"id": "B"}')]),
+            tool_calls([("get_work_item", '{"id": "B"}')]),
+            tool_calls(
+                [
+                    ("fixed", "{}"),
+                    ("find", '{"id": "A"}'),
+                    ("find", '{"id": "C"}'),
+                    ("find_or_default", '{"id": "Z"}'),
+                ]
+            ),
+            text("done"),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    replies = [(m["tool_call_id"], m["content"]) for m in server.requests[-1].messages("tool")]
+    assert replies == [
+        ("call_0", '{"id": "A", "parent": "B"}'),
+        ("call_0", '{"id": "B", "parent": null}'),
+        ("call_0", '{"id": "B", "parent": null}'),  # the last entry repeats
+        ("call_0", "always this"),
+        ("call_1", "found A"),
+        ("call_2", 'no response is scripted for find with arguments {"id": "C"}'),
+        ("call_3", "fallback"),
+    ]
+    assert [c["name"] for c in outcomes["walks the chain"]["tool_calls"]] == [
+        "get_work_item",
+        "get_work_item",
+        "get_work_item",
+        "fixed",
+        "find",
+        "find",
+        "find_or_default",
+    ]
+
+
+def test_several_cases_in_one_run_and_under_xdist(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [
+        case(f"case {i}", f"task {i}", assertions=[{"kind": "contains", "value": f"answer {i}"}])
+        for i in range(4)
+    ]
+    script = {f"task {i}": [text(f"answer {i}")] for i in range(4)}
+
+    result, outcomes = run(
+        pytester, server, cases, script, "-n", "2", runners=[runner], subprocess=True
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=4)
+    assert sorted(r.task for r in server.requests) == [f"task {i}" for i in range(4)]
+    assert {o["status"] for o in outcomes.values()} == {"passed"}
+
+
+# --- retries ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [500, 429])
+def test_a_transient_failure_is_retried_as_a_fresh_conversation(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str, status: int
+) -> None:
+    tools = [{"name": "poll", "description": "poll a job", "returns": ["running", "done"]}]
+    cases = [case("polls", "poll it", tools=tools, trajectory={"called": ["poll"]})]
+    script = {
+        "poll it": [
+            tool_calls([("poll", "{}")], usage=(100, 20)),
+            failure(status),
+            tool_calls([("poll", "{}")], usage=(100, 20)),
+            text("finished", usage=(120, 10)),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["polls"]
+    assert outcome["status"] == "passed"
+    assert len(server.requests) == 4
+    # The retry started over: same opening messages, and the sequence from its first entry.
+    assert server.requests[2].body["messages"] == server.requests[0].body["messages"]
+    assert server.requests[3].messages("tool")[0]["content"] == "running"
+    # Figures are the last attempt's; the discarded one's cost is reported apart.
+    assert (outcome["input_tokens"], outcome["output_tokens"]) == (220, 30)
+    assert outcome["tool_calls"] == [{"name": "poll", "arguments": {}}]
+    assert outcome["retry_cost_usd"] == pytest.approx(price(MODEL, 100, 20))
+
+
+def test_retries_run_out_and_the_case_is_errored(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [case("never answers", "down")]
+    script = {"down": [failure(503, "overloaded")]}
+
+    result, outcomes = run(
+        pytester,
+        server,
+        cases,
+        script,
+        runners=[runner],
+        toml="retries = 2\nretry_backoff_seconds = 0.0\n",
+    )
+
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    assert len(server.requests) == 3  # 1 + retries
+    outcome = outcomes["never answers"]
+    assert outcome["status"] == "errored"
+    assert "503" in outcome["error"] and "overloaded" in outcome["error"]
+    assert outcome["error"].split(":")[0].isidentifier()  # "<ExcType>: <message>"
+    # Nothing arrived, so nothing was spent, and a 0 that was never measured has no note.
+    assert outcome["tokens"] == 0 and outcome["cost_usd"] == 0 and outcome["retry_cost_usd"] == 0
+    assert outcome["cost_note"] is None
+    result.stdout.fnmatch_lines(["*503*overloaded*"])
+
+
+def test_a_failure_after_answers_keeps_what_the_attempt_spent(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [{"name": "check", "description": "check", "returns": "ok"}]
+    cases = [case("fails late", "late", tools=tools)]
+    script = {"late": [tool_calls([("check", "{}")], usage=(100, 20)), failure(400, "too long")]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    outcome = outcomes["fails late"]
+    assert outcome["status"] == "errored" and "400" in outcome["error"]
+    assert len(server.requests) == 2  # a 400 is not retried
+    assert outcome["tokens"] == 120
+    assert outcome["cost_usd"] == pytest.approx(price(MODEL, 100, 20))
+
+
+def test_a_refusal_is_not_retried(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [case("bad key", "auth")]
+    script = {"auth": [failure(401, "invalid api key"), text("never reached")]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    assert len(server.requests) == 1
+    assert outcomes["bad key"]["status"] == "errored"
+    assert "401" in outcomes["bad key"]["error"]
+
+
+# --- budgets: the runaway stop, unmeasured usage and prices ------------------------------------
+
+
+def test_a_runaway_tool_loop_stops_at_max_tokens_and_fails_not_errors(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [{"name": "check", "description": "check again", "returns": "not yet"}]
+    cases = [
+        case(
+            "loops forever",
+            "loop",
+            tools=tools,
+            budget={"max_tokens": 120},
+            assertions=[{"kind": "contains", "value": "done"}],
+        )
+    ]
+    script = {"loop": [tool_calls([("check", "{}")], usage=(40, 10))]}  # repeats for ever
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    assert len(server.requests) == 3  # 50, 100, then 150 > 120: no fourth request
+    outcome = outcomes["loops forever"]
+    assert outcome["status"] == "failed" and outcome["error"] is None
+    note = f"{runner} stopped the run before the agent finished, at the case's max_tokens"
+    assert outcome["stop_note"] == note
+    assert outcome["tokens"] == 150
+    assert len(outcome["tool_calls"]) == 3
+    assert checks(outcome, "budget")["max_tokens"] == (
+        False,
+        f"used 150 tokens, limit is 120; {note}",
+    )
+    result.stdout.fnmatch_lines([f"*used 150 tokens, limit is 120; {runner} stopped the run*"])
+
+
+def test_a_run_at_its_token_limit_is_not_stopped(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [{"name": "check", "description": "check", "returns": "ok"}]
+    cases = [case("exactly at the limit", "edge", tools=tools, budget={"max_tokens": 100})]
+    script = {"edge": [tool_calls([("check", "{}")], usage=(40, 10)), text("ok", usage=(40, 10))]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["exactly at the limit"]["stop_note"] is None
+    assert outcomes["exactly at the limit"]["tokens"] == 100
+
+
+def test_a_response_without_usage_is_not_a_measurement(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [case("no usage", "quiet", budget={"max_tokens": 1000, "max_cost_usd": 1.0})]
+    script = {"quiet": [text("hello", usage=None)]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    outcome = outcomes["no usage"]
+    assert outcome["status"] == "failed"
+    note = f"{runner} received no token usage from the provider"
+    assert outcome["usage_note"] == note and outcome["cost_note"] == note
+    assert checks(outcome, "budget") == {
+        "max_tokens": (False, f"token budget not evaluated: {note}"),
+        "max_cost_usd": (False, f"cost budget not evaluated: {note}"),
+    }
+
+
+def test_cached_input_tokens_are_priced_as_cache_reads(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [case("cached", "cached prompt")]
+    script = {"cached prompt": [text("hi", usage=(1000, 10), cached=800)]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["cached"]
+    assert (outcome["input_tokens"], outcome["output_tokens"]) == (1000, 10)
+    cached = price(MODEL, 1000, 10, cache_read_tokens=800)
+    assert outcome["cost_usd"] == pytest.approx(cached)
+    assert cached < price(MODEL, 1000, 10)  # the cache discount really applied
+
+
+def test_a_model_genai_prices_does_not_know_costs_zero_with_a_note(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [case("local model", "local", budget={"max_tokens": 1000, "max_cost_usd": 1.0})]
+    script = {"local": [text("hi", model="my-local-llama")]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    outcome = outcomes["local model"]
+    assert outcome["model"] == "my-local-llama"
+    assert outcome["cost_usd"] == 0.0
+    assert (
+        outcome["cost_note"]
+        == "genai-prices has no price for model 'my-local-llama' from provider 'openai'"
+    )
+    assert checks(outcome, "budget")["max_tokens"] == (True, "used 15 tokens, limit is 1000")
+    assert checks(outcome, "budget")["max_cost_usd"][0] is False
+
+
+# --- the workspace: preamble, built-in tools, sessions -------------------------------------------
+
+WORKSPACE_TOOLS = [
+    function(
+        "list_files",
+        "List every file in the working directory, one relative path per line",
+        {"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+    ),
+    function(
+        "read_file",
+        "Read a text file. `path` is relative to the working directory",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+    ),
+    function(
+        "write_file",
+        "Create or replace a text file. `path` is relative to the working "
+        "directory; `content` is the whole text of the file",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"],
+            "additionalProperties": False,
+        },
+    ),
+]
+
+
+def test_a_workspace_case_writes_a_file_the_assertion_reads(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    from pytest_skill_lens.run.prompt import workspace_preamble
+
+    cases = [
+        case(
+            "writes the report",
+            "write the report",
+            tools=tools_block()[:1],
+            workspace={"files": {"orders.csv": "id\n1234\n"}},
+            trajectory={"called": ["write_file"], "max_calls": 1},
+            assertions=[
+                {"kind": "contains", "value": "written"},
+                {"kind": "contains", "value": "refund denied", "file": "report.md"},
+            ],
+        )
+    ]
+    write = json.dumps({"path": "report.md", "content": "Order 1234: refund denied\n"})
+    script = {"write the report": [tool_calls([("write_file", write)]), text("Report written.")]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["writes the report"]
+    assert outcome["status"] == "passed"
+    assert outcome["tool_calls"] == [
+        {
+            "name": "write_file",
+            "arguments": {"path": "report.md", "content": "Order 1234: refund denied\n"},
+        }
+    ]
+    assertion = checks(outcome, "assertion")
+    assert set(assertion) == {"contains[0]", "contains[1]"}
+    assert all(passed for passed, _ in assertion.values()), assertion
+    first, second = server.requests
+    (system,) = first.messages("system")
+    assert system["content"] == SYSTEM_PROMPT + "\n\n" + workspace_preamble()
+    # The declared mock first, as written, then the three built-ins with closed schemas.
+    assert [t["function"]["name"] for t in first.body["tools"]] == [
+        "lookup_order",
+        "list_files",
+        "read_file",
+        "write_file",
+    ]
+    assert ordered(first.body["tools"][1:]) == ordered(WORKSPACE_TOOLS)
+    assert second.messages("tool") == [
+        {"role": "tool", "tool_call_id": "call_0", "content": "wrote 26 bytes to report.md"}
+    ]
+
+
+def test_built_in_calls_count_toward_max_calls(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [
+        case(
+            "looks around too much",
+            "look around",
+            workspace={"files": {"a.txt": "alpha"}},
+            trajectory={"max_calls": 1},
+        )
+    ]
+    script = {
+        "look around": [
+            tool_calls([("list_files", "{}"), ("read_file", '{"path": "a.txt"}')]),
+            text("a.txt says alpha"),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    outcome = outcomes["looks around too much"]
+    assert outcome["status"] == "failed"
+    passed, evidence = checks(outcome, "trajectory")["max_calls"]
+    assert not passed and "2 tool calls" in evidence
+    replies = [m["content"] for m in server.requests[-1].messages("tool")]
+    assert replies == ["a.txt", "alpha"]
+
+
+def test_a_path_outside_the_workspace_is_refused_to_the_model_and_the_case_completes(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [
+        case(
+            "tries to escape",
+            "read the secret",
+            workspace={},
+            trajectory={"called": ["read_file"]},
+            assertions=[{"kind": "contains", "value": "cannot"}],
+        )
+    ]
+    script = {
+        "read the secret": [
+            tool_calls([("read_file", '{"path": "../x"}')]),
+            tool_calls([("read_file", "{}")]),
+            text("I cannot read that file."),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["tries to escape"]
+    assert outcome["status"] == "passed"
+    assert outcome["error"] is None
+    second, third = server.requests[1:]
+    (refusal,) = second.messages("tool")
+    assert refusal["content"].startswith("refused: ../x: ")
+    assert "leave the workspace" in refusal["content"]
+    # A call without its argument is refused too, never raised.
+    assert third.messages("tool")[-1]["content"] == (
+        "refused: read_file needs path (missing: path)"
+    )
+
+
+def test_session_two_reads_what_session_one_wrote(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    from pytest_skill_lens.run.prompt import workspace_preamble
+
+    cases = [
+        {
+            "name": "remembers across sessions",
+            "sessions": ["take a note", "what did you note?"],
+            "workspace": {},
+            "trajectory": {"order": ["write_file", "read_file"]},
+            "assertions": [{"kind": "contains", "value": "the code is 7421"}],
+        }
+    ]
+    note = json.dumps({"path": "notes/code.txt", "content": "the code is 7421"})
+    script = {
+        "take a note": [tool_calls([("write_file", note)]), text("Noted.")],
+        "what did you note?": [
+            tool_calls([("read_file", '{"path": "notes/code.txt"}')]),
+            text("You told me: the code is 7421."),
+        ],
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["remembers across sessions"]
+    assert outcome["status"] == "passed"
+    assert [c["name"] for c in outcome["tool_calls"]] == ["write_file", "read_file"]
+    # Session 2 is a fresh conversation: no history, the same preamble, the file's text.
+    opening = server.for_task("what did you note?")[0]
+    assert [m["role"] for m in opening.body["messages"]] == ["system", "user"]
+    assert opening.messages("system")[0]["content"].endswith(workspace_preamble())
+    reply = server.for_task("what did you note?")[1].messages("tool")
+    assert reply == [{"role": "tool", "tool_call_id": "call_0", "content": "the code is 7421"}]
+
+
+def test_a_later_session_gets_what_is_left_of_max_tokens(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [{"name": "check", "description": "check", "returns": "not yet"}]
+    cases = [
+        {
+            "name": "runs away in session two",
+            "sessions": ["first", "second", "third"],
+            "workspace": {},
+            "tools": tools,
+            "budget": {"max_tokens": 100},
+        }
+    ]
+    script = {
+        "first": [text("ok", usage=(40, 20))],  # 60 spent, 40 left
+        "second": [tool_calls([("check", "{}")], usage=(30, 20))],  # 50 > 40: stopped
+        "third": [text("never asked")],
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    outcome = outcomes["runs away in session two"]
+    assert outcome["status"] == "failed"
+    assert [r.task for r in server.requests] == ["first", "second"]
+    assert outcome["tokens"] == 110
+    assert outcome["stop_note"] is not None and outcome["stop_note"].startswith(runner)
+
+
+# --- settings read from the environment and skill-lens.toml --------------------------------------
+
+
+@pytest.mark.parametrize(("setting", "sent"), [("0.7", 0.7), ('"unset"', None)])
+def test_temperature_is_sent_as_set(
+    pytester: pytest.Pytester,
+    server: ScriptedModelServer,
+    runner: str,
+    setting: str,
+    sent: float | None,
+) -> None:
+    result, _ = run(
+        pytester,
+        server,
+        [case("c", "t")],
+        {"t": [text("ok")]},
+        runners=[runner],
+        toml=f"temperature = {setting}\n",
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    (request,) = server.requests
+    assert request.body.get("temperature") == sent
+    assert ("temperature" in request.body) is (sent is not None)
