@@ -476,3 +476,33 @@ def test_a_session_without_a_decision_errors_the_case_naming_the_session(
         "mode: offered case (it does not support mode: offered)"
     )
     assert outcome["skill_triggered_by_session"] == [False, None]
+
+
+# --- a name the offered tool cannot take -------------------------------------------------------
+
+
+def test_a_skill_offered_under_a_built_in_tools_name_is_exit_2_before_any_run(
+    pytester: pytest.Pytester,
+) -> None:
+    # read-file is offered as read_file, which a workspace case already has.
+    cases = [
+        {"name": "loaded is fine", "task": "t", "workspace": {}},
+        {"name": "offered without a workspace is fine", "task": "t", "mode": "offered"},
+        {"name": "bad", "task": "t", "mode": "offered", "workspace": {}},
+    ]
+    make_skill(pytester.path / "skills", "read-file", cases)
+
+    result = pytester.runpytest_subprocess(
+        "--skill-lens", "skills", "--skill-lens-runner", "fake", *QUIET_PLUGINS
+    )
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        [
+            "*skills/read-file/evals/cases.yaml:*, case 'bad' (#3 in the file), field 'mode': "
+            "the skill is offered as the tool 'read_file', the name of a built-in tool in a "
+            "workspace case",
+            "*fix: rename the skill, or run this case as mode: loaded",
+        ]
+    )
+    assert "passed" not in result.stdout.str()

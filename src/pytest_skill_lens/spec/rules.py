@@ -15,7 +15,7 @@ from .judge_rules import check_judge
 from .model import Assertion, EvalCase
 from .paths import path_problem, pattern_problem, segment_match
 from .schemas import schema_problem
-from .tool_rules import check_tools, offered_tool_name
+from .tool_rules import BUILTIN_TOOLS, check_tools, offered_tool_name
 
 PLACEHOLDER = "TODO(skill-lens)"
 Fail = Callable[[str, str, str | None], AuthoringError]
@@ -103,6 +103,14 @@ def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> N
     for i, assertion in enumerate(case.assertions):
         _check_assertion(assertion, i, case, fail)
     offered = offered_tool_name(skill_name) if case.mode == "offered" and skill_name else None
+    if offered is not None and workspace and offered in BUILTIN_TOOLS:
+        # Two tools of one name: the provider would refuse the request, after the spend began.
+        raise fail(
+            f"the skill is offered as the tool {offered!r}, the name of a built-in tool "
+            "in a workspace case",
+            "mode",
+            "rename the skill, or run this case as mode: loaded",
+        )
     check_tools(list(case.tools), workspace=workspace, offered_name=offered, fail=fail)
     if case.trajectory is not None:
         trajectory = case.trajectory
