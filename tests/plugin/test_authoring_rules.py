@@ -1396,6 +1396,7 @@ class TrajectoryRule:
     field: str
     name: str
     extra: str = ""
+    fix: str = ""  # when it is not "declare <name> under tools:, or fix the spelling"
 
 
 TRAJECTORY_RULES = [
@@ -1422,6 +1423,7 @@ TRAJECTORY_RULES = [
         "mode: offered\ntrajectory:\n  called: [order_support]\n",
         "trajectory.called[0]",
         "order_support",
+        fix="check the offered skill's own tool with trajectory.skill_triggered instead",
     ),
     TrajectoryRule(
         "built-in-without-workspace",
@@ -1446,7 +1448,7 @@ def test_trajectory_name_rule(pytester: pytest.Pytester, rule: TrajectoryRule) -
         Expect(
             "evals/cases.yaml",
             f"the trajectory names {rule.name!r}, which the case does not declare in tools:",
-            f"declare {rule.name!r} under tools:, or fix the spelling",
+            rule.fix or f"declare {rule.name!r} under tools:, or fix the spelling",
             rule.field,
             BAD,
         ),

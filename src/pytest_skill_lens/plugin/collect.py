@@ -16,7 +16,7 @@ from ..spec.errors import AuthoringError, Where
 from ..spec.loader import load_suite
 from ..spec.skill import Skill, load_skill
 from ..spec.suite import LoadedCase
-from ..spec.tool_rules import BUILTIN_TOOLS, undeclared_tool
+from ..spec.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
 from .act import CaseErrored, CaseFailed, failure_text, perform
 from .registry import RegistryError, check_names
 from .state import STATE_KEY, SessionState, get_state
@@ -54,7 +54,7 @@ class SkillFile(pytest.File):
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
         if not self.config.option.collectonly:
-            _preflight(suite.cases, state.runner_names)
+            _preflight(suite.cases, state.runner_names, skill.name)
         arms = ["candidate"]
         repeats = state.settings.repeat
         for position, loaded in enumerate(suite.cases):
@@ -96,7 +96,7 @@ def item_name(case_name: str, runner: str, arm: str, repeat_index: int) -> str:
 DECLARED_TOOLS_ONLY = ("fake", "pydantic-ai", "langchain")
 
 
-def _preflight(cases: tuple[LoadedCase, ...], runners: list[str]) -> None:
+def _preflight(cases: tuple[LoadedCase, ...], runners: list[str], skill_name: str) -> None:
     """Runner-dependent rules, applied before any item runs (not under --collect-only)."""
     strict = [r for r in runners if r in DECLARED_TOOLS_ONLY]
     if not strict:
@@ -107,12 +107,16 @@ def _preflight(cases: tuple[LoadedCase, ...], runners: list[str]) -> None:
             continue
         field, name = found
         builtin = " (a built-in tool exists only in a case with a workspace: block)"
+        fix = f"declare {name!r} under tools:, or fix the spelling"
+        if loaded.case.mode == "offered" and name == offered_tool_name(skill_name):
+            # Declaring it would collide with the skill's own tool: point at the real check.
+            fix = "check the offered skill's own tool with trajectory.skill_triggered instead"
         raise AuthoringError(
             f"the trajectory names {name!r}, which the case does not declare in tools:"
             + (builtin if name in BUILTIN_TOOLS else "")
             + f"; runner {strict[0]!r} can never see such a call",
             where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
-            fix=f"declare {name!r} under tools:, or fix the spelling",
+            fix=fix,
         )
 
 
