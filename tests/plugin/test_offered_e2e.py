@@ -45,7 +45,7 @@ LOOKUP = {
 }
 REFUND = "I want a refund for order 1234"
 EGYPT = "What's the capital of Egypt?"
-FRAMEWORK_RUNNERS = ["pydantic-ai"]
+FRAMEWORK_RUNNERS = ["pydantic-ai", "langchain"]
 
 
 def offered(name: str, task: str, **more: Any) -> dict[str, Any]:

@@ -9,6 +9,9 @@ framework. The agent itself is built in :mod:`.langchain_agent`, imported by
   API (at ``base_url`` when one is set, so any OpenAI-compatible server works),
   ``anthropic:`` is ``ChatAnthropic``; no other prefix is served (preflight
   refuses it with the fix);
+* under ``mode: offered``, keeps the skill out of the system prompt and offers
+  it as a tool instead (:mod:`..skill_tool`); ``skill_triggered`` is whether the
+  attempt's recorded calls include it;
 * hands the model every tool definition exactly as declared, in the
   provider's own format, so LangChain's schema conversion (which inlines
   ``$ref``, drops ``title``) never touches it, and no ``strict`` flag is added;
@@ -35,7 +38,8 @@ from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult
 from ..retry import Attempt, run_with_retries, transient_status
-from ..toolkit import builtin_tools
+from ..skill_tool import skill_triggered
+from ..toolkit import harness_tools
 from ..workspace import Limits, Workspace
 
 NAME = "langchain"
@@ -96,7 +100,8 @@ class LangChainRunner:
                     error=f"WorkspaceError: cannot use the workspace {workspace}: "
                     f"{type(exc).__name__}: {exc}"
                 )
-        prompt = system_prompt(skill, workspace=opened is not None)
+        offered = case.mode == "offered"
+        prompt = system_prompt(skill, workspace=opened is not None, offered=offered)
         return run_with_retries(
             lambda: self._attempt(prompt, skill, case, opened),
             retries=self.settings.retries,
@@ -122,7 +127,7 @@ class LangChainRunner:
         ]
         tools += [
             AgentTool(b.name, b.description, b.schema, b.call)
-            for b in builtin_tools(skill, workspace, self.settings)
+            for b in harness_tools(skill, case, workspace, self.settings)
         ]
         max_tokens = case.budget.max_tokens if case.budget is not None else None
         run = run_agent(
@@ -133,6 +138,7 @@ class LangChainRunner:
             max_tokens=max_tokens,
         )
         result = run.result
+        result.skill_triggered = skill_triggered(skill, case, result.tool_calls)
         if run.stopped:
             result.stop_note = STOP_NOTE  # the case ran away: scored as far as it got
             return Attempt(result)
@@ -142,9 +148,6 @@ class LangChainRunner:
 
 
 def _unsupported(case: EvalCase, workspace: Path | None) -> str | None:
-    """What this runner cannot do yet, said as an errored result (one place to widen)."""
-    if case.mode == "offered":
-        return "mode: offered is not supported by the langchain runner yet"
     if case.sessions is not None:
         return "the langchain runner runs one session per call; the plugin splits sessions:"
     if case.workspace is not None and workspace is None:
