@@ -35,6 +35,7 @@ import pytest
 from pytest_skill_lens.run.mocktools import build_mock_tools
 from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.run.runner import RunnerContext, RunnerFactory
+from pytest_skill_lens.run.sandbox import SandboxDecision
 from pytest_skill_lens.run.toolkit import builtin_tools
 from pytest_skill_lens.run.workspace import Limits, Workspace
 from pytest_skill_lens.score.judge import (
@@ -191,12 +192,14 @@ def parsed_reply(reply: str) -> Any:
         return reply
 
 
-def offered_builtins(skill: Skill, workspace: Path | None, settings: Settings) -> dict[str, Any]:
+def offered_builtins(
+    skill: Skill, workspace: Path | None, settings: Settings, sandbox: SandboxDecision | None
+) -> dict[str, Any]:
     """The built-in tools a framework runner would offer for this case, by name."""
     if workspace is None:
         return {}
     opened = Workspace.attach(workspace, Limits.from_settings(settings))
-    return {tool.name: tool for tool in builtin_tools(skill, opened, settings)}
+    return {tool.name: tool for tool in builtin_tools(skill, opened, settings, sandbox)}
 
 
 class ScriptedRunner:
@@ -204,8 +207,9 @@ class ScriptedRunner:
 
     name = "scripted"
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, sandbox: SandboxDecision | None = None) -> None:
         self.settings = settings
+        self.sandbox = sandbox  # where run_script runs scripts (the skill_lens_sandbox fixture)
 
     def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
         started = time.perf_counter()
@@ -236,7 +240,7 @@ class ScriptedRunner:
         if case.mode != "loaded":
             return result(error=f"the scripted stand-in does not support mode: {case.mode}")
 
-        builtins = offered_builtins(skill, workspace, self.settings)
+        builtins = offered_builtins(skill, workspace, self.settings, self.sandbox)
         read += [context_text(skill, case, builtins), *case.tasks]
         transcript.append({"role": "system", "content": read[0]})
         transcript += [{"role": "user", "content": task} for task in case.tasks]
@@ -333,7 +337,7 @@ class ScriptedJudge:
 
 
 def _runner(context: RunnerContext) -> ScriptedRunner:
-    return ScriptedRunner(context.settings)
+    return ScriptedRunner(context.settings, context.sandbox)
 
 
 def _judge(context: JudgeContext) -> ScriptedJudge:

@@ -374,6 +374,48 @@ def test_a_negative_control_over_sessions_passes_when_no_session_calls_it(
     )
 
 
+def test_an_agent_that_triggers_the_skill_can_read_its_bundle(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    # The bundle tools are registered in an offered case too, after the skill's tool.
+    write_file(
+        pytester.path / "skills/order-support/references/policy.md", "Refunds within 30 days."
+    )
+    cases = [
+        offered(
+            "reads the policy",
+            REFUND,
+            workspace={},
+            trajectory={"skill_triggered": True, "called": ["read_skill_file"]},
+            assertions=[{"kind": "contains", "value": "30 days"}],
+        )
+    ]
+    script = {
+        REFUND: [
+            tool_calls([("order_support", "{}")]),
+            tool_calls([("read_skill_file", '{"path": "references/policy.md"}')]),
+            text("Refunds are accepted within 30 days."),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, runner, cases, script)
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["reads the policy"]
+    assert (outcome["status"], outcome["skill_triggered"]) == ("passed", True)
+    assert [c["name"] for c in outcome["tool_calls"]] == ["order_support", "read_skill_file"]
+    first, _, third = server.requests
+    assert [t["function"]["name"] for t in first.body["tools"]] == [
+        "order_support",
+        "list_files",
+        "read_file",
+        "write_file",
+        "list_skill_files",
+        "read_skill_file",
+    ]
+    assert third.messages("tool")[-1]["content"] == "Refunds within 30 days."
+
+
 # --- runners without a model --------------------------------------------------------------------
 
 

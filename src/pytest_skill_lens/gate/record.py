@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .outcome import Outcome
 
@@ -27,7 +28,8 @@ class RunRecord:
     # Items collected and selected but never run to an outcome (-x, a crash, a ceiling).
     not_run: list[dict[str, object]] = field(default_factory=list)
     full_output: bool = False
-    scripts: dict[str, str | None] | None = None  # {sandbox, detail, hardening} when scripts on
+    # {sandbox, detail, hardening[, overridden_by_fixture]} when scripts are on.
+    scripts: dict[str, Any] | None = None
     # Skills whose scripts stayed idle because execution is off: {skill_name, script_count, ...}.
     script_notes: list[dict[str, object]] = field(default_factory=list)
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from .fixtures import (
+    skill_lens_judge,
+    skill_lens_runner,
+    skill_lens_sandbox,
+    skill_lens_workspace,
+)
 from .hooks import (
     pytest_addhooks,
     pytest_addoption,
@@ -16,4 +22,8 @@ __all__ = [
     "pytest_configure",
     "pytest_report_header",
     "skill_lens_config",
+    "skill_lens_judge",
+    "skill_lens_runner",
+    "skill_lens_sandbox",
+    "skill_lens_workspace",
 ]

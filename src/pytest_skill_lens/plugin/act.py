@@ -1,16 +1,17 @@
 """What an item does: act in setup (runner, judge), deliver the verdict in call.
 
-An infrastructure failure (a workspace that could not be created, a runner
-error in any session, a judge that could not grade, a runner that reported no
-skill-trigger decision) raises :class:`CaseErrored` in setup, so pytest
-reports an ERROR. A check that did not hold raises
+The runner, the judge and the workspace are the item's fixtures (fixtures.py).
+An infrastructure failure (a fixture that could not be set up, say a workspace
+that could not be created; a runner error in any session; a judge that could
+not grade; a runner that reported no skill-trigger decision) raises
+:class:`CaseErrored` in setup, so pytest reports an ERROR. A check that did not hold raises
 :class:`CaseFailed` in call, so pytest reports a FAILURE whose text is the
 failing checks with their evidence, never a traceback.
 
 The verdict is computed at the end of setup, because only scoring can tell an
 errored case (say, a judge verdict that does not match the rubric) from a
 failed one; scoring is pure and free, so where it runs costs nothing. A case's
-workspace is deleted right after scoring, still in setup, unless it is kept.
+workspace is deleted at teardown by its fixture, unless it is kept.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from ..gate.outcome import Outcome
 from ..report.excerpt import failure_lines
 from ..run.result import RunResult
 from ..run.sessions import run_sessions
-from ..run.workspace import Limits, Workspace, WorkspaceError, workspace_label
+from ..run.workspace import Workspace
 from ..score.artifacts import collect_artifacts
-from ..score.check import ScoringContext
+from ..score.check import Score, ScoringContext
 from ..score.evaluate import evaluate
 from ..score.judge import JudgeVerdict, build_request
-from .registry import build_judge, build_runner
 from .state import SessionState, get_state
 
 if TYPE_CHECKING:
@@ -58,20 +58,6 @@ def _state(item: Any) -> SessionState:
     return state
 
 
-def _runner(item: CaseItem, state: SessionState) -> Any:
-    runner = state.runners.get(item.runner_name)
-    if runner is None:
-        runner = build_runner(item.config, item.runner_name, state.settings)
-        state.runners[item.runner_name] = runner
-    return runner
-
-
-def _judge(item: CaseItem, state: SessionState) -> Any:
-    if state.judge is None:
-        state.judge = build_judge(item.config, state.settings.judge, state.settings)
-    return state.judge
-
-
 def _evaluators(item: CaseItem, state: SessionState) -> tuple[Any, ...]:
     """Evaluators that conftests add, asked for once every conftest has loaded."""
     if state.evaluators is None:
@@ -80,34 +66,41 @@ def _evaluators(item: CaseItem, state: SessionState) -> tuple[Any, ...]:
     return state.evaluators
 
 
-def perform(item: CaseItem) -> Outcome:
-    """Run the case and score it: the whole act, returning the recorded outcome."""
+def perform(item: CaseItem, *, runner: Any, judge: Any, workspace: Workspace | None) -> Outcome:
+    """Run the case and score it: the whole act, returning the recorded outcome.
+
+    ``runner``, ``judge`` and ``workspace`` are the item's fixture values.
+    """
     state = _state(item)
     case = item.loaded.case
-    problem: str | None = None
-    workspace: Workspace | None = None
-    if case.workspace is not None:
-        workspace, problem = _open_workspace(item, state)
+    result = _act(item, runner, workspace)
+    verdict: JudgeVerdict | None = None
+    if result.error is None and case.judge is not None:
+        verdict = _grade(item, judge, result, workspace)
+    context = ScoringContext(runner=item.runner_name, judge_verdict=verdict, workspace=workspace)
     try:
-        result = RunResult(error=problem) if problem is not None else _act(item, state, workspace)
-        verdict: JudgeVerdict | None = None
-        if result.error is None and case.judge is not None:
-            verdict = _grade(item, state, result, workspace)
-        context = ScoringContext(
-            runner=item.runner_name, judge_verdict=verdict, workspace=workspace
-        )
-        try:
-            status, scores = evaluate(case, result, context, extra=_evaluators(item, state))
-        except Exception as exc:  # scoring is ours and checked at load: infrastructure
-            result.error = f"scoring failed: {type(exc).__name__}: {exc}"
-            status, scores = "errored", []
-    finally:  # scored (or failed to): the directory goes, unless kept for inspection
-        kept = _close_workspace(workspace, state.settings.keep_workspace)
+        status, scores = evaluate(case, result, context, extra=_evaluators(item, state))
+    except Exception as exc:  # scoring is ours and checked at load: infrastructure
+        result.error = f"scoring failed: {type(exc).__name__}: {exc}"
+        status, scores = "errored", []
+    # The fixture deletes the directory at teardown unless it is kept for inspection.
+    kept = str(workspace.root) if workspace is not None and state.settings.keep_workspace else None
+    return _outcome(item, status, scores, result, kept)
+
+
+def errored_outcome(item: CaseItem, error: str) -> Outcome:
+    """The outcome of an item that could not act at all (say, a fixture failed)."""
+    return _outcome(item, "errored", [], RunResult(error=error), None)
+
+
+def _outcome(
+    item: CaseItem, status: str, scores: list[Score], result: RunResult, kept: str | None
+) -> Outcome:
     return Outcome(
         skill_name=item.skill.name,
         case_name=item.case_name,
         runner=item.runner_name,
-        status=status,
+        status=status,  # type: ignore[arg-type]
         arm=item.arm,  # type: ignore[arg-type]
         repeat_index=item.repeat_index,
         scores=scores,
@@ -132,44 +125,18 @@ def perform(item: CaseItem) -> Outcome:
     )
 
 
-def _open_workspace(item: CaseItem, state: SessionState) -> tuple[Workspace | None, str | None]:
-    """A fresh, seeded workspace for this item, or why there is none (the case is errored)."""
-    block = item.loaded.case.workspace
-    label = workspace_label(
-        item.skill.name, item.case_name, item.runner_name, item.arm, f"r{item.repeat_index + 1}"
-    )
-    try:
-        workspace = Workspace.create(
-            label, block.files if block else {}, Limits.from_settings(state.settings)
-        )
-    except WorkspaceError as exc:
-        return None, f"WorkspaceError: {exc}"
-    return workspace, None
-
-
-def _close_workspace(workspace: Workspace | None, keep: bool) -> str | None:
-    """The kept directory's path, or None once it is deleted (or there was none)."""
-    if workspace is None:
-        return None
-    if keep:
-        return str(workspace.root)
-    workspace.cleanup()
-    return None
-
-
-def _act(item: CaseItem, state: SessionState, workspace: Workspace | None) -> RunResult:
+def _act(item: CaseItem, runner: Any, workspace: Workspace | None) -> RunResult:
     """One runner call, or one per session, all against the same workspace."""
     root = workspace.root if workspace is not None else None
     case = item.loaded.case
     if case.sessions is None:
-        return _run(item, state, case, root)
-    return run_sessions(case, lambda one: _run(item, state, one, root))
+        return _run(item, runner, case, root)
+    return run_sessions(case, lambda one: _run(item, runner, one, root))
 
 
-def _run(item: CaseItem, state: SessionState, case: EvalCase, root: Path | None) -> RunResult:
+def _run(item: CaseItem, runner: Any, case: EvalCase, root: Path | None) -> RunResult:
     start = time.perf_counter()
     try:
-        runner = _runner(item, state)
         result = runner.run(item.skill, case, root)
     except Exception as exc:  # a runner must not raise; if one does, the case is errored
         return RunResult(
@@ -191,12 +158,12 @@ def _run(item: CaseItem, state: SessionState, case: EvalCase, root: Path | None)
 
 
 def _grade(
-    item: CaseItem, state: SessionState, result: RunResult, workspace: Workspace | None
+    item: CaseItem, judge: Any, result: RunResult, workspace: Workspace | None
 ) -> JudgeVerdict:
     case = item.loaded.case
     try:
         artifacts = collect_artifacts(case.judge, workspace) if case.judge else []
-        verdict = _judge(item, state).judge(build_request(case, result, artifacts))
+        verdict = judge.judge(build_request(case, result, artifacts))
     except Exception as exc:  # a judge must not raise either
         return JudgeVerdict(checks=None, error=f"judge raised {type(exc).__name__}: {exc}")
     if not isinstance(verdict, JudgeVerdict):

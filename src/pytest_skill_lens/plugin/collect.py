@@ -17,9 +17,9 @@ from ..spec.loader import load_suite
 from ..spec.skill import Skill, load_skill
 from ..spec.suite import LoadedCase
 from ..spec.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
-from .act import CaseErrored, CaseFailed, failure_text, perform
+from .act import CaseErrored, CaseFailed, errored_outcome, failure_text, perform
 from .registry import RegistryError, check_names
-from .state import STATE_KEY, SessionState, get_state
+from .state import STATE_KEY, SessionState, get_state, listing_only
 
 NO_CASES = "(no eval cases)"
 # Markers that change how pytest runs an item. A case tag spelled like one must
@@ -43,7 +43,7 @@ class SkillFile(pytest.File):
             return
         skill = load_skill(self.path)
         _claim_name(state, skill)
-        if state.settings.allow_scripts and not self.config.option.collectonly:
+        if state.settings.allow_scripts and not listing_only(self.config):
             _preflight_interpreters(skill, state)  # every discovered skill, selected or not
         elif not state.settings.allow_scripts:
             _note_idle_scripts(skill, state)
@@ -53,21 +53,22 @@ class SkillFile(pytest.File):
             state.skipped_skills.add(skill.name)
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
-        if not self.config.option.collectonly:
+        if not listing_only(self.config):
             _preflight(suite.cases, state.runner_names, skill.name)
         arms = ["candidate"]
         repeats = state.settings.repeat
+        fixtures: Any = None
         for position, loaded in enumerate(suite.cases):
             for arm in arms:
                 for runner in state.runner_names:
                     for repeat in range(repeats):
-                        name = item_name(loaded.name, runner, arm, repeat)
-                        yield CaseItem.from_parent(
+                        item = CaseItem.from_parent(
                             self,
-                            name=name,
-                            # Given as text so pytest parses the [runner] part as params,
-                            # as it does for the ids --lf/--ff read back from the cache.
-                            nodeid=f"{self.nodeid}::{name}",
+                            name=item_name(loaded.name, runner, arm, repeat),
+                            callobj=skill_lens_case,
+                            # Every item of a file needs the same fixtures, resolved once
+                            # (pytest shares it the same way between parametrized items).
+                            fixtureinfo=fixtures,
                             skill=skill,
                             loaded=loaded,
                             runner=runner,
@@ -75,6 +76,8 @@ class SkillFile(pytest.File):
                             repeat_index=repeat,
                             position=position,
                         )
+                        fixtures = getattr(item, "_fixtureinfo", None)
+                        yield item
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, AuthoringError):
@@ -181,8 +184,24 @@ def _claim_name(state: SessionState, skill: Skill) -> None:
     state.skills_by_name[key] = skill.path
 
 
-class CaseItem(pytest.Item):
-    """One run of one eval case: the act in setup, the verdict in call."""
+def skill_lens_case(
+    skill_lens_sandbox: Any,
+    skill_lens_runner: Any,
+    skill_lens_judge: Any,
+    skill_lens_workspace: Any,
+) -> None:
+    """What a case item asks pytest for: its signature names the fixtures (see fixtures.py).
+
+    Never called: the item acts in its setup and raises its verdict in call.
+    """
+
+
+class CaseItem(pytest.Function):
+    """One run of one eval case: the act in setup, the verdict in call.
+
+    A :class:`pytest.Function`, so its fixtures are real pytest fixtures that a
+    ``conftest.py`` can override or wrap, per directory.
+    """
 
     def __init__(
         self,
@@ -196,6 +215,7 @@ class CaseItem(pytest.Item):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        _parse_runner_params(self)
         self.skill = skill
         self.loaded = loaded
         self.runner_name = runner
@@ -238,7 +258,17 @@ class CaseItem(pytest.Item):
         return self.loaded.file, self.loaded.line - 1, label
 
     def setup(self) -> None:
-        outcome = perform(self)
+        try:
+            super().setup()  # pytest fills the fixtures the signature names
+        except Exception as exc:  # a fixture that cannot be set up: errored, never failed
+            self.outcome = errored_outcome(self, f"{_fixture_failure(exc)}")
+            raise CaseErrored(self.outcome) from exc
+        outcome = perform(
+            self,
+            runner=self.funcargs["skill_lens_runner"],
+            judge=self.funcargs["skill_lens_judge"],
+            workspace=self.funcargs["skill_lens_workspace"],  # type: ignore[arg-type]
+        )
         self.outcome = outcome
         # pytest's --junitxml writes these as <properties> of the test case.
         self.user_properties.extend(
@@ -261,13 +291,33 @@ class CaseItem(pytest.Item):
         if self.outcome is not None and self.outcome.status == "failed":
             raise CaseFailed(self.outcome)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, CaseFailed | CaseErrored):
             return failure_text(self, excinfo.value.outcome)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
 
 _SKILL_LENS_MARK = pytest.mark.skill_lens
+
+
+def _fixture_failure(exc: Exception) -> str:
+    from ..run.workspace import WorkspaceError
+
+    if isinstance(exc, WorkspaceError):
+        return f"WorkspaceError: {exc}"
+    return f"a fixture could not be set up: {type(exc).__name__}: {exc}"
+
+
+def _parse_runner_params(item: pytest.Item) -> None:
+    """Give the item the id ``<case>[<runner>]`` *with* ``<runner>`` as its params.
+
+    pytest >= 9.2 compares structured node ids, and the ids ``--lf``/``--ff`` read
+    back from the cache are parsed with the bracket as params; a Function without
+    a parametrize call would keep the bracket in its name and never match them.
+    """
+    node_id = getattr(item, "_id", None)
+    if node_id is not None and getattr(node_id, "params", "") is None and "[" in item.name:
+        item._id = type(node_id).parse(str(node_id))
 
 
 def _tag_marker(

@@ -14,7 +14,7 @@ import pytest
 
 from ..settings import Settings, find_config, load_settings
 from ..spec.errors import ConfigError
-from .state import SessionState
+from .state import SessionState, listing_only
 
 KEYED_RUNNERS = ("pydantic-ai", "langchain")
 
@@ -135,10 +135,13 @@ def build_state(config: pytest.Config) -> SessionState | None:
             "a minimum delta needs a baseline arm to compare against",
             "add --skill-lens-baseline none (or previous), or drop --skill-lens-min-delta",
         )
-    _check_unread_flags(option, settings.runner_names, settings.judge)
+    _check_unread_flags(
+        option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model
+    )
     _refuse_unbuilt(settings)
-    _preflight_keyed(settings, collect_only=bool(option.collectonly))
-    scripts = _prepare_scripts(settings, collect_only=bool(option.collectonly))
+    _preflight_keyed(settings, collect_only=listing_only(config))
+    _preflight_judge(option, settings, collect_only=listing_only(config))
+    scripts = _prepare_scripts(settings, collect_only=listing_only(config))
 
     state = SessionState(
         settings=settings,
@@ -220,7 +223,9 @@ def _preflight_runner(runner: str, settings: Settings, *, collect_only: bool) ->
         )
 
 
-def _check_unread_flags(option: Any, runners: list[str], judge: str) -> None:
+def _check_unread_flags(
+    option: Any, runners: list[str], judge: str, *, judge_inherits: bool = True
+) -> None:
     """A flag nothing will read is refused rather than silently ignored."""
     builtin_only = all(
         r in ("fake", *KEYED_RUNNERS, "copilot", "claude-code", "cli") for r in runners
@@ -228,7 +233,8 @@ def _check_unread_flags(option: Any, runners: list[str], judge: str) -> None:
     if not builtin_only:
         return  # a plugin's runner may read any setting
     keyed_runner = any(r in KEYED_RUNNERS for r in runners)
-    keyed_judge = judge in KEYED_RUNNERS
+    # A judge reads the runners' model (and endpoint) only when it has no judge_model.
+    keyed_judge = judge in KEYED_RUNNERS and judge_inherits
     if option.skill_lens_model is not None and not keyed_runner and not keyed_judge:
         user_error(
             "--skill-lens-model is read by no runner or judge in this run",
@@ -241,12 +247,35 @@ def _check_unread_flags(option: Any, runners: list[str], judge: str) -> None:
             "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai "
             "or --skill-lens-runner langchain)",
         )
-    if option.skill_lens_judge_model is not None and not keyed_judge:
+
+
+def _preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> None:
+    """The judge's flag, model, endpoint and API key, checked before anything is spent."""
+    from ..score.judges.preflight import missing_extra, missing_key, settings_problem
+
+    judge = settings.judge
+    flag = option.skill_lens_judge_model
+    if flag is not None and judge in ("fake", "copilot", "claude-code", "cli"):
         user_error(
-            "--skill-lens-judge-model is read only by a pydantic-ai or langchain judge",
-            "drop the flag: the pydantic-ai and langchain judges are not available in this "
-            "version yet",
+            f"--skill-lens-judge-model is read only by a pydantic-ai or langchain judge, "
+            f"and the judge is {judge!r}",
+            'drop the flag, or set judge = "pydantic-ai" (or "langchain") in skill-lens.toml',
         )
+    if flag is not None and not flag.strip():
+        user_error(
+            "--skill-lens-judge-model is blank",
+            "give it a model as provider:name (e.g. openai:gpt-4o-mini), or drop the flag to "
+            "let the judge use the runners' model",
+        )
+    for check in (settings_problem, missing_extra, missing_key):
+        if check is missing_key and collect_only:
+            return  # listing cases spends nothing
+        problem = check(judge, settings)
+        if problem is None:
+            continue
+        if check is missing_extra:
+            return  # collection stops the run naming the extra to install
+        user_error(*problem)
 
 
 def _choose_args(config: pytest.Config, cli_roots: list[Path], ini_roots: list[Path]) -> None:

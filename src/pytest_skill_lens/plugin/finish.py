@@ -14,7 +14,7 @@ from ..report.json_report import render_json
 from ..report.junit_gate import add_gate_case
 from ..report.markdown import render_markdown
 from ..report.terminal import summary_lines
-from .state import SessionState
+from .state import SessionState, listing_only
 
 # pytest's own verdicts we never overrule: the run was stopped or broke.
 _KEEP = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
@@ -44,7 +44,7 @@ def build_record(state: SessionState) -> RunRecord:
         skills_found=len(state.skills_by_name),
         not_run=not_run,
         full_output=state.settings.full_output,
-        scripts=state.scripts,
+        scripts=_scripts_block(state),
         script_notes=[
             {"skill_name": name, "script_count": count, "product_note": None}
             for name, count in sorted(state.idle_scripts.items())
@@ -52,12 +52,22 @@ def build_record(state: SessionState) -> RunRecord:
     )
 
 
+def _scripts_block(state: SessionState) -> dict[str, Any] | None:
+    """The run's sandbox facts, plus any sandbox a fixture override used instead."""
+    if state.scripts is None:
+        return None
+    block: dict[str, Any] = dict(state.scripts)
+    if state.sandbox_overrides:
+        block["overridden_by_fixture"] = sorted(state.sandbox_overrides)
+    return block
+
+
 def finish_session(session: pytest.Session, state: SessionState, exitstatus: int) -> int:
     """The exit code: 2 for authoring errors, else the gate's (or 1 if ordinary tests failed)."""
     if state.collection_errors:
         # Under xdist a collection error would otherwise exit 1; it is an authoring error.
         return int(pytest.ExitCode.INTERRUPTED)
-    if session.config.option.collectonly:
+    if listing_only(session.config):
         return exitstatus  # listing cases measures nothing, so there is no gate
     if exitstatus in _KEEP and not _stopped_by_maxfail(session, exitstatus):
         return exitstatus
@@ -146,6 +156,7 @@ def worker_facts(state: SessionState) -> dict[str, Any]:
         "deselected_by": sorted(state.deselected_by),
         "planned": state.planned,
         "idle_scripts": state.idle_scripts,
+        "sandbox_overrides": sorted(state.sandbox_overrides),
         "collection_errors": state.collection_errors,
     }
 
@@ -159,5 +170,6 @@ def merge_worker_facts(state: SessionState, facts: dict[str, Any] | None) -> Non
     state.deselected_by.update(facts["deselected_by"])
     state.planned.update(facts["planned"])
     state.idle_scripts.update(facts["idle_scripts"])
+    state.sandbox_overrides.update(facts["sandbox_overrides"])
     # Every worker collects everything; the controller already counted failed
     # collection reports once through pytest_collectreport.

@@ -10,7 +10,7 @@ import pytest
 
 from ..run.fake import FakeRunner
 from ..run.runner import Runner, RunnerContext, RunnerFactory
-from ..score.judge import FakeJudge, JudgeContext, JudgeFactory
+from ..score.judge import FakeJudge, Judge, JudgeContext, JudgeFactory
 from .state import get_state
 
 
@@ -37,11 +37,29 @@ FRAMEWORK_RUNNERS = {
     "pydantic-ai": "..run.runners.pydantic_ai",
     "langchain": "..run.runners.langchain",
 }
-BUILTIN_JUDGES: dict[str, JudgeFactory] = {"fake": lambda context: FakeJudge()}
+
+
+def _pydantic_ai_judge(context: JudgeContext) -> Judge:
+    from ..score.judges.pydantic_ai import PydanticAIJudge
+
+    return PydanticAIJudge(context.settings)
+
+
+def _langchain_judge(context: JudgeContext) -> Judge:
+    from ..score.judges.langchain import LangChainJudge
+
+    return LangChainJudge(context.settings)
+
+
+BUILTIN_JUDGES: dict[str, JudgeFactory] = {
+    "fake": lambda context: FakeJudge(),
+    "pydantic-ai": _pydantic_ai_judge,
+    "langchain": _langchain_judge,
+}
 # Named in the specification and reserved, but not built in this version yet.
 PLANNED: dict[str, tuple[str, ...]] = {
     "runner": ("copilot", "claude-code", "cli"),
-    "judge": ("pydantic-ai", "langchain", "copilot", "claude-code", "cli"),
+    "judge": ("copilot", "claude-code", "cli"),
 }
 
 
@@ -87,6 +105,19 @@ def check_names(config: pytest.Config, runner_names: list[str], judge_name: str)
     judges = judge_factories(config)
     if judge_name not in judges:
         raise RegistryError(_unknown("judge", judge_name, judges))
+    _require_judge_extra(config, judge_name)
+
+
+def _require_judge_extra(config: pytest.Config, judge: str) -> None:
+    """A framework judge is available only with its extra installed (checked, not imported)."""
+    from ..score.judges.preflight import missing_extra
+
+    state = get_state(config)
+    if state is None:
+        return
+    problem = missing_extra(judge, state.settings)
+    if problem is not None:
+        raise RegistryError(f"{problem[0]}; {problem[1]}")
 
 
 def _require_extra(config: pytest.Config, runner: str) -> None:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..gate.outcome import Outcome
     from ..gate.record import GateResult, RunRecord
     from ..run.runner import Runner
+    from ..run.sandbox import SandboxDecision
     from ..score.check import Evaluator
     from ..score.judge import Judge
     from ..settings import Settings
@@ -47,7 +48,10 @@ class SessionState:
     # Filled while items run.
     outcomes: dict[str, Outcome] = field(default_factory=dict)  # nodeid -> outcome
     other_failures: int = 0  # failures of ordinary tests in a mixed run
-    runners: dict[str, Runner] = field(default_factory=dict)
+    # Built once per (runner name, sandbox decision), shared by every item.
+    runners: dict[tuple[str, SandboxDecision | None], Runner] = field(default_factory=dict)
+    # Sandboxes a skill_lens_sandbox fixture override put scripts under (labels).
+    sandbox_overrides: set[str] = field(default_factory=set)
     judge: Judge | None = None
     tag_markers: dict[str, pytest.MarkDecorator | None] = field(default_factory=dict)
     evaluators: tuple[Evaluator, ...] | None = None  # conftest-added, asked for once
@@ -62,3 +66,14 @@ STATE_KEY = pytest.StashKey[SessionState]()
 
 def get_state(config: pytest.Config) -> SessionState | None:
     return config.stash.get(STATE_KEY, None)
+
+
+def listing_only(config: pytest.Config) -> bool:
+    """Whether this run only lists (``--collect-only``, ``--fixtures-per-test``,
+    ``--fixtures``): nothing runs, so nothing is preflighted for spend or gated."""
+    option = config.option
+    return bool(
+        option.collectonly
+        or getattr(option, "show_fixtures_per_test", False)
+        or getattr(option, "showfixtures", False)
+    )

@@ -48,6 +48,9 @@ def script_lines(record: RunRecord) -> list[str]:
         line += f" ({scripts['detail']})"
     if scripts.get("hardening"):
         line += f"; {scripts['hardening']}"
+    if scripts.get("overridden_by_fixture"):
+        others = ", ".join(scripts["overridden_by_fixture"])
+        line += f"; a skill_lens_sandbox fixture ran some cases under: {others}"
     return [line]
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..settings import Settings
 from ..spec.model import EvalCase
 from ..spec.skill import Skill
 from .result import RunResult
+
+if TYPE_CHECKING:
+    from .sandbox import SandboxDecision
 
 
 @runtime_checkable
@@ -30,10 +33,16 @@ class Runner(Protocol):
 
 @dataclass(frozen=True)
 class RunnerContext:
-    """What a runner factory may read to build its runner."""
+    """What a runner factory may read to build its runner.
+
+    ``sandbox`` is the OS sandbox bundled scripts run under (the
+    ``skill_lens_sandbox`` fixture's value); a runner that offers the built-in
+    tools hands it to :func:`~.toolkit.builtin_tools`.
+    """
 
     name: str
     settings: Settings
+    sandbox: SandboxDecision | None = None
 
 
 RunnerFactory = Callable[[RunnerContext], Runner]

@@ -90,14 +90,20 @@ def runnable_script_count(skill_dir: Path, settings: Settings) -> int:
     return sum(1 for script in Bundle.of(skill_dir).scripts() if extension(script) in mapped)
 
 
-def run_script_tool(bundle: Bundle, workspace: Workspace, settings: Settings) -> BuiltinTool:
-    """The ``run_script`` tool over ``bundle`` in ``workspace``."""
+def run_script_tool(
+    bundle: Bundle,
+    workspace: Workspace,
+    settings: Settings,
+    sandbox: SandboxDecision | None = None,
+) -> BuiltinTool:
+    """The ``run_script`` tool over ``bundle`` in ``workspace``, under ``sandbox``."""
 
     def call(arguments: Mapping[str, Any]) -> str:
         try:
             if "path" not in arguments:
                 return "refused: run_script needs path (missing: path)"
-            return run_script(bundle, workspace, settings, arguments["path"], arguments.get("args"))
+            path, args = arguments["path"], arguments.get("args")
+            return run_script(bundle, workspace, settings, path, args, sandbox)
         except Exception as exc:  # a built-in tool answers, it never raises
             return f"error: run_script failed: {type(exc).__name__}: {exc}"
 
@@ -105,9 +111,18 @@ def run_script_tool(bundle: Bundle, workspace: Workspace, settings: Settings) ->
 
 
 def run_script(
-    bundle: Bundle, workspace: Workspace, settings: Settings, path: object, args: object
+    bundle: Bundle,
+    workspace: Workspace,
+    settings: Settings,
+    path: object,
+    args: object,
+    sandbox: SandboxDecision | None = None,
 ) -> str:
-    """Run bundled script ``path`` with ``args``; the text the model reads."""
+    """Run bundled script ``path`` with ``args``; the text the model reads.
+
+    ``sandbox`` is the decision to run under; ``None`` means the run's own
+    (``script_sandbox``, probed once per process).
+    """
     if not isinstance(path, str):
         return f"refused: path is text, not {type(path).__name__}"
     arguments = _arguments(args)
@@ -137,7 +152,7 @@ def run_script(
         executable = shutil.which(interpreter[0], path=env.get("PATH"))
         if executable is None:
             return f"refused: {rel} needs {interpreter[0]}, which is not on PATH"
-        decision = decide(settings.script_sandbox)
+        decision = sandbox if sandbox is not None else decide(settings.script_sandbox)
         command = [executable, *interpreter[1:], str(real), *arguments]
         try:
             finished = _execute(decision, command, bundle, workspace, scratch, env, settings)
@@ -268,10 +283,14 @@ def guard_writes(tool: BuiltinTool, workspace: Workspace) -> BuiltinTool:
 
 
 def with_run_script(
-    tools: list[BuiltinTool], bundle: Bundle, workspace: Workspace, settings: Settings
+    tools: list[BuiltinTool],
+    bundle: Bundle,
+    workspace: Workspace,
+    settings: Settings,
+    sandbox: SandboxDecision | None = None,
 ) -> list[BuiltinTool]:
     """``tools`` plus ``run_script`` when scripts are on and the skill ships one under scripts/."""
     if not settings.allow_scripts or not bundle.scripts():
         return tools
     guarded = [guard_writes(t, workspace) if t.name == "write_file" else t for t in tools]
-    return [*guarded, run_script_tool(bundle, workspace, settings)]
+    return [*guarded, run_script_tool(bundle, workspace, settings, sandbox)]

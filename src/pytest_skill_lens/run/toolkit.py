@@ -13,6 +13,7 @@ from ..settings import Settings
 from ..spec.model import EvalCase
 from ..spec.skill import Skill
 from .bundle_tools import bundle_tools, skill_bundle
+from .sandbox import SandboxDecision
 from .script_tool import with_run_script
 from .skill_tool import offered_tools
 from .workspace import Workspace
@@ -20,9 +21,16 @@ from .workspace_tools import BuiltinTool, workspace_tools
 
 
 def builtin_tools(
-    skill: Skill, workspace: Workspace | None, settings: Settings
+    skill: Skill,
+    workspace: Workspace | None,
+    settings: Settings,
+    sandbox: SandboxDecision | None = None,
 ) -> list[BuiltinTool]:
-    """The built-in tools for a case run with ``skill`` in ``workspace``, in offering order."""
+    """The built-in tools for a case run with ``skill`` in ``workspace``, in offering order.
+
+    ``sandbox`` is where ``run_script`` runs scripts; ``None`` means the run's own
+    decision for ``script_sandbox``.
+    """
     if workspace is None:
         return []
     tools = workspace_tools(workspace)
@@ -30,12 +38,16 @@ def builtin_tools(
     bundle = skill_bundle(skill)
     tools += bundle_tools(bundle)
     # run_script (run/script_tool.py): only under allow_scripts, with a file under scripts/.
-    return with_run_script(tools, bundle, workspace, settings)
+    return with_run_script(tools, bundle, workspace, settings, sandbox)
 
 
 def harness_tools(
-    skill: Skill, case: EvalCase, workspace: Workspace | None, settings: Settings
+    skill: Skill,
+    case: EvalCase,
+    workspace: Workspace | None,
+    settings: Settings,
+    sandbox: SandboxDecision | None = None,
 ) -> list[BuiltinTool]:
     """Every tool the harness adds to a case's own: the offered skill's tool under
     ``mode: offered``, then :func:`builtin_tools` (registered in offered cases too)."""
-    return offered_tools(skill, case) + builtin_tools(skill, workspace, settings)
+    return offered_tools(skill, case) + builtin_tools(skill, workspace, settings, sandbox)

@@ -41,6 +41,7 @@ from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
 from ..retry import Attempt, run_with_retries
+from ..sandbox import SandboxDecision
 from ..skill_tool import skill_triggered
 from ..toolkit import harness_tools
 from ..workspace import Limits, Workspace
@@ -66,9 +67,16 @@ class PydanticAIRunner:
 
     name = NAME
 
-    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        sleep: Callable[[float], None] = time.sleep,
+        *,
+        sandbox: SandboxDecision | None = None,
+    ) -> None:
         self.settings = settings
         self._sleep = sleep
+        self.sandbox = sandbox  # where run_script runs scripts; None: the run's decision
 
     def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
         problem = _unsupported(case, workspace)
@@ -152,7 +160,7 @@ class PydanticAIRunner:
             _tool(mock.name, mock.description, mock.schema, mock.call)
             for mock in build_mock_tools(case.tools).values()
         ]
-        builtins = harness_tools(skill, case, workspace, self.settings)
+        builtins = harness_tools(skill, case, workspace, self.settings, self.sandbox)
         return tools + [_tool(b.name, b.description, b.schema, b.call) for b in builtins]
 
     def _model(self) -> Any:
