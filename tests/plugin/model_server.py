@@ -11,6 +11,11 @@ reply is one of:
 * :func:`tool_calls` -- the assistant asks for tools, ``[(name, arguments text), ...]``;
 * :func:`failure` -- an HTTP error status with an OpenAI-style error body.
 
+A conversation whose task has no script may be answered by ``by_content``: the
+replies of the first key (in insertion order) that occurs anywhere in its task. A
+judge's task is the whole judge prompt, so a test keys the judge's replies by a
+word of the response being graded.
+
 ``usage=(prompt, completion)`` sets the usage block (``None`` leaves it out); ``cached``
 adds ``prompt_tokens_details.cached_tokens``. Every request is recorded, in order, as a
 :class:`Request` (path, headers, parsed JSON body).
@@ -104,9 +109,17 @@ def _task(body: Mapping[str, Any]) -> str:
 class ScriptedModelServer:
     """Serves ``POST <base>/chat/completions`` from a script; use as a context manager."""
 
-    def __init__(self, script: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> None:
+    def __init__(
+        self,
+        script: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+        *,
+        by_content: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    ) -> None:
         self.script: dict[str, list[Mapping[str, Any]]] = {
             k: list(v) for k, v in (script or {}).items()
+        }
+        self.by_content: dict[str, list[Mapping[str, Any]]] = {
+            k: list(v) for k, v in (by_content or {}).items()
         }
         self.requests: list[Request] = []
         self._served: dict[str, int] = {}
@@ -136,13 +149,17 @@ class ScriptedModelServer:
         task = _task(body)
         with self._lock:
             self.requests.append(Request(path, headers, body))
-            replies = self.script.get(task)
+            key, replies = task, self.script.get(task)
+            if not replies:
+                found = next((k for k in self.by_content if k in task), None)
+                replies = self.by_content.get(found) if found is not None else None
+                key = f"\0by_content:{found}"  # its own count, apart from any task's
             if not path.endswith("/chat/completions"):
                 return 404, {"error": {"message": f"no such endpoint {path}", "type": "test"}}
             if not replies:
                 return 400, {"error": {"message": f"no script for task {task!r}", "type": "test"}}
-            position = self._served.get(task, 0)
-            self._served[task] = position + 1
+            position = self._served.get(key, 0)
+            self._served[key] = position + 1
             reply = replies[min(position, len(replies) - 1)]
         if "status" in reply:
             return int(reply["status"]), {"error": reply["error"]}

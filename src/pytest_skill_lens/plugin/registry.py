@@ -18,7 +18,7 @@ def _pydantic_ai(context: RunnerContext) -> Runner:
     # Imported here: the framework loads only when a case is about to run.
     from ..run.runners.pydantic_ai import PydanticAIRunner
 
-    return PydanticAIRunner(context.settings)
+    return PydanticAIRunner(context.settings, sandbox=context.sandbox)
 
 
 def _langchain(context: RunnerContext) -> Runner:
@@ -142,8 +142,9 @@ def _unknown(kind: str, name: str, known: Mapping[str, Any]) -> str:
     return f"unknown {kind} {name!r}; available: {', '.join(sorted(known))}"
 
 
-def build_runner(config: pytest.Config, name: str, settings: Any) -> Any:
-    return runner_factories(config)[name](RunnerContext(name=name, settings=settings))
+def build_runner(config: pytest.Config, name: str, settings: Any, sandbox: Any = None) -> Any:
+    context = RunnerContext(name=name, settings=settings, sandbox=sandbox)
+    return runner_factories(config)[name](context)
 
 
 def build_judge(config: pytest.Config, name: str, settings: Any) -> Any:

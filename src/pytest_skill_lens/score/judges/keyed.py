@@ -1,0 +1,119 @@
+"""What the two framework judges share: pricing their responses, retrying, never raising.
+
+Judge spend is judge overhead: the verdict carries it (``cost_usd``,
+``cost_note``, ``tokens``, ``model``) and the judge evaluator puts it on its
+score, so it is reported apart from the run and never counts against a case's
+``budget:``. Every attempt was paid for, so a retried verdict's cost is the sum
+of all of them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from ...run.pricing import price
+from ...run.providers import provider_of
+from ..judge import JudgeVerdict
+
+NO_USAGE_NOTE = "the judge's provider reported no token usage, so its cost is not known"
+
+
+@dataclass(frozen=True)
+class Usage:
+    """One model response's usage, as the framework reported it."""
+
+    model: str  # the name the response reported; "" when it reported none
+    input_tokens: int = 0  # including cache reads and writes
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    @property
+    def measured(self) -> bool:
+        return bool(self.input_tokens or self.output_tokens)
+
+
+def spend(model_id: str, usages: Sequence[Usage]) -> JudgeVerdict:
+    """An empty verdict carrying what ``usages`` cost; ``model_id`` is the judge's model."""
+    provider = provider_of(model_id)
+    fallback = model_id.partition(":")[2]
+    cost, note, tokens = 0.0, None, 0
+    for usage in usages:
+        if not usage.measured:
+            note = NO_USAGE_NOTE
+            continue
+        tokens += usage.input_tokens + usage.output_tokens
+        spent, why = price(
+            usage.model or fallback,
+            provider,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+        )
+        cost += spent
+        note = note or why
+    model = next((u.model for u in reversed(usages) if u.model), "") or fallback
+    return JudgeVerdict(checks=None, cost_usd=cost, cost_note=note, tokens=tokens, model=model)
+
+
+@dataclass(frozen=True)
+class JudgeAttempt:
+    """One judge call's verdict, and the provider failure that ended it, if one did."""
+
+    verdict: JudgeVerdict
+    failure: BaseException | None = None
+
+
+def judge_with_retries(
+    attempt: Callable[[], JudgeAttempt],
+    *,
+    retries: int,
+    backoff_seconds: float,
+    transient: Callable[[BaseException], bool],
+    sleep: Callable[[float], None] = time.sleep,
+) -> JudgeVerdict:
+    """Call ``attempt`` until it grades, fails for good, or ``retries`` more tries are spent.
+
+    Only a transient provider failure is retried (busy, slow, unreachable); an
+    unreadable verdict is not a provider failure and is never retried.
+    """
+    cost, tokens, note = 0.0, 0, None
+    wait = backoff_seconds
+    for number in range(retries + 1):
+        outcome = _guarded(attempt)
+        verdict = outcome.verdict
+        cost += verdict.cost_usd
+        tokens += verdict.tokens
+        note = note or verdict.cost_note
+        last = number == retries
+        if outcome.failure is None or last or not _safe(transient, outcome.failure):
+            break
+        sleep(wait)
+        wait *= 2
+    return replace(verdict, cost_usd=cost, tokens=tokens, cost_note=note)
+
+
+def failed(verdict: JudgeVerdict, failure: BaseException) -> JudgeAttempt:
+    """An attempt the provider (or the framework) ended: errored, with what it spent."""
+    return JudgeAttempt(
+        replace(verdict, checks=None, error=f"{type(failure).__name__}: {failure}"), failure
+    )
+
+
+def _guarded(attempt: Callable[[], JudgeAttempt]) -> JudgeAttempt:
+    try:
+        return attempt()
+    except Exception as exc:  # a judge never raises: a bug of ours is an errored verdict too
+        return JudgeAttempt(
+            JudgeVerdict(checks=None, error=f"the judge failed: {type(exc).__name__}: {exc}")
+        )
+
+
+def _safe(transient: Callable[[BaseException], bool], failure: BaseException) -> bool:
+    try:
+        return transient(failure)
+    except Exception:
+        return False

@@ -1,0 +1,117 @@
+"""``judge = "langchain"``: a LangChain chat model with structured output returns the verdict.
+
+LangChain is imported inside :meth:`LangChainJudge.judge` only. The chat model
+is the one the ``langchain`` runner builds (``ChatOpenAI`` on Chat Completions,
+or ``ChatAnthropic``), from the judge's model, endpoint and temperature
+(:mod:`.resolve`). The verdict comes through ``with_structured_output`` by
+tool calling, the ``JudgeOutput`` tool forced; a reply it cannot parse (no
+call, arguments that are not JSON, a shape that does not fit) is unreadable:
+errored after a single attempt, never a low score. Transient provider failures
+are retried as the runner's are. Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from pydantic import ValidationError
+
+from ...run.runners.langchain import is_transient
+from ...settings import Settings
+from ..judge import JudgeRequest, JudgeVerdict
+from .keyed import JudgeAttempt, Usage, failed, judge_with_retries, spend
+from .output import OUTPUT_NAME, JudgeOutput, invalid, to_checks
+from .prompt import JudgePrompt, build_judge_prompt
+from .resolve import judge_base_url, judge_model
+
+NAME = "langchain"
+
+
+class LangChainJudge:
+    """Grades one request per call; holds nothing between calls (safe under threads)."""
+
+    name = NAME
+
+    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self.model = judge_model(settings)
+        # The runner's model builder reads these three keys: hand it the judge's.
+        self._model_settings = settings.model_copy(
+            update={
+                "model": self.model,
+                "base_url": judge_base_url(settings),
+                "temperature": settings.judge_temperature,
+            }
+        )
+        self._sleep = sleep
+
+    def judge(self, request: JudgeRequest) -> JudgeVerdict:
+        prompt = build_judge_prompt(request)
+        return judge_with_retries(
+            lambda: self._attempt(prompt),
+            retries=self.settings.retries,
+            backoff_seconds=self.settings.retry_backoff_seconds,
+            transient=is_transient,
+            sleep=self._sleep,
+        )
+
+    def _attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
+        from langchain_core.messages import HumanMessage, SystemMessage
+
+        from ...run.runners.langchain_agent import chat_model
+
+        try:
+            structured = chat_model(self._model_settings).with_structured_output(
+                JudgeOutput, method="function_calling", include_raw=True
+            )
+            reply = structured.invoke(
+                [SystemMessage(prompt.instructions), HumanMessage(prompt.message)]
+            )
+        except Exception as exc:  # a provider failure is an errored verdict, never raised
+            return failed(spend(self.model, []), exc)
+        raw = reply.get("raw") if isinstance(reply, Mapping) else None
+        verdict = spend(self.model, [_usage(raw)] if raw is not None else [])
+        parsed = reply.get("parsed") if isinstance(reply, Mapping) else None
+        if isinstance(parsed, JudgeOutput):
+            return JudgeAttempt(replace(verdict, checks=to_checks(parsed)))
+        why = _unreadable(raw, reply.get("parsing_error") if isinstance(reply, Mapping) else None)
+        return JudgeAttempt(replace(verdict, error=why))
+
+
+def _usage(message: Any) -> Usage:
+    usage: Mapping[str, Any] = getattr(message, "usage_metadata", None) or {}
+    details: Mapping[str, Any] = usage.get("input_token_details") or {}
+    metadata: Mapping[str, Any] = getattr(message, "response_metadata", None) or {}
+    served = metadata.get("model_name") or metadata.get("model") or ""
+    return Usage(
+        model=str(served),
+        input_tokens=int(usage.get("input_tokens") or 0),
+        output_tokens=int(usage.get("output_tokens") or 0),
+        cache_read_tokens=int(details.get("cache_read") or 0),
+        cache_write_tokens=int(details.get("cache_creation") or 0),
+    )
+
+
+def _unreadable(raw: Any, parsing_error: object) -> str:
+    """Why the reply is no verdict, read from the reply itself where it can be."""
+    if isinstance(parsing_error, ValidationError):
+        return invalid(parsing_error)
+    if parsing_error is not None:
+        return invalid(f"{type(parsing_error).__name__}: {parsing_error}")
+    calls = list(getattr(raw, "tool_calls", None) or [])
+    broken = list(getattr(raw, "invalid_tool_calls", None) or [])
+    if any(c.get("name") == OUTPUT_NAME for c in broken):
+        return invalid(f"the arguments of the judge's {OUTPUT_NAME} call are not valid JSON")
+    if calls or broken:
+        names = ", ".join(sorted({str(c.get("name")) for c in calls + broken}))
+        return invalid(f"the judge called {names} instead of {OUTPUT_NAME}")
+    said = str(getattr(raw, "text", "") or "").strip() if raw is not None else ""
+    excerpt = said[:200] + ("..." if len(said) > 200 else "")
+    return invalid(
+        f"the judge answered in text without calling {OUTPUT_NAME}: {excerpt!r}"
+        if said
+        else f"the judge's reply was empty, with no call to {OUTPUT_NAME}"
+    )

@@ -1,0 +1,132 @@
+"""``judge = "pydantic-ai"``: a PydanticAI agent with no tools that returns a structured verdict.
+
+``pydantic_ai`` is imported inside :meth:`PydanticAIJudge.judge` only. The model
+is built as the ``pydantic-ai`` runner builds its own
+(:mod:`...run.runners.pydantic_ai_model`), from the judge's model and endpoint
+(:mod:`.resolve`). The verdict is the model's one call to the ``JudgeOutput``
+tool (:mod:`.output`); a reply that makes no such call, or one whose arguments
+do not fit, is unreadable: errored after a single attempt, never re-asked and
+never a low score. Transient provider failures are retried as the runners'
+are. Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ...run.runners.pydantic_ai_model import build_model, is_transient
+from ...settings import Settings
+from ..judge import JudgeRequest, JudgeVerdict
+from .keyed import JudgeAttempt, Usage, failed, judge_with_retries, spend
+from .output import OUTPUT_DESCRIPTION, OUTPUT_NAME, JudgeOutput, invalid, read_output, to_checks
+from .prompt import JudgePrompt, build_judge_prompt
+from .resolve import judge_base_url, judge_model, judge_temperature
+
+NAME = "pydantic-ai"
+_NOTED_WARNINGS = ("UsageLimitUnavailableWarning", "CostNotFoundWarning")
+
+
+class PydanticAIJudge:
+    """Grades one request per call; holds nothing between calls (safe under threads)."""
+
+    name = NAME
+
+    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self.model = judge_model(settings)
+        self.base_url = judge_base_url(settings)
+        self._sleep = sleep
+
+    def judge(self, request: JudgeRequest) -> JudgeVerdict:
+        prompt = build_judge_prompt(request)
+        return judge_with_retries(
+            lambda: self._attempt(prompt),
+            retries=self.settings.retries,
+            backoff_seconds=self.settings.retry_backoff_seconds,
+            transient=is_transient,
+            sleep=self._sleep,
+        )
+
+    def _attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
+        from pydantic_ai import Agent, capture_run_messages, exceptions
+        from pydantic_ai.output import ToolOutput
+
+        settings: Any = {"max_retries": 0}  # retries are ours, counted and priced
+        temperature = judge_temperature(self.settings)
+        if temperature is not None:
+            settings["temperature"] = temperature
+        output: JudgeOutput | None = None
+        failure: BaseException | None = None
+        with warnings.catch_warnings(), capture_run_messages() as messages:
+            for category in _NOTED_WARNINGS:  # the verdict's cost_note says it already
+                if (warning := getattr(exceptions, category, None)) is not None:
+                    warnings.simplefilter("ignore", warning)
+            try:
+                agent = Agent(
+                    build_model(self.model, self.base_url),
+                    output_type=ToolOutput(
+                        JudgeOutput, name=OUTPUT_NAME, description=OUTPUT_DESCRIPTION, max_retries=0
+                    ),
+                    system_prompt=prompt.instructions,
+                    model_settings=settings,
+                    retries=0,
+                    name="skill-lens-judge",
+                )
+                output = agent.run_sync(prompt.message).output
+            except Exception as exc:  # a provider failure is an errored verdict, never raised
+                failure = exc
+        responses = _responses(messages)
+        verdict = spend(self.model, [_usage(r) for r in responses])
+        if isinstance(output, JudgeOutput):
+            return JudgeAttempt(replace(verdict, checks=to_checks(output)))
+        if isinstance(failure, exceptions.UnexpectedModelBehavior):
+            why = _unreadable(responses, failure)
+            return JudgeAttempt(replace(verdict, error=why))
+        return failed(verdict, failure or RuntimeError("the judge returned no verdict"))
+
+
+def _responses(messages: list[Any]) -> list[Any]:
+    from pydantic_ai.messages import ModelResponse
+
+    return [m for m in messages if isinstance(m, ModelResponse)]
+
+
+def _usage(response: Any) -> Usage:
+    usage = response.usage
+    return Usage(
+        model=response.model_name or "",
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+    )
+
+
+def _unreadable(responses: list[Any], failure: BaseException) -> str:
+    """Why the last reply is no verdict, read from the reply itself where it can be."""
+    from pydantic_ai.messages import TextPart, ToolCallPart
+
+    if not responses:
+        return invalid(f"{type(failure).__name__}: {failure}")
+    parts = responses[-1].parts
+    calls = [p for p in parts if isinstance(p, ToolCallPart)]
+    verdicts = [p for p in calls if p.tool_name == OUTPUT_NAME]
+    if len(verdicts) > 1:
+        return invalid(f"the judge called {OUTPUT_NAME} {len(verdicts)} times in one reply")
+    if verdicts:
+        _, why = read_output(verdicts[0].args if verdicts[0].args is not None else {})
+        return why or invalid(f"{type(failure).__name__}: {failure}")
+    if calls:
+        names = ", ".join(sorted({c.tool_name for c in calls}))
+        return invalid(f"the judge called {names} instead of {OUTPUT_NAME}")
+    said = "".join(p.content for p in parts if isinstance(p, TextPart)).strip()
+    excerpt = said[:200] + ("..." if len(said) > 200 else "")
+    return invalid(
+        f"the judge answered in text without calling {OUTPUT_NAME}: {excerpt!r}"
+        if said
+        else f"the judge's reply was empty, with no call to {OUTPUT_NAME}"
+    )
