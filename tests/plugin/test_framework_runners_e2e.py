@@ -196,6 +196,34 @@ def test_every_returns_shape_answers_through_the_agent(
     ]
 
 
+def test_parallel_calls_in_one_turn_each_take_their_own_sequence_entry(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [
+        {
+            "name": "next_ticket",
+            "description": "hand out the next ticket",
+            "returns": ["ticket 1", "ticket 2", "ticket 3"],
+        }
+    ]
+    cases = [case("takes three at once", "three", tools=tools)]
+    script = {
+        "three": [
+            tool_calls([("next_ticket", "{}"), ("next_ticket", "{}"), ("next_ticket", "{}")]),
+            text("got them"),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    # The framework may run the calls concurrently: which call gets which entry is not
+    # fixed, but no entry is handed out twice.
+    replies = sorted(m["content"] for m in server.requests[-1].messages("tool"))
+    assert replies == ["ticket 1", "ticket 2", "ticket 3"]
+    assert len(outcomes["takes three at once"]["tool_calls"]) == 3
+
+
 def test_several_cases_in_one_run_and_under_xdist(
     pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
 ) -> None:
