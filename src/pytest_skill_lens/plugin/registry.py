@@ -24,7 +24,7 @@ def _pydantic_ai(context: RunnerContext) -> Runner:
 def _langchain(context: RunnerContext) -> Runner:
     from ..run.runners.langchain import LangChainRunner
 
-    return LangChainRunner(context.settings)
+    return LangChainRunner(context.settings, sandbox=context.sandbox)
 
 
 BUILTIN_RUNNERS: dict[str, RunnerFactory] = {

@@ -38,6 +38,7 @@ from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult
 from ..retry import Attempt, run_with_retries, transient_status
+from ..sandbox import SandboxDecision
 from ..skill_tool import skill_triggered
 from ..toolkit import harness_tools
 from ..workspace import Limits, Workspace
@@ -83,9 +84,16 @@ class LangChainRunner:
 
     name = NAME
 
-    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        sleep: Callable[[float], None] = time.sleep,
+        *,
+        sandbox: SandboxDecision | None = None,
+    ) -> None:
         self.settings = settings
         self._sleep = sleep
+        self.sandbox = sandbox  # where run_script runs scripts; None: the run's decision
 
     def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
         problem = _unsupported(case, workspace)
@@ -127,7 +135,7 @@ class LangChainRunner:
         ]
         tools += [
             AgentTool(b.name, b.description, b.schema, b.call)
-            for b in harness_tools(skill, case, workspace, self.settings)
+            for b in harness_tools(skill, case, workspace, self.settings, self.sandbox)
         ]
         max_tokens = case.budget.max_tokens if case.budget is not None else None
         run = run_agent(
