@@ -30,7 +30,8 @@ from functools import cached_property
 from pathlib import Path
 
 from ..spec.paths import path_problem
-from .workspace import CHECK_MAX_BYTES, Refused, _kind, _read_bytes, _too_large, _why, show
+from .containment import Refused, kind_of, read_regular, show, too_large, why
+from .workspace import CHECK_MAX_BYTES
 
 MAX_BUNDLE_FILES = 1_000
 MAX_BUNDLE_BYTES = 100_000_000
@@ -140,7 +141,7 @@ class Bundle:
         try:
             return self._walk(self.root)
         except Exception as exc:  # the bundle tools answer, they never raise
-            return _Scan({}, f"error: cannot list the skill's files: {_why(exc)}")
+            return _Scan({}, f"error: cannot list the skill's files: {why(exc)}")
 
     def files(self) -> list[str]:
         """Every shipped regular file, as sorted relative POSIX paths; empty when refused."""
@@ -206,14 +207,14 @@ class Bundle:
                 return self.refusal
             return "\n".join(self.files()) or "(the skill ships no files)"
         except Exception as exc:
-            return f"error: cannot list the skill's files: {_why(exc)}"
+            return f"error: cannot list the skill's files: {why(exc)}"
 
     def read(self, relpath: str) -> str:
         """``read_skill_file``: the file's text, or a refusal the model reads; never raises."""
         try:
             return self._read(relpath)
         except Exception as exc:
-            return f"error: cannot read {relpath!r}: {_why(exc)}"
+            return f"error: cannot read {relpath!r}: {why(exc)}"
 
     def _read(self, relpath: str) -> str:
         real = self.resolve(relpath)
@@ -222,13 +223,13 @@ class Bundle:
         try:
             info = os.stat(real)
         except OSError as exc:
-            return f"refused: {show(relpath)} cannot be examined: {_why(exc)}"
+            return f"refused: {show(relpath)} cannot be examined: {why(exc)}"
         if not stat.S_ISREG(info.st_mode):
-            return f"refused: {show(relpath)} is {_kind(info.st_mode)}"
+            return f"refused: {show(relpath)} is {kind_of(info.st_mode)}"
         if info.st_size > READ_MAX_BYTES:
-            return _too_large(relpath, info.st_size, READ_MAX_BYTES)
+            return too_large(relpath, info.st_size, READ_MAX_BYTES)
         try:
-            data = _read_bytes(real, relpath, READ_MAX_BYTES)
+            data = read_regular(real, relpath, READ_MAX_BYTES)
         except Refused as exc:
             return str(exc)
         try:
@@ -302,11 +303,11 @@ class Bundle:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return f"refused: {show(shown)} is a symbolic-link loop"
-            return f"refused: {show(shown)} cannot be examined: {_why(exc)}"
+            return f"refused: {show(shown)} cannot be examined: {why(exc)}"
         except (RuntimeError, ValueError):
             return f"refused: {show(shown)} is a symbolic-link loop"
         if not stat.S_ISREG(info.st_mode):
-            return f"refused: {show(shown)} is {_kind(info.st_mode)}"
+            return f"refused: {show(shown)} is {kind_of(info.st_mode)}"
         return real, info
 
     def _extra_withheld(self, real: Path) -> bool:
