@@ -73,8 +73,21 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
-def skill(root: Path, cases: Sequence[Mapping[str, Any]], *, bundle: bool = True) -> Path:
-    directory = make_skill(root / "skills", "log-triage", cases, frontmatter=FRONTMATTER, body=BODY)
+def skill(
+    root: Path,
+    cases: Sequence[Mapping[str, Any]],
+    *,
+    bundle: bool = True,
+    evals_file: str = "evals/cases.yaml",
+) -> Path:
+    directory = make_skill(
+        root / "skills",
+        "log-triage",
+        cases,
+        frontmatter=FRONTMATTER,
+        body=BODY,
+        evals_file=evals_file,
+    )
     write_file(directory / "evals" / "expected.md", "ERROR: 4\n")  # the answer key
     write_file(directory / ".env", "OPENAI_API_KEY=sk-real\n")
     if bundle:
@@ -87,6 +100,7 @@ def run(
     pytester: pytest.Pytester,
     server: ScriptedModelServer,
     script: Mapping[str, Sequence[Mapping[str, Any]]],
+    *args: str,
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     server.script.update({task: list(replies) for task, replies in script.items()})
     write_file(pytester.path / "skill-lens.toml", "retry_backoff_seconds = 0.0\n")
@@ -102,6 +116,7 @@ def run(
         "--skill-lens-json",
         "report.json",
         *QUIET_PLUGINS,
+        *args,
     )
     report_path = pytester.path / "report.json"
     outcomes: dict[str, dict[str, Any]] = {}
@@ -181,6 +196,38 @@ def test_the_agent_lists_and_reads_the_bundle_and_never_the_answer_key(
     ]
     assert "sk-real" not in json.dumps(third.body)
     assert "ERROR: 4" not in json.dumps(third.body)
+
+
+@pytest.mark.parametrize(
+    ("evals_file", "given"),
+    [
+        pytest.param("answers.yaml", "skills/log-triage/answers.yaml", id="a-file"),
+        pytest.param("qa/answers.yaml", "skills/log-triage/qa", id="a-directory"),
+        pytest.param("answers.yaml", "skills/log-triage", id="the-skill-directory"),
+    ],
+)
+def test_an_eval_file_given_with_skill_lens_evals_is_never_shipped(
+    pytester: pytest.Pytester, server: ScriptedModelServer, evals_file: str, given: str
+) -> None:
+    # Neither under evals/ nor named *.eval.yaml: only --skill-lens-evals says it is one.
+    cases = [{"name": "peeks", "task": "peek at the answers", "workspace": {}}]
+    skill(pytester.path, cases, evals_file=evals_file)
+    script = {
+        "peek at the answers": [
+            tool_calls([("list_skill_files", "{}")]),
+            tool_calls([("read_skill_file", json.dumps({"path": evals_file}))]),
+            text("nothing to see"),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, script, "--skill-lens-evals", given)
+
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["peeks"]["status"] == "passed"
+    listed, refused = (r.messages("tool")[-1]["content"] for r in server.requests[1:])
+    assert listed == "references/format.md\nscripts/count_levels.py"
+    assert refused == NOT_SHIPPED.replace("evals/cases.yaml", evals_file)
+    assert "peek at the answers" not in json.dumps(server.requests[-1].messages("tool"))
 
 
 def test_a_case_without_a_workspace_gets_no_bundle_tools(

@@ -575,3 +575,14 @@ def test_a_none_baseline_has_no_bundle_and_a_previous_one_its_own(skill_dir: Pat
     assert not skill_bundle(none)
     previous = skill_at(skill_dir, variant="baseline")
     assert skill_bundle(previous).files() == Bundle.of(skill_dir).files()
+
+
+def test_the_skill_bundle_keeps_out_what_the_skill_withholds(skill_dir: Path) -> None:
+    put(skill_dir, "answers.yaml", "cases: []\n")
+    put(skill_dir, "scripts/answers.py", "print(1)\n")
+    assert "answers.yaml" in skill_bundle(skill_at(skill_dir)).files()
+    withheld = (skill_dir / "answers.yaml", skill_dir / "scripts/answers.py")
+    bundle = skill_bundle(skill_at(skill_dir, withheld=withheld))
+    assert bundle.read("answers.yaml") == not_shipped("answers.yaml")
+    assert "scripts/answers.py" not in bundle.scripts()
+    assert "references/style.md" in bundle.files()

@@ -370,6 +370,9 @@ def test_an_interpreter_not_on_path_is_refused_naming_it(
         "scripts/x.py",
         "no-such-python-3",
     )
+    # An eval path kept out of the bundle (--skill-lens-evals) is no script to preflight.
+    root = bundle.root or tmp_path
+    assert missing_interpreters(root, configured, also_withheld=[root / "scripts"]) is None
 
 
 def test_an_interpreter_that_will_not_start_is_refused(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,11 +44,12 @@ class SkillFile(pytest.File):
             return
         skill = load_skill(self.path)
         _claim_name(state, skill)
+        files = eval_files_for(skill.directory, state.evals_override)
+        skill = _withholding(skill, state.evals_override, files)
         if state.settings.allow_scripts and not listing_only(self.config):
             _preflight_interpreters(skill, state)  # every discovered skill, selected or not
         elif not state.settings.allow_scripts:
             _note_idle_scripts(skill, state)
-        files = eval_files_for(skill.directory, state.evals_override)
         suite = load_suite(skill, files, state.parse_cache) if files else None
         if suite is None or not suite.cases:
             state.skipped_skills.add(skill.name)
@@ -123,11 +125,28 @@ def _preflight(cases: tuple[LoadedCase, ...], runners: list[str], skill_name: st
         )
 
 
+def _withholding(skill: Skill, override: Path | None, files: list[Path]) -> Skill:
+    """``skill`` keeping the eval paths ``--skill-lens-evals`` names out of its bundle.
+
+    Discovered eval files are withheld by name (``evals/``, ``*.eval.yaml``); one
+    given on the command line may be named anything, anywhere in the skill's
+    directory. The path given is withheld, unless it is a directory holding the
+    skill itself: then only the eval files read from it are.
+    """
+    if override is None:
+        return skill
+    withheld = list(files)
+    skill_dir = skill.directory.resolve()
+    if not (override.is_dir() and (override == skill_dir or override in skill_dir.parents)):
+        withheld.append(override)
+    return dataclasses.replace(skill, withheld=tuple(withheld))
+
+
 def _note_idle_scripts(skill: Skill, state: SessionState) -> None:
     """Remember a skill whose scripts will not run, so the report says so."""
     from ..run.script_tool import runnable_script_count
 
-    count = runnable_script_count(skill.directory, state.settings)
+    count = runnable_script_count(skill.directory, state.settings, also_withheld=skill.withheld)
     if count:
         state.idle_scripts[skill.name] = count
 
@@ -136,7 +155,7 @@ def _preflight_interpreters(skill: Skill, state: SessionState) -> None:
     """Each bundled script's interpreter must be on PATH, or the run stops before any case."""
     from ..run.script_tool import missing_interpreters
 
-    found = missing_interpreters(skill.directory, state.settings)
+    found = missing_interpreters(skill.directory, state.settings, also_withheld=skill.withheld)
     if found is None:
         return
     script, interpreter = found

@@ -21,10 +21,11 @@ def skill_bundle(skill: Skill) -> Bundle:
 
     That arm is recognised the way the prompt builder recognises it: the baseline
     variant with neither a description nor instructions, under the candidate's path.
+    The eval paths the skill withholds (``--skill-lens-evals``) never ship.
     """
     if skill.variant == "baseline" and not skill.description and not skill.instructions:
         return Bundle.empty()
-    return Bundle.of(skill.directory)
+    return Bundle.of(skill.directory, also_withheld=skill.withheld)
 
 
 def bundle_tools(bundle: Bundle) -> list[BuiltinTool]:

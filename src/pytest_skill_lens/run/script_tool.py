@@ -17,7 +17,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -68,26 +68,31 @@ def missing_interpreter(script: str, settings: Settings, path_env: str | None) -
     return argv[0]
 
 
-def missing_interpreters(skill_dir: Path, settings: Settings) -> tuple[str, str] | None:
+def missing_interpreters(
+    skill_dir: Path, settings: Settings, *, also_withheld: Iterable[Path] = ()
+) -> tuple[str, str] | None:
     """The first bundled script (and its interpreter) whose interpreter is not on PATH.
 
     The preflight over every discovered skill; an unmapped extension is simply not
     runnable, not an error.
     """
     path_env = os.environ.get("PATH", os.defpath)
-    for script in Bundle.of(skill_dir).scripts():
+    for script in Bundle.of(skill_dir, also_withheld=also_withheld).scripts():
         interpreter = missing_interpreter(script, settings, path_env)
         if interpreter is not None:
             return script, interpreter
     return None
 
 
-def runnable_script_count(skill_dir: Path, settings: Settings) -> int:
+def runnable_script_count(
+    skill_dir: Path, settings: Settings, *, also_withheld: Iterable[Path] = ()
+) -> int:
     """How many bundled scripts have a mapped interpreter: what a "scripts are off" note counts."""
     if not (skill_dir / SCRIPTS_DIR).is_dir():
         return 0  # one stat, so collection does not walk every skill's directory
     mapped = normalised_interpreters(settings)
-    return sum(1 for script in Bundle.of(skill_dir).scripts() if extension(script) in mapped)
+    scripts = Bundle.of(skill_dir, also_withheld=also_withheld).scripts()
+    return sum(1 for script in scripts if extension(script) in mapped)
 
 
 def run_script_tool(

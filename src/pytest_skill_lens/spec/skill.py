@@ -21,6 +21,9 @@ class Skill:
     version: str | None = None
     variant: str = "candidate"
     meta: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+    # More eval paths kept out of the skill's bundle: what --skill-lens-evals names,
+    # which no name rule (evals/, *.eval.yaml) recognises.
+    withheld: tuple[Path, ...] = field(default=(), compare=False, hash=False)
 
     @property
     def directory(self) -> Path:
