@@ -154,6 +154,8 @@ def wrap(
 ) -> list[str]:
     """``argv`` inside the decided backend (unchanged for none)."""
     temp = temp_dir if temp_dir is not None else system_temp_dir()
+    if decision.backend != "none" and argv:
+        argv = [visible_executable(argv[0], temp), *argv[1:]]
     if decision.backend == "bwrap" and decision.executable:
         return bwrap_argv(
             decision.executable,
@@ -169,6 +171,27 @@ def wrap(
         )
         return [decision.executable, "-p", profile, *argv]
     return list(argv)
+
+
+def visible_executable(path: str, temp: Path) -> str:
+    """``path``, or the file its links lead to when only that is visible in the sandbox.
+
+    Both backends hide the temporary directory, so an interpreter found there (a
+    virtual environment created under /tmp, as a CI job's checkout often is) could
+    not start. A venv's ``python3`` is a link to the base interpreter outside it;
+    that file runs the script instead, without the venv's packages, which the
+    sandbox would hide anyway. An interpreter that really lives under the
+    temporary directory stays hidden, and the call says it cannot start.
+    """
+    link = Path(path)
+    if not _is_under(link.parent.resolve(), temp):
+        return path
+    real = link.resolve()
+    return str(real) if not _is_under(real, temp) else path
+
+
+def _is_under(path: Path, directory: Path) -> bool:
+    return path == directory or directory in path.parents
 
 
 def bwrap_argv(
