@@ -25,23 +25,17 @@ framework. The agent itself is built in :mod:`.langchain_agent`, imported by
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from importlib.util import find_spec
-from pathlib import Path
 
 from ...settings import Settings
 from ...spec.model import EvalCase
 from ...spec.skill import Skill
-from ..mocktools import build_mock_tools
-from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult
-from ..retry import Attempt, run_with_retries, transient_status
-from ..sandbox import SandboxDecision
+from ..retry import Attempt, transient_status
 from ..skill_tool import skill_triggered
-from ..toolkit import harness_tools
-from ..workspace import Limits, Workspace
+from ..workspace import Workspace
+from .framework import FrameworkRunner
 
 NAME = "langchain"
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[langchain]"'
@@ -79,63 +73,24 @@ def settings_problem(settings: Settings) -> str | None:
     return None
 
 
-class LangChainRunner:
+class LangChainRunner(FrameworkRunner):
     """Performs a case with a LangChain agent; holds nothing between runs."""
 
     name = NAME
 
-    def __init__(
-        self,
-        settings: Settings,
-        sleep: Callable[[float], None] = time.sleep,
-        *,
-        sandbox: SandboxDecision | None = None,
-    ) -> None:
-        self.settings = settings
-        self._sleep = sleep
-        self.sandbox = sandbox  # where run_script runs scripts; None: the run's decision
+    def is_transient(self, failure: BaseException) -> bool:
+        return is_transient(failure)
 
-    def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
-        problem = _unsupported(case, workspace)
-        if problem is not None:
-            return RunResult(error=problem)
-        opened: Workspace | None = None
-        if workspace is not None:
-            try:
-                opened = Workspace.attach(workspace, Limits.from_settings(self.settings))
-            except (OSError, RuntimeError, ValueError) as exc:
-                return RunResult(
-                    error=f"WorkspaceError: cannot use the workspace {workspace}: "
-                    f"{type(exc).__name__}: {exc}"
-                )
-        offered = case.mode == "offered"
-        prompt = system_prompt(skill, workspace=opened is not None, offered=offered)
-        return run_with_retries(
-            lambda: self._attempt(prompt, skill, case, opened),
-            retries=self.settings.retries,
-            backoff_seconds=self.settings.retry_backoff_seconds,
-            transient=is_transient,
-            sleep=self._sleep,
-        )
-
-    def _attempt(
+    def attempt(
         self, prompt: str, skill: Skill, case: EvalCase, workspace: Workspace | None
     ) -> Attempt:
-        """One fresh conversation with fresh mock tools; never raises for the provider.
-
-        The workspace is not reset between attempts: what a discarded attempt wrote stays.
-        """
         try:
             from .langchain_agent import AgentTool, run_agent
         except ImportError as exc:
             return Attempt(RunResult(error=f"{type(exc).__name__}: {exc}; {EXTRA_INSTALL}"))
         tools = [
-            AgentTool(mock.name, mock.description, mock.schema, mock.call)
-            for mock in build_mock_tools(case.tools).values()
-        ]
-        tools += [
-            AgentTool(b.name, b.description, b.schema, b.call)
-            for b in harness_tools(skill, case, workspace, self.settings, self.sandbox)
+            AgentTool(t.name, t.description, t.schema, t.call)
+            for t in self.fresh_tools(skill, case, workspace)
         ]
         max_tokens = case.budget.max_tokens if case.budget is not None else None
         run = run_agent(
@@ -153,14 +108,6 @@ class LangChainRunner:
         if run.failure is not None:
             result.error = f"{type(run.failure).__name__}: {run.failure}"
         return Attempt(result, run.failure)
-
-
-def _unsupported(case: EvalCase, workspace: Path | None) -> str | None:
-    if case.sessions is not None:
-        return "the langchain runner runs one session per call; the plugin splits sessions:"
-    if case.workspace is not None and workspace is None:
-        return "the case has a workspace: block, but the runner was handed no workspace directory"
-    return None
 
 
 def is_transient(failure: BaseException) -> bool:

@@ -29,22 +29,18 @@ import json
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from ...settings import Settings
 from ...spec.model import EvalCase
 from ...spec.skill import Skill
-from ..mocktools import build_mock_tools
 from ..pricing import price
-from ..prompt import system_prompt
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
-from ..retry import Attempt, run_with_retries
-from ..sandbox import SandboxDecision
+from ..retry import Attempt
 from ..skill_tool import skill_triggered
-from ..toolkit import harness_tools
-from ..workspace import Limits, Workspace
+from ..workspace import Workspace
+from .framework import FrameworkRunner
 from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
 from .pydantic_ai_model import build_model, model_problem
 from .pydantic_ai_model import is_transient as is_transient
@@ -62,52 +58,17 @@ def settings_problem(settings: Settings) -> str | None:
     return model_problem(settings.model, settings.base_url)
 
 
-class PydanticAIRunner:
+class PydanticAIRunner(FrameworkRunner):
     """Performs a case with a PydanticAI agent; holds nothing between runs."""
 
     name = NAME
 
-    def __init__(
-        self,
-        settings: Settings,
-        sleep: Callable[[float], None] = time.sleep,
-        *,
-        sandbox: SandboxDecision | None = None,
-    ) -> None:
-        self.settings = settings
-        self._sleep = sleep
-        self.sandbox = sandbox  # where run_script runs scripts; None: the run's decision
+    def is_transient(self, failure: BaseException) -> bool:
+        return is_transient(failure)
 
-    def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
-        problem = _unsupported(case, workspace)
-        if problem is not None:
-            return RunResult(error=problem)
-        opened: Workspace | None = None
-        if workspace is not None:
-            try:
-                opened = Workspace.attach(workspace, Limits.from_settings(self.settings))
-            except (OSError, RuntimeError, ValueError) as exc:
-                return RunResult(
-                    error=f"WorkspaceError: cannot use the workspace {workspace}: "
-                    f"{type(exc).__name__}: {exc}"
-                )
-        offered = case.mode == "offered"
-        prompt = system_prompt(skill, workspace=opened is not None, offered=offered)
-        return run_with_retries(
-            lambda: self._attempt(prompt, skill, case, opened),
-            retries=self.settings.retries,
-            backoff_seconds=self.settings.retry_backoff_seconds,
-            transient=is_transient,
-            sleep=self._sleep,
-        )
-
-    def _attempt(
+    def attempt(
         self, prompt: str, skill: Skill, case: EvalCase, workspace: Workspace | None
     ) -> Attempt:
-        """One fresh conversation with fresh mock tools; never raises for the provider.
-
-        The workspace is not reset between attempts: what a discarded attempt wrote stays.
-        """
         try:
             from pydantic_ai import UsageLimits, capture_run_messages, exceptions
             from pydantic_ai.exceptions import UsageLimitExceeded
@@ -155,13 +116,10 @@ class PydanticAIRunner:
         )
 
     def _tools(self, skill: Skill, case: EvalCase, workspace: Workspace | None) -> list[Any]:
-        """Fresh mock tools as declared, then the skill's tool and built-ins the case gets."""
-        tools = [
-            _tool(mock.name, mock.description, mock.schema, mock.call)
-            for mock in build_mock_tools(case.tools).values()
+        return [
+            _tool(t.name, t.description, t.schema, t.call)
+            for t in self.fresh_tools(skill, case, workspace)
         ]
-        builtins = harness_tools(skill, case, workspace, self.settings, self.sandbox)
-        return tools + [_tool(b.name, b.description, b.schema, b.call) for b in builtins]
 
     def _model(self) -> Any:
         return build_model(self.settings.model, self.settings.base_url)
@@ -212,14 +170,6 @@ class PydanticAIRunner:
             cost_note=cost_note,
             usage_note=NO_USAGE_NOTE if unmeasured else None,
         )
-
-
-def _unsupported(case: EvalCase, workspace: Path | None) -> str | None:
-    if case.sessions is not None:
-        return "the pydantic-ai runner runs one session per call; the plugin splits sessions:"
-    if case.workspace is not None and workspace is None:
-        return "the case has a workspace: block, but the runner was handed no workspace directory"
-    return None
 
 
 def _tool(
