@@ -308,3 +308,134 @@ def test_artifact_contents_are_capped_per_file_and_in_total(ws: Workspace) -> No
     assert shown["c.md"].startswith("c" * ARTIFACT_MAX_CHARS)
     assert shown["d.md"] == EXHAUSTED
     assert shown["missing.md"] == "(not produced)"  # a sentinel costs nothing
+
+
+# -- file_glob on every kind, and a case built in code --------------------------------------
+
+EVERY_KIND: list[dict[str, Any]] = [
+    {"kind": "contains", "value": "200"},
+    {"kind": "not_contains", "value": "error"},
+    {"kind": "regex", "value": r"\"total\": \d+"},
+    {"kind": "equals", "value": '{"total": 200}'},
+    {"kind": "json-schema", "json_schema": {"type": "object", "required": ["total"]}},
+    {"kind": "file-produced"},
+]
+
+
+@pytest.mark.parametrize("base", EVERY_KIND, ids=[a["kind"] for a in EVERY_KIND])
+def test_file_glob_works_on_every_kind_that_takes_file(ws: Workspace, base: dict[str, Any]) -> None:
+    kind = base["kind"]
+    missed = only(ws, {**base, "file_glob": "out/*.json"})
+    assert (missed.passed, missed.evidence) == (
+        False,
+        "no file matches out/*.json: the workspace holds 1 file: sales.csv",
+    )
+    put(ws, "out/result.json", '{"total": 200}')
+    by_glob = only(ws, {**base, "file_glob": "out/*.json"})
+    by_path = only(ws, {**base, "file": "out/result.json"})
+    assert by_glob.passed and by_path.passed, (by_glob, by_path)
+    lead = "out/result.json is the one file matching out/*.json; "
+    assert by_glob.evidence == lead + by_path.evidence
+    # A leading ./ is harmless: the same match, the label as written.
+    dotted = only(ws, {**base, "file_glob": "./out/*.json"})
+    assert dotted.passed and dotted.evidence.startswith("out/result.json is the one file matching")
+    assert kind in dotted.id
+
+
+def test_a_file_never_produced_fails_json_schema_too(ws: Workspace) -> None:
+    schema = {"type": "object"}
+    check = only(ws, {"kind": "json-schema", "json_schema": schema, "file": "out.json"})
+    assert (check.passed, check.evidence) == (
+        False,
+        "out.json was not produced: the workspace holds 1 file: sales.csv",
+    )
+
+
+def built_in_code(assertion: dict[str, Any], files: dict[str, str] | None = None) -> EvalCase:
+    """A case as a library caller builds it: shapes validated, the loader's rules never run."""
+    return EvalCase.model_validate(
+        {
+            "name": "coded",
+            "task": "t",
+            "workspace": {"files": files or {}},
+            "assertions": [assertion],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("assertion", "field", "problem"),
+    [
+        (
+            {"kind": "file-produced", "file_glob": "**/report.md"},
+            "assertions[0].file_glob",
+            "'**' is not supported",
+        ),
+        (
+            {"kind": "contains", "value": "x", "file_glob": "[z-a].md"},
+            "assertions[0].file_glob",
+            "the set [z-a] matches no character",
+        ),
+        (
+            {"kind": "contains", "value": "x", "file": "../secrets.md"},
+            "assertions[0].file",
+            "the path contains '..'",
+        ),
+        (
+            {"kind": "contains", "value": "x", "file": "a.md", "file_glob": "*.md"},
+            "assertions[0].file_glob",
+            "file: and file_glob: are both set",
+        ),
+        (
+            {"kind": "file-produced", "file_glob": ["*.md"]},
+            "assertions[0].file_glob",
+            "a file_glob list needs at least two different entries",
+        ),
+        (
+            {"kind": "file-produced", "file_glob": "*.csv"},
+            "assertions[0].file_glob",
+            "file-produced pattern '*.csv' matches the seeded file 'sales.csv'",
+        ),
+    ],
+    ids=["double-star", "empty-set", "dot-dot", "file-and-glob", "list-of-one", "seeded"],
+)
+def test_a_case_built_in_code_gets_the_same_rules(
+    ws: Workspace, assertion: dict[str, Any], field: str, problem: str
+) -> None:
+    from pytest_skill_lens.spec.errors import AuthoringError
+
+    case = built_in_code(assertion, {"sales.csv": "region,units\n"})
+    context = ScoringContext(runner="fake", workspace=ws)
+    with pytest.raises(AuthoringError) as raised:
+        AssertionEvaluator().evaluate(case, RunResult(output=""), context)
+    assert problem in raised.value.message
+    assert raised.value.where is not None and raised.value.where.field == field
+    assert raised.value.where.case_name == "coded"
+
+
+@posix_only
+def test_a_socket_where_an_assertion_reads_fails_with_the_refusal(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    monkeypatch.chdir(ws.root)  # a relative name: AF_UNIX paths are short
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind("report.md")
+        check = only(ws, {"kind": "contains", "value": "x", "file": "report.md"})
+        assert (check.passed, check.evidence) == (False, "refused: report.md is a socket")
+        assert ws.read_file("report.md") == "refused: report.md is a socket"
+        assert ws.glob("*.md").matches == ()
+    finally:
+        server.close()
+
+
+@posix_only
+def test_an_artifact_linking_outside_is_shown_as_refused(ws: Workspace) -> None:
+    (ws.root / "report.md").symlink_to("/etc/passwd")
+    os.mkfifo(ws.root / "pipe.md")
+    shown = collect_artifacts(judge("report.md", {"glob": "report.*"}, "pipe.md"), ws)
+    refused = "(refused by the workspace: not a regular file inside it)"
+    assert shown == [("report.md", refused), ("report.*", refused), ("pipe.md", refused)]
+    assert "root:" not in str(shown)

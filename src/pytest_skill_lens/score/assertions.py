@@ -18,6 +18,7 @@ from ..run.result import RunResult
 from ..run.workspace import Workspace, show
 from ..spec.errors import AuthoringError, Where
 from ..spec.model import Assertion, EvalCase
+from ..spec.rules import check_assertion_rules
 from ..spec.schemas import schema_problem, violations
 from .check import CheckResult, Score, ScoringContext, score_from_checks
 
@@ -36,10 +37,22 @@ class AssertionEvaluator:
 
     def evaluate(self, case: EvalCase, result: RunResult, context: ScoringContext) -> Score:
         workspace = context.workspace
+        for i, a in enumerate(case.assertions):
+            if workspace is not None and _reads_a_file(a):
+                # The loader ran these already; a case built in code has not.
+                check_assertion_rules(a, i, case)
         checks = [
             check_assertion(a, i, result.output, workspace) for i, a in enumerate(case.assertions)
         ]
         return score_from_checks(self.name, checks, "no assertions")
+
+
+def _reads_a_file(assertion: Assertion) -> bool:
+    return (
+        assertion.kind == "file-produced"
+        or assertion.file is not None
+        or assertion.file_glob is not None
+    )
 
 
 def check_assertion(
@@ -55,7 +68,7 @@ def check_assertion(
             where=Where(field=f"assertions[{index}].value"),
             fix=f"give the {kind} assertion the text it checks",
         )
-    if kind == "file-produced" or assertion.file is not None or assertion.file_glob:
+    if _reads_a_file(assertion):
         if workspace is None:
             return CheckResult(check_id, False, FILE_NOT_SUPPORTED)
         return _file_check(assertion, index, check_id, workspace)

@@ -152,6 +152,20 @@ _GLOB_FIX = (
 )
 
 
+def check_assertion_rules(assertion: Assertion, index: int, case: EvalCase) -> None:
+    """One assertion's rules, for a case that may never have been through the loader.
+
+    The rules belong to the case, so a case built in code gets them too: scoring
+    asks this before it reads a workspace file, and a pattern that bypassed
+    validation is an :class:`AuthoringError`, never a silent match.
+    """
+
+    def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
+        return AuthoringError(problem, where=Where(case_name=case.name, field=field), fix=fix)
+
+    _check_assertion(assertion, index, case, fail)
+
+
 def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fail) -> None:
     field = f"assertions[{index}]"
     kind = assertion.kind
