@@ -6,7 +6,7 @@ of the same name overrides it, and one that takes it as an argument wraps it.
 The item acts in its setup, once pytest has filled them:
 
 * ``skill_lens_runner``: the runner that performs the item (built once per name);
-* ``skill_lens_judge``: the judge that grades a rubric;
+* ``skill_lens_judge`` (session): the judge that grades a rubric;
 * ``skill_lens_sandbox`` (session): the OS sandbox decision bundled scripts run under;
 * ``skill_lens_workspace``: the item's fresh, seeded workspace (``None`` for a case
   without a ``workspace:`` block), deleted at teardown unless kept.
@@ -92,15 +92,14 @@ def _note_sandbox(state: SessionState, decision: SandboxDecision | None) -> None
         state.sandbox_overrides.add(decision.label)
 
 
-@pytest.fixture
-def skill_lens_judge(request: pytest.FixtureRequest) -> Any:
-    """The judge that grades this item's rubric (one per session)."""
+@pytest.fixture(scope="session")
+def skill_lens_judge(pytestconfig: pytest.Config) -> Any:
+    """The judge that grades every rubric of the session."""
     from .registry import build_judge
 
-    item = _case_item(request, "skill_lens_judge")
-    state = _state(request.config, "skill_lens_judge")
+    state = _state(pytestconfig, "skill_lens_judge")
     if state.judge is None:
-        state.judge = build_judge(item.config, state.settings.judge, state.settings)
+        state.judge = build_judge(pytestconfig, state.settings.judge, state.settings)
     return state.judge
 
 
