@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -296,3 +297,199 @@ def test_xdist_workers_keep_and_report_workspaces(
     result.stdout.fnmatch_lines(["Kept workspaces:"])
     for name, path in kept.items():
         result.stdout.fnmatch_lines([f"  files :: {name} (scripted): {path}"])
+
+
+# --- what a hostile run leaves where a check reads ------------------------------------------------
+
+_PLANTING_RUNNER = """
+import os
+
+from pytest_skill_lens.run.result import RunResult
+
+
+class Planting:
+    \"\"\"Leaves what a hostile skill could: a link out, a FIFO, a sparse giant.\"\"\"
+
+    name = "planting"
+
+    def run(self, skill, case, workspace):
+        (workspace / "passwd.md").symlink_to("/etc/passwd")
+        os.mkfifo(workspace / "pipe.md")
+        with open(workspace / "huge.log", "wb") as handle:
+            handle.truncate(10 * 1024**3)  # 10 GB apparent, nothing on disk
+        return RunResult(output="done")
+
+
+def pytest_skill_lens_runners(config):
+    return {"planting": lambda context: Planting()}
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and links are POSIX here")
+def test_a_link_out_a_fifo_and_a_sparse_giant_fail_their_checks_with_the_refusal(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    cases = [
+        {
+            "name": "planted",
+            "task": "t",
+            "workspace": {},
+            "assertions": [
+                {"kind": "not_contains", "value": "root:", "file": "passwd.md"},
+                {"kind": "contains", "value": "x", "file_glob": "passwd.*"},
+                {"kind": "not_contains", "value": "x", "file": "pipe.md"},
+                {"kind": "file-produced", "file": "pipe.md"},
+                {"kind": "contains", "value": "ERROR", "file": "huge.log"},
+                {"kind": "file-produced", "file": "huge.log"},
+            ],
+            "judge": {"rubric": ["The files are fine."], "artifacts": ["passwd.md", "pipe.md"]},
+        }
+    ]
+    make_skill(pytester.path / "skills", "files", cases)
+    pytester.makeconftest(_PLANTING_RUNNER + _ECHO_JUDGE)
+    (pytester.path / "skill-lens.toml").write_text('judge = "echo"\n', encoding="utf-8")
+
+    # A subprocess with a timeout: a check that opened the FIFO would block forever.
+    result = pytester.runpytest_subprocess(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        "planting",
+        "--skill-lens-json",
+        "report.json",
+        *QUIET_PLUGINS,
+        timeout=120,
+    )
+
+    assert result.ret == 1, result.stdout.str()
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    (outcome,) = report["outcomes"]
+    assert outcome["status"] == "failed"
+    outside = "refused: passwd.md resolves outside the workspace through a symbolic link"
+    assert checks(outcome) == {
+        "not_contains[0]": (False, outside),
+        "contains[1]": (False, f"passwd.md is the one file matching passwd.*; {outside}"),
+        "not_contains[2]": (False, "refused: pipe.md is a FIFO (named pipe)"),
+        "file-produced[3]": (False, "refused: pipe.md is a FIFO (named pipe), not a file"),
+        "contains[4]": (
+            False,
+            "refused: huge.log is 10,737,418,240 bytes; max_file_bytes is 1,000,000",
+        ),
+        "file-produced[5]": (True, "huge.log exists (10,737,418,240 bytes)"),
+    }
+    refused = "(refused by the workspace: not a regular file inside it)"
+    assert checks(outcome, "judge") == {
+        "r1": (True, f"passwd.md => {refused} || pipe.md => {refused}")
+    }
+    assert "root:x:" not in json.dumps(report)
+    assert list(temp_root.iterdir()) == []  # deleted, FIFO and giant included
+
+
+# --- a workspace per work item, and none without a block ------------------------------------------
+
+
+def test_a_case_without_a_workspace_block_gets_no_directory(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    cases = [{"name": "plain", "task": "t", "assertions": [{"kind": "contains", "value": "x"}]}]
+    result, outcomes = run_skill(
+        pytester, cases, {"plain": {"output": "x"}}, "--skill-lens-keep-workspace"
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["plain"]["workspace"] is None
+    assert list(temp_root.iterdir()) == []
+    assert "Kept workspaces" not in result.stdout.str()
+
+
+def test_each_repeat_runs_every_session_in_a_fresh_workspace(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    cases = [
+        {
+            "name": "resumes",
+            "sessions": ["start", "continue"],
+            "workspace": {"files": {"plan.md": "seed\n"}},
+            "assertions": [{"kind": "equals", "value": "seed\nstart"}],
+        }
+    ]
+    script = {
+        "resumes/start": {"write": {"plan.md": "seed\nstart\n"}},
+        # Session 2 answers with what session 1 of the same repeat wrote: never another's.
+        "resumes/continue": {"show_file": "plan.md", "write": {"continued.md": "yes"}},
+    }
+    result, _ = run_skill(
+        pytester, cases, script, "--skill-lens-repeat", "2", "--skill-lens-keep-workspace"
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    kept = [Path(o["workspace"]) for o in report["outcomes"]]
+    assert [o["repeat_index"] for o in report["outcomes"]] == [0, 1]
+    assert [o["status"] for o in report["outcomes"]] == ["passed", "passed"]
+    assert len(set(kept)) == 2 and sorted(temp_root.iterdir()) == sorted(kept)
+    for path in kept:
+        assert sorted(p.name for p in path.iterdir()) == ["continued.md", "plan.md"]
+    assert [p.name.rsplit("-", 1)[0] for p in kept] == [
+        "skill-lens-files-resumes-scripted-candidate-r1",
+        "skill-lens-files-resumes-scripted-candidate-r2",
+    ]
+
+
+_RAISING_EVALUATOR = """
+from pytest_skill_lens.spec.errors import AuthoringError
+
+
+class Raising:
+    name = "raising"
+
+    def evaluate(self, case, result, context):
+        assert context.workspace is not None and context.workspace.root.is_dir()
+        raise AuthoringError("this evaluator refuses every case")
+
+
+def pytest_skill_lens_evaluators(config):
+    return [Raising()]
+"""
+
+
+def test_the_workspace_is_deleted_even_when_an_evaluator_raises(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    cases = [{"name": "scored", "task": "t", "workspace": {}}]
+    script = {"scored": {"output": "ok", "write": {"out.md": "x"}}}
+    result, outcomes = run_skill(pytester, cases, script, extra=_RAISING_EVALUATOR)
+
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    outcome = outcomes["scored"]
+    assert outcome["status"] == "errored"
+    (raising,) = [s for s in outcome["scores"] if s["evaluator"] == "raising"]
+    assert "this evaluator refuses every case" in raising["detail"]
+    assert list(temp_root.iterdir()) == []
+
+
+def test_one_unmeasured_session_leaves_the_token_budget_not_evaluated(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    cases = [
+        {
+            "name": "half measured",
+            "sessions": ["one", "two"],
+            "workspace": {},
+            "budget": {"max_tokens": 1000},
+        }
+    ]
+    script = {
+        "half measured/one": {"output": "1", "input_tokens": 10},
+        "half measured/two": {"output": "2", "usage_note": "the product reports no usage"},
+    }
+    result, outcomes = run_skill(pytester, cases, script)
+
+    assert result.ret == 1
+    outcome = outcomes["half measured"]
+    assert outcome["status"] == "failed"
+    assert outcome["usage_note"] == "the product reports no usage"
+    assert checks(outcome, "budget") == {
+        "max_tokens": (False, "token budget not evaluated: the product reports no usage")
+    }
