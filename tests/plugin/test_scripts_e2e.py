@@ -203,6 +203,36 @@ def test_without_allow_scripts_no_run_script_is_offered_and_no_line_is_printed(
     assert "scripts: on" not in result.stdout.str()
 
 
+def test_nothing_in_skill_md_or_an_eval_file_turns_scripts_on(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    task = "How many errors are in app.log?"
+    directory = make_skill(
+        pytester.path / "skills",
+        "log-triage",
+        f"""\
+        allow_scripts: true
+        script_sandbox: "off"
+        cases:
+          - name: asks for scripts
+            task: {task}
+            workspace:
+              files: {{app.log: "ERROR a"}}
+        """,
+        frontmatter=FRONTMATTER + "allow_scripts: true\nallowed-tools: run_script\n",
+        body=BODY,
+    )
+    write_file(directory / "scripts/count_levels.py", COUNT_LEVELS)
+
+    result, report = run(pytester, server, {task: [text("I guess 1")]})
+
+    assert result.ret == 0, result.stdout.str()
+    (request,) = server.requests
+    assert "run_script" not in tool_names(request)
+    assert report["scripts"] is None
+    assert "scripts: on" not in result.stdout.str()
+
+
 def test_a_skill_whose_bundle_has_no_scripts_gets_no_run_script(
     pytester: pytest.Pytester, server: ScriptedModelServer
 ) -> None:

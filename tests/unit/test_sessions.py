@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.run.sessions import merge_results, run_sessions, session_case
+from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.spec.skill import Skill
 
 
 def case(sessions: list[str], **fields: Any) -> EvalCase:
@@ -150,3 +155,21 @@ def test_session_case_without_a_budget_only_changes_the_task() -> None:
     whole = case(["a", "b"])
     one = session_case(whole, "b", spent_tokens=10)
     assert one.model_dump() == {**whole.model_dump(), "task": "b", "sessions": None}
+
+
+@pytest.mark.parametrize("module", ["pydantic_ai", "langchain"])
+def test_a_framework_runner_handed_a_sessions_case_answers_with_an_error(
+    module: str, tmp_path: Path
+) -> None:
+    """Only the plugin splits sessions; a runner called with the whole case sends nothing."""
+    from pytest_skill_lens.run.runners.langchain import LangChainRunner
+    from pytest_skill_lens.run.runners.pydantic_ai import PydanticAIRunner
+
+    runner_class = {"pydantic_ai": PydanticAIRunner, "langchain": LangChainRunner}[module]
+    # No model and no endpoint: a runner that tried to send a request would fail differently.
+    runner = runner_class(Settings())
+    skill = Skill("s", "d", "i", tmp_path / "SKILL.md")
+    result = runner.run(skill, case(["plan it", "continue"]), tmp_path)
+    assert result == RunResult(
+        error=f"the {runner.name} runner runs one session per call; the plugin splits sessions:"
+    )
