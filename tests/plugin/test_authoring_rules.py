@@ -686,7 +686,14 @@ CASE_RULES = [
             f"tool name '{builtin}' is reserved for a built-in tool in a workspace case",
             "rename the tool",
         )
-        for builtin in ("write_file", "read_skill_file", "run_script")
+        for builtin in (
+            "list_files",
+            "read_file",
+            "write_file",
+            "list_skill_files",
+            "read_skill_file",
+            "run_script",
+        )
     ),
     CaseRule(
         "tool-collides-with-offered-skill",
@@ -1011,6 +1018,20 @@ CASE_RULES = [
         "workspace:\n  files: {/etc/hosts: x}\n",
         "workspace.files",
         "the path is absolute",
+        "key each file by a relative path",
+    ),
+    CaseRule(
+        "workspace-file-key-empty",
+        "workspace:\n  files: {'': x}\n",
+        "workspace.files",
+        "the path is empty: ''",
+        "key each file by a relative path",
+    ),
+    CaseRule(
+        "workspace-file-key-nul",
+        'workspace:\n  files: {"a\\0b.md": x}\n',
+        "workspace.files",
+        "the path holds a NUL byte: 'a\\x00b.md'",
         "key each file by a relative path",
     ),
     CaseRule(
