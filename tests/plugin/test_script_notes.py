@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
@@ -12,6 +13,20 @@ cases:
   - name: counts
     task: count the levels
 """
+
+
+def junit_scripts(pytester: pytest.Pytester) -> list[list[str]]:
+    """Per test suite of junit.xml, its skill_lens_scripts property values."""
+    root = ET.parse(pytester.path / "junit.xml").getroot()
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    return [
+        [
+            p.get("value", "")
+            for p in suite.iter("property")
+            if p.get("name") == "skill_lens_scripts"
+        ]
+        for suite in suites
+    ]
 
 
 def _skills(pytester: pytest.Pytester) -> None:
@@ -33,17 +48,24 @@ def test_idle_scripts_are_named_in_console_and_json(
 ) -> None:
     _skills(pytester)
     result = pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-json", "report.json", *QUIET_PLUGINS, *workers
+        "--skill-lens",
+        "skills",
+        "--skill-lens-json",
+        "report.json",
+        "--junitxml",
+        "junit.xml",
+        *QUIET_PLUGINS,
+        *workers,
     )
     assert result.ret == 0
-    result.stdout.fnmatch_lines(
-        [
-            "skill single bundles 1 script; execution is off (allow_scripts = true in "
-            "skill-lens.toml or --skill-lens-allow-scripts)",
-            "skill triage bundles 2 scripts; execution is off (allow_scripts = true in "
-            "skill-lens.toml or --skill-lens-allow-scripts)",
-        ]
-    )
+    notes = [
+        "skill single bundles 1 script; execution is off (allow_scripts = true in "
+        "skill-lens.toml or --skill-lens-allow-scripts)",
+        "skill triage bundles 2 scripts; execution is off (allow_scripts = true in "
+        "skill-lens.toml or --skill-lens-allow-scripts)",
+    ]
+    result.stdout.fnmatch_lines(notes)
+    assert junit_scripts(pytester) == [notes]
     text = result.stdout.str()
     assert "skill data-only bundles" not in text and "skill plain bundles" not in text
     assert "scripts: on" not in text
@@ -63,10 +85,14 @@ def test_no_idle_note_when_scripts_are_on(pytester: pytest.Pytester) -> None:
         "--skill-lens-allow-scripts",
         "--skill-lens-json",
         "report.json",
+        "--junitxml",
+        "junit.xml",
         *QUIET_PLUGINS,
     )
     assert result.ret == 0
     assert "execution is off" not in result.stdout.str()
     result.stdout.fnmatch_lines(["scripts: on, sandbox: *"])
+    (line,) = [x for x in result.stdout.lines if x.startswith("scripts: on, sandbox: ")]
+    assert junit_scripts(pytester) == [[line]]
     report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     assert report["script_notes"] == []

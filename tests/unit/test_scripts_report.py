@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -63,3 +64,28 @@ def test_markdown_carries_the_line_and_drops_it_first_to_fit() -> None:
     assert full.endswith("<sub>scripts: on, sandbox: none (bwrap not found on PATH)</sub>\n")
     tight = render_markdown(scripts, PASSED, max_chars=len(full) - 1)
     assert "scripts: on" not in tight
+
+
+def test_junit_suites_carry_the_lines_as_properties() -> None:
+    from pytest_skill_lens.report.junit_properties import SCRIPTS_PROPERTY, add_suite_properties
+
+    single = '<testsuite name="pytest"><testcase name="a"/></testsuite>'
+    assert add_suite_properties(single, SCRIPTS_PROPERTY, []) is None
+    amended = add_suite_properties(single, SCRIPTS_PROPERTY, ["scripts: on, sandbox: bwrap"])
+    assert amended is not None
+    root = ET.fromstring(amended)
+    assert [child.tag for child in root] == ["properties", "testcase"]
+    assert [(p.get("name"), p.get("value")) for p in root.iter("property")] == [
+        ("skill_lens_scripts", "scripts: on, sandbox: bwrap")
+    ]
+    many = (
+        '<testsuites><testsuite name="a"><properties><property name="x" value="1"/>'
+        '</properties></testsuite><testsuite name="b"/></testsuites>'
+    )
+    amended = add_suite_properties(many, SCRIPTS_PROPERTY, ["one", "two"])
+    assert amended is not None
+    suites = ET.fromstring(amended).findall("testsuite")
+    assert [[p.get("value") for p in s.iter("property")] for s in suites] == [
+        ["1", "one", "two"],
+        ["one", "two"],
+    ]

@@ -12,8 +12,9 @@ from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import evaluate_gate
 from ..report.json_report import render_json
 from ..report.junit_gate import add_gate_case
+from ..report.junit_properties import SCRIPTS_PROPERTY, add_suite_properties
 from ..report.markdown import render_markdown
-from ..report.terminal import summary_lines
+from ..report.terminal import script_lines, summary_lines
 from .state import SessionState, listing_only
 
 # pytest's own verdicts we never overrule: the run was stopped or broke.
@@ -119,6 +120,20 @@ def _write_reports(state: SessionState, record: RunRecord, gate: GateResult) -> 
         except OSError as exc:
             errors.append(f"Failed to write {label} report to {path}: {exc.strerror or exc}")
     return errors
+
+
+def add_scripts_to_junit(path: Path, state: SessionState) -> None:
+    """Put the report's ``scripts:`` line(s) on every suite of a JUnit file, as properties."""
+    if state.record is None or not path.is_file():
+        return
+    try:
+        amended = add_suite_properties(
+            path.read_text(encoding="utf-8"), SCRIPTS_PROPERTY, script_lines(state.record)
+        )
+        if amended is not None:
+            path.write_text(amended, encoding="utf-8")
+    except (OSError, ET.ParseError) as exc:
+        state.write_errors.append(f"could not amend {path}: {exc}")
 
 
 def mark_failed_gate_in_junit(path: Path, state: SessionState) -> None:

@@ -14,6 +14,7 @@ from ..spec.discovery import SKILL_FILE, is_skill_in_scope
 from ..spec.parse_cache import ParseCache
 from .collect import CaseItem, SkillFile
 from .finish import (
+    add_scripts_to_junit,
     finish_session,
     mark_failed_gate_in_junit,
     merge_worker_facts,
@@ -148,6 +149,7 @@ class SkillLensSession:
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path and not self.is_worker:
+            add_scripts_to_junit(Path(path), self.state)
             mark_failed_gate_in_junit(Path(path), self.state)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
