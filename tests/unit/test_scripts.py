@@ -226,8 +226,13 @@ def test_temporary_files_land_in_the_scratch_dir_never_the_workspace(
     script = "import tempfile; f = tempfile.NamedTemporaryFile(delete=False); print(f.name)\n"
     bundle = make_bundle(tmp_path, {"scripts/tmp.py": script})
     said = run_script(bundle, workspace, settings(), "scripts/tmp.py", None)
-    assert said.startswith("exit code: 0")
+    assert said.startswith("exit code: 0\nstdout:\n")
     assert workspace.list_files() == "app.log"
+    made = Path(said.split("\n")[2])
+    # A scratch directory of its own beside the workspace, gone once the call returned.
+    assert made.parent.name.startswith("skill-lens-scratch-")
+    assert made.parent.parent == workspace.root.parent
+    assert not made.parent.exists()
 
 
 def test_a_background_process_is_killed_when_the_script_exits(
