@@ -53,7 +53,8 @@ def test_the_configured_caps_reach_the_models_tools_and_checks_keep_the_built_in
         ("write_file", json.dumps({"path": "b.md", "content": "b"})),
         ("write_file", json.dumps({"path": "a.md", "content": "a" * 10})),
     ]
-    script = {"fill the workspace": [tool_calls(writes), text("done")]}
+    # One call per turn: a framework may run one turn's calls concurrently, in any order.
+    script = {"fill the workspace": [*(tool_calls([call]) for call in writes), text("done")]}
     toml = "retry_backoff_seconds = 0.0\nmax_file_bytes = 10\nmax_files = 2\nmax_total_bytes = 20\n"
 
     result, outcomes = run(
