@@ -9,7 +9,8 @@ reply is one of:
 
 * :func:`text` -- the assistant answers ``content``;
 * :func:`tool_calls` -- the assistant asks for tools, ``[(name, arguments text), ...]``;
-* :func:`failure` -- an HTTP error status with an OpenAI-style error body.
+* :func:`failure` -- an HTTP error status with an OpenAI-style error body;
+* :func:`dropped` -- the connection is closed with no response at all.
 
 A conversation whose task has no script may be answered by ``by_content``: the
 replies of the first key (in insertion order) that occurs anywhere in its task. A
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["MODEL", "Request", "ScriptedModelServer", "failure", "text", "tool_calls"]
+__all__ = ["MODEL", "Request", "ScriptedModelServer", "dropped", "failure", "text", "tool_calls"]
 
 MODEL = "gpt-4o-mini-2024-07-18"  # what the server says answered; genai-prices knows it
 
@@ -98,6 +99,14 @@ def failure(status: int, message: str = "scripted failure") -> dict[str, Any]:
     return {"status": status, "error": {"message": message, "type": "server_error"}}
 
 
+def dropped() -> dict[str, Any]:
+    """The server hangs up without answering: the client sees a connection error."""
+    return {"status": DROPPED}
+
+
+DROPPED = 0  # not an HTTP status: the handler closes the connection instead
+
+
 def _task(body: Mapping[str, Any]) -> str:
     for message in body.get("messages", []):
         if message.get("role") == "user":
@@ -161,6 +170,8 @@ class ScriptedModelServer:
             position = self._served.get(key, 0)
             self._served[key] = position + 1
             reply = replies[min(position, len(replies) - 1)]
+        if reply.get("status") == DROPPED:
+            return DROPPED, None
         if "status" in reply:
             return int(reply["status"]), {"error": reply["error"]}
         payload: dict[str, Any] = {
@@ -185,6 +196,9 @@ class ScriptedModelServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 status, payload = server._reply(self.path, headers, body)
+                if status == DROPPED:
+                    self.close_connection = True
+                    return
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")

@@ -23,7 +23,7 @@ pytest.importorskip("langchain.agents")
 pytest.importorskip("langchain_openai")
 pytest.importorskip("genai_prices")
 
-from model_server import MODEL, ScriptedModelServer, failure, text, tool_calls
+from model_server import MODEL, ScriptedModelServer, dropped, failure, text, tool_calls
 from runner_e2e import (
     LOOKUP_SCHEMA,
     ORDER,
@@ -37,6 +37,7 @@ from runner_e2e import (
     run,
     tools_block,
 )
+from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 pytestmark = pytest.mark.parametrize("runner", RUNNERS)
 
@@ -276,6 +277,33 @@ def test_a_transient_failure_is_retried_as_a_fresh_conversation(
     assert outcome["retry_cost_usd"] == pytest.approx(price(MODEL, 100, 20))
 
 
+@pytest.mark.parametrize("retries", [0, 1])
+def test_a_dropped_connection_is_retried_as_a_fresh_conversation(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str, retries: int
+) -> None:
+    cases = [case("hung up on", "hang up", assertions=[{"kind": "contains", "value": "back"}])]
+    script = {"hang up": [dropped(), text("back again", usage=(10, 5))]}
+    toml = f"retries = {retries}\nretry_backoff_seconds = 0.0\n"
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner], toml=toml)
+
+    outcome = outcomes["hung up on"]
+    # Ours are the only retries (the SDK's are switched off): none, one request.
+    assert len(server.requests) == 1 + retries
+    if not retries:
+        assert result.ret == 1
+        assert outcome["status"] == "errored"
+        kind = {"pydantic-ai": "ModelConnectionError", "langchain": "OpenAIConnectionError"}
+        assert outcome["error"] == f"{kind[runner]}: Connection error."
+        return
+    assert result.ret == 0, result.stdout.str()
+    assert outcome["status"] == "passed" and outcome["error"] is None
+    assert server.requests[1].body["messages"] == server.requests[0].body["messages"]
+    # Nothing answered the first attempt, so it cost nothing.
+    assert outcome["retry_cost_usd"] == 0
+    assert outcome["tokens"] == 15
+
+
 def test_retries_run_out_and_the_case_is_errored(
     pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
 ) -> None:
@@ -368,7 +396,35 @@ def test_a_runaway_tool_loop_stops_at_max_tokens_and_fails_not_errors(
         False,
         f"used 150 tokens, limit is 120; {note}",
     )
+    # Scored as far as it got: the other evaluators read the stopped run too.
+    assert checks(outcome, "assertion")["contains[0]"][0] is False
     result.stdout.fnmatch_lines([f"*used 150 tokens, limit is 120; {runner} stopped the run*"])
+
+
+def test_the_token_limit_applies_to_each_attempt_on_its_own(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [{"name": "check", "description": "check", "returns": "ok"}]
+    cases = [case("retried under a limit", "retry me", tools=tools, budget={"max_tokens": 100})]
+    script = {
+        "retry me": [
+            tool_calls([("check", "{}")], usage=(40, 20)),  # attempt 1: 60 tokens, then a 503
+            failure(503),
+            tool_calls([("check", "{}")], usage=(40, 20)),  # attempt 2: 60 + 30 = 90
+            text("ok", usage=(20, 10)),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    # 150 tokens were spent over both attempts, but each stayed under 100: no stop.
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["retried under a limit"]
+    assert outcome["status"] == "passed" and outcome["stop_note"] is None
+    assert outcome["tokens"] == 90
+    assert outcome["retry_cost_usd"] == pytest.approx(price(MODEL, 40, 20))
+    assert checks(outcome, "budget")["max_tokens"] == (True, "used 90 tokens, limit is 100")
+    assert len(server.requests) == 4
 
 
 def test_a_run_at_its_token_limit_is_not_stopped(
@@ -657,6 +713,38 @@ def test_a_later_session_gets_what_is_left_of_max_tokens(
 # --- settings read from the environment and skill-lens.toml --------------------------------------
 
 
+DEAD_ENDPOINT = "http://127.0.0.1:9/v1"  # nothing listens there: a request to it fails
+
+
+@pytest.mark.parametrize("where", ["flag", "file", "variable"])
+def test_base_url_is_the_flag_then_the_file_then_the_providers_variable(
+    pytester: pytest.Pytester,
+    server: ScriptedModelServer,
+    monkeypatch: pytest.MonkeyPatch,
+    runner: str,
+    where: str,
+) -> None:
+    # The server sits at the level under test; every level above it is unset and
+    # every level below it points nowhere, so only the right precedence reaches it.
+    server.script["t"] = [text("reached")]
+    make_skill(pytester.path / "skills", "order-support", [case("c", "t")])
+    toml = "retries = 0\n"
+    if where == "flag":
+        toml += f'base_url = "{DEAD_ENDPOINT}"\n'
+    elif where == "file":
+        toml += f'base_url = "{server.url}"\n'
+    write_file(pytester.path / "skill-lens.toml", toml)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url if where == "variable" else DEAD_ENDPOINT)
+    flag = ("--skill-lens-base-url", server.url) if where == "flag" else ()
+
+    result = pytester.runpytest(
+        "--skill-lens", "skills", "--skill-lens-runner", runner, *flag, *QUIET_PLUGINS
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    assert [r.path for r in server.requests] == ["/v1/chat/completions"]
+
+
 @pytest.mark.parametrize(("setting", "sent"), [("0.7", 0.7), ('"unset"', None)])
 def test_temperature_is_sent_as_set(
     pytester: pytest.Pytester,
@@ -678,3 +766,285 @@ def test_temperature_is_sent_as_set(
     (request,) = server.requests
     assert request.body.get("temperature") == sent
     assert ("temperature" in request.body) is (sent is not None)
+
+
+# --- what the model sent reaches the mock as sent --------------------------------------------
+
+
+def test_arguments_reach_the_mock_as_sent_never_validated_or_coerced(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [
+        {
+            "name": "find",
+            "description": "find a record",
+            "parameters": {"id": "string"},
+            "returns": [{"when": {"id": "1"}, "value": "found 1"}],
+        }
+    ]
+    cases = [
+        case(
+            "sends what it likes",
+            "find it",
+            tools=tools,
+            trajectory={"call_args": [{"tool": "find", "contains": {"id": "1"}, "every": True}]},
+        )
+    ]
+    # The closed schema says id is a string and nothing else is allowed; the model sends
+    # an integer and an extra key anyway. Neither framework may refuse, coerce or drop it.
+    script = {
+        "find it": [
+            tool_calls([("find", '{"id": 1, "extra": true}'), ("find", '{"id": "1"}')]),
+            text("found it"),
+        ]
+    }
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    outcome = outcomes["sends what it likes"]
+    assert outcome["status"] == "failed" and outcome["error"] is None
+    assert outcome["tool_calls"] == [
+        {"name": "find", "arguments": {"id": 1, "extra": True}},
+        {"name": "find", "arguments": {"id": "1"}},
+    ]
+    replies = [(m["tool_call_id"], m["content"]) for m in server.requests[1].messages("tool")]
+    assert replies == [
+        ("call_0", 'no response is scripted for find with arguments {"extra": true, "id": 1}'),
+        ("call_1", "found 1"),
+    ]
+    passed, evidence = checks(outcome, "trajectory")["call_args[0]"]
+    assert not passed
+    assert evidence == (
+        'call 1 of 2 to find does not match contains {"id": "1"}: $.id: expected "1" '
+        '(string), got 1 (integer); arguments of each call: [{"extra": true, "id": 1}, '
+        '{"id": "1"}]'
+    )
+
+
+def test_a_tool_nobody_declared_is_recorded_and_answered_by_the_framework(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [case("invents a tool", "invent", tools=tools_block()[:1])]
+    script = {"invent": [tool_calls([("delete_everything", "{}")]), text("I could not.")]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["invents a tool"]
+    assert outcome["tool_calls"] == [{"name": "delete_everything", "arguments": {}}]
+    assert outcome["output"] == "I could not."
+    (reply,) = server.requests[1].messages("tool")
+    said = {
+        "pydantic-ai": '{"error":"Unknown tool name: \'delete_everything\'. Available tools: '
+        "'lookup_order'\"}",
+        "langchain": "Error: delete_everything is not a valid tool",
+    }
+    assert reply["content"].startswith(said[runner])
+
+
+def test_the_transcript_is_the_conversation_in_order_in_one_shape(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    from pytest_skill_lens.run.runners.langchain import LangChainRunner
+    from pytest_skill_lens.run.runners.pydantic_ai import PydanticAIRunner
+    from pytest_skill_lens.settings import Settings
+    from pytest_skill_lens.spec.model import EvalCase
+    from pytest_skill_lens.spec.skill import Skill
+
+    server.script["refund"] = [
+        tool_calls([("lookup_order", '{"order_id": "1234"}')]),
+        text("Outside the window."),
+    ]
+    settings = Settings(model="openai:gpt-4o-mini", base_url=server.url)
+    skill = Skill("s", "Handles refunds.", "Look it up.", pytester.path / "SKILL.md")
+    spec = EvalCase.model_validate(case("c", "refund", tools=tools_block()[:1]))
+    build = {"pydantic-ai": PydanticAIRunner, "langchain": LangChainRunner}[runner]
+
+    result = build(settings, sleep=lambda _: None).run(skill, spec, None)
+
+    assert result.error is None
+    assert result.transcript == [
+        {"role": "system", "content": "# s\n\nHandles refunds.\n\nLook it up."},
+        {"role": "user", "content": "refund"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": "1234"}}],
+        },
+        {"role": "tool", "name": "lookup_order", "content": ORDER},
+        {"role": "assistant", "content": "Outside the window."},
+    ]
+    assert result.model == MODEL
+
+
+def test_a_sequence_starts_over_in_every_session_and_every_repeat(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    tools = [
+        {
+            "name": "next_ticket",
+            "description": "the next ticket",
+            "returns": ["ticket 1", "ticket 2"],
+        }
+    ]
+    cases = [
+        {
+            "name": "takes one ticket a session",
+            "sessions": ["first", "second"],
+            "workspace": {},
+            "tools": tools,
+            "trajectory": {"called": ["next_ticket"]},
+        }
+    ]
+    one_ticket = [tool_calls([("next_ticket", "{}")]), text("got one")]
+    # Two repeats of two sessions: each of the four conversations takes the next two replies.
+    script = {"first": one_ticket * 2, "second": one_ticket * 2}
+
+    result, _ = run(pytester, server, cases, script, "--skill-lens-repeat", "2", runners=[runner])
+
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=2)
+    answers = [(r.task, m["content"]) for r in server.requests for m in r.messages("tool")]
+    # Every session of every repeat gets fresh tools: the first entry, never "ticket 2".
+    assert answers == [
+        ("first", "ticket 1"),
+        ("second", "ticket 1"),
+        ("first", "ticket 1"),
+        ("second", "ticket 1"),
+    ]
+
+
+def test_a_skill_with_no_description_and_no_instructions_gets_the_neutral_prompt(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    server.script["hello"] = [text("hi")]
+    # Frontmatter with a name only and an empty body: nothing of the skill to show.
+    write_file(pytester.path / "skills" / "blank" / "SKILL.md", "---\nname: blank\n---\n")
+    write_file(
+        pytester.path / "skills" / "blank" / "evals" / "cases.yaml",
+        "cases:\n  - name: c\n    task: hello\n",
+    )
+
+    result = pytester.runpytest(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        runner,
+        "--skill-lens-base-url",
+        server.url,
+        "--skill-lens-model",
+        "openai:gpt-4o-mini",
+        *QUIET_PLUGINS,
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    (request,) = server.requests
+    # Exactly the neutral sentence: the skill's name is not leaked into it.
+    assert request.messages("system") == [
+        {"role": "system", "content": "You are a helpful assistant."}
+    ]
+
+
+# --- the skill's bundle and run_script: the same tools under both frameworks --------------------
+
+FORMAT = "# Report\n\nOne line per level: LEVEL: count\n"
+COUNT_LEVELS = """\
+import collections
+import sys
+
+counts = collections.Counter(line.split()[0] for line in open(sys.argv[1]) if line.strip())
+for level, n in sorted(counts.items()):
+    print(f"{level}: {n}")
+"""
+BUNDLE_TOOLS = [
+    function(
+        "list_skill_files",
+        "List the bundled files, one path per line, relative to the skill's directory",
+        {"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+    ),
+    function(
+        "read_skill_file",
+        "Read one bundled text file, e.g. `references/style.md`. `path` is relative to the "
+        "skill's directory, as list_skill_files shows it",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+    ),
+    function(
+        "run_script",
+        "Run a bundled script (a file under scripts/, e.g. `scripts/check.py`) with the "
+        "working directory as its current directory. `path` is relative to the skill's "
+        "directory, as list_skill_files shows it; `args` are its command-line arguments. "
+        "Returns the exit code, stdout and stderr",
+        {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "args": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+    ),
+]
+
+
+def test_the_bundle_and_run_script_are_offered_and_answered_alike(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    skill = pytester.path / "skills" / "order-support"
+    write_file(skill / "references" / "format.md", FORMAT)
+    write_file(skill / "scripts" / "count_levels.py", COUNT_LEVELS)
+    cases = [
+        case(
+            "triages with the bundle",
+            "triage the log",
+            workspace={"files": {"app.log": "ERROR a\nINFO b\nERROR c\n"}},
+            trajectory={"order": ["list_skill_files", "read_skill_file", "run_script"]},
+            assertions=[{"kind": "contains", "value": "ERROR: 2"}],
+        )
+    ]
+    run_it = json.dumps({"path": "scripts/count_levels.py", "args": ["app.log"]})
+    script = {
+        "triage the log": [
+            tool_calls([("list_skill_files", "{}")]),
+            tool_calls(
+                [
+                    ("read_skill_file", '{"path": "references/format.md"}'),
+                    ("read_skill_file", '{"path": "evals/cases.yaml"}'),
+                ]
+            ),
+            tool_calls([("run_script", run_it)]),
+            text("ERROR: 2, INFO: 1"),
+        ]
+    }
+
+    result, outcomes = run(
+        pytester, server, cases, script, "--skill-lens-allow-scripts", runners=[runner]
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["triages with the bundle"]["status"] == "passed"
+    first = server.requests[0]
+    assert [t["function"]["name"] for t in first.body["tools"]] == [
+        "list_files",
+        "read_file",
+        "write_file",
+        "list_skill_files",
+        "read_skill_file",
+        "run_script",
+    ]
+    assert ordered(first.body["tools"][3:]) == ordered(BUNDLE_TOOLS)
+    replies = [m["content"] for m in server.requests[-1].messages("tool")]
+    assert replies == [
+        "references/format.md\nscripts/count_levels.py",
+        FORMAT,
+        "refused: 'evals/cases.yaml' is not a file the skill ships; SKILL.md, eval files "
+        "(evals/, *.eval.yaml, evals.json), version control, dependency directories and "
+        "secret files (.env, .npmrc, ...) are never readable",
+        "exit code: 0\nstdout:\nERROR: 2\nINFO: 1\nstderr:\n(empty)",
+    ]

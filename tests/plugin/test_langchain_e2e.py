@@ -2,8 +2,8 @@
 
 Everything both framework runners must do alike is in test_framework_runners_e2e.py;
 this module covers what only LangChain does (how its agent ends on arguments it cannot
-parse, its reserved tool-argument names, its connection error), the langchain runner's
-preflight, and running both runners in one session.
+parse, its reserved tool-argument names, its connection error, LangGraph's recursion
+limit), the langchain runner's preflight, and running both runners in one session.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ pytest.importorskip("langchain_openai")
 pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
 
-from model_server import MODEL, ScriptedModelServer, text, tool_calls
+from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import case, checks, run, tools_block
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
@@ -123,57 +123,42 @@ def test_argument_names_langchain_reserves_reach_the_mock_as_sent(
     assert reply["content"] == "deployed with prod.yaml"
 
 
-def test_a_tool_nobody_declared_gets_langchains_reply_and_is_recorded(
+# create_agent compiles its graph with a recursion limit of 9,999 steps (about 5,000 model
+# requests, each resending the whole history): far too many to reach in a test. This
+# conftest lowers it, so the loop meets the limit after a few requests, as it would later.
+LOW_RECURSION_LIMIT = """
+from pytest_skill_lens.run.runners import langchain_agent
+
+_create_agent = langchain_agent.create_agent
+
+
+def _with_a_low_limit(*args, **kwargs):
+    return _create_agent(*args, **kwargs).with_config({"recursion_limit": 9})
+
+
+langchain_agent.create_agent = _with_a_low_limit
+"""
+
+
+def test_without_max_tokens_a_never_ending_loop_ends_at_the_recursion_limit_errored(
     pytester: pytest.Pytester, server: ScriptedModelServer
 ) -> None:
-    cases = [case("invents a tool", "invent", tools=tools_block()[:1])]
-    script = {"invent": [tool_calls([("delete_everything", "{}")]), text("I could not.")]}
+    pytester.makeconftest(LOW_RECURSION_LIMIT)
+    tools = [{"name": "check", "description": "check again", "returns": "not yet"}]
+    cases = [case("loops with no limit", "loop", tools=tools)]
+    script = {"loop": [tool_calls([("check", "{}")])]}  # repeats for ever
 
-    result, outcomes = run(pytester, server, cases, script, runners=["langchain"])
+    result, outcomes = run(pytester, server, cases, script, runners=["langchain"], subprocess=True)
 
-    assert result.ret == 0, result.stdout.str()
-    assert outcomes["invents a tool"]["tool_calls"] == [
-        {"name": "delete_everything", "arguments": {}}
-    ]
-    (reply,) = server.requests[1].messages("tool")
-    assert reply["content"].startswith("Error: delete_everything is not a valid tool")
-
-
-def test_the_transcript_is_the_conversation_in_order(
-    pytester: pytest.Pytester, server: ScriptedModelServer
-) -> None:
-    from pytest_skill_lens.run.runners.langchain import LangChainRunner
-    from pytest_skill_lens.settings import Settings
-    from pytest_skill_lens.spec.model import EvalCase
-    from pytest_skill_lens.spec.skill import Skill
-
-    server.script["refund"] = [
-        tool_calls([("lookup_order", '{"order_id": "1234"}')]),
-        text("Outside the window."),
-    ]
-    settings = Settings(model="openai:gpt-4o-mini", base_url=server.url)
-    skill = Skill("s", "Handles refunds.", "Look it up.", pytester.path / "SKILL.md")
-    spec = EvalCase.model_validate(case("c", "refund", tools=tools_block()[:1]))
-
-    result = LangChainRunner(settings, sleep=lambda _: None).run(skill, spec, None)
-
-    assert result.error is None
-    assert result.transcript == [
-        {"role": "system", "content": "# s\n\nHandles refunds.\n\nLook it up."},
-        {"role": "user", "content": "refund"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": "1234"}}],
-        },
-        {
-            "role": "tool",
-            "name": "lookup_order",
-            "content": '{"id": "1234", "days_since_delivery": 45}',
-        },
-        {"role": "assistant", "content": "Outside the window."},
-    ]
-    assert result.model == MODEL
+    # No declared limit explains the stop: an error, not a failure, and never retried.
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    outcome = outcomes["loops with no limit"]
+    assert outcome["status"] == "errored" and outcome["stop_note"] is None
+    assert outcome["error"].startswith("GraphRecursionError: Recursion limit of 9 reached")
+    # Every request belongs to the one attempt, and each one called the tool.
+    assert len(server.requests) == len(outcome["tool_calls"]) > 1
+    assert outcome["retry_cost_usd"] == 0
 
 
 def test_an_unreachable_endpoint_is_an_errored_case_not_a_crash(
@@ -328,6 +313,8 @@ def test_a_missing_api_key_stops_the_run_before_any_request(
     ("model", "said"),
     [
         ("gpt-4o-mini", "is not of the form provider:name"),
+        ("openai:", "is not of the form provider:name"),
+        ("   ", "is not of the form provider:name"),
         (
             "groq:llama-3.3-70b",
             "the langchain runner serves openai: and anthropic: models, not groq:",
@@ -443,37 +430,3 @@ def test_an_undeclared_trajectory_name_is_exit_2_before_any_request(
         ["*the trajectory names 'lookup_ordr'*runner 'langchain' can never see such a call*"]
     )
     assert server.requests == []
-
-
-# --- settings read from the environment and skill-lens.toml --------------------------------------
-
-
-def test_a_base_url_in_skill_lens_toml_is_read(
-    pytester: pytest.Pytester, server: ScriptedModelServer
-) -> None:
-    server.script["t"] = [text("from the toml endpoint")]
-    _one_case(pytester)
-    write_file(
-        pytester.path / "skill-lens.toml",
-        f'default_runner = "langchain"\nbase_url = "{server.url}"\n',
-    )
-
-    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
-
-    assert result.ret == 0, result.stdout.str()
-    assert [r.path for r in server.requests] == ["/v1/chat/completions"]
-
-
-def test_without_base_url_the_providers_own_variable_is_the_endpoint(
-    pytester: pytest.Pytester, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-    server.script["t"] = [text("via OPENAI_BASE_URL")]
-    _one_case(pytester)
-
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "langchain", *QUIET_PLUGINS
-    )
-
-    assert result.ret == 0, result.stdout.str()
-    assert [r.path for r in server.requests] == ["/v1/chat/completions"]

@@ -82,6 +82,31 @@ def test_arguments_that_are_not_json_are_kept_raw_and_fail_call_args(
     assert "Invalid JSON" in reply["content"]
 
 
+# --- a tool loop with no max_tokens -------------------------------------------------------------
+
+
+def test_without_max_tokens_a_never_ending_loop_stops_at_50_requests_and_is_errored(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    tools = [{"name": "check", "description": "check again", "returns": "not yet"}]
+    cases = [case("loops with no limit", "loop", tools=tools)]
+    script = {"loop": [tool_calls([("check", "{}")])]}  # repeats for ever
+
+    result, outcomes = run(pytester, server, cases, script)
+
+    # pydantic-ai's own request limit is left as it is; no declared limit explains the
+    # stop, so it is an error, not a failure, and never retried.
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    assert len(server.requests) == 50
+    outcome = outcomes["loops with no limit"]
+    assert outcome["status"] == "errored" and outcome["stop_note"] is None
+    assert outcome["error"].startswith("UsageLimitExceeded: ")
+    assert "request_limit of 50" in outcome["error"]
+    assert len(outcome["tool_calls"]) == 50
+    assert outcome["retry_cost_usd"] == 0
+
+
 # --- provider failures -------------------------------------------------------------------------
 
 
@@ -212,26 +237,12 @@ def test_a_base_url_that_cannot_be_an_endpoint_is_exit_2(
     assert "s3cr3t" not in result.stdout.str() + result.stderr.str()
 
 
-def test_a_base_url_in_skill_lens_toml_is_read(
-    pytester: pytest.Pytester, server: ScriptedModelServer
-) -> None:
-    server.script["t"] = [text("from the toml endpoint")]
-    _one_case(pytester)
-    write_file(
-        pytester.path / "skill-lens.toml",
-        f'default_runner = "pydantic-ai"\nbase_url = "{server.url}"\n',
-    )
-
-    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
-
-    assert result.ret == 0, result.stdout.str()
-    assert [r.path for r in server.requests] == ["/v1/chat/completions"]
-
-
 @pytest.mark.parametrize(
     ("model", "said"),
     [
         ("gpt-4o-mini", "is not of the form provider:name"),
+        ("openai:", "is not of the form provider:name"),
+        ("   ", "is not of the form provider:name"),
         ("groq:llama-3.3-70b", "pydantic-ai cannot send groq: models to base_url"),
     ],
 )
@@ -294,19 +305,3 @@ def test_an_undeclared_trajectory_name_is_exit_2_before_any_request(
         ["*the trajectory names 'lookup_ordr'*runner 'pydantic-ai' can never see such a call*"]
     )
     assert server.requests == []
-
-
-# --- settings read from the environment and skill-lens.toml --------------------------------------
-
-
-def test_without_base_url_the_providers_own_variable_is_the_endpoint(
-    pytester: pytest.Pytester, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-    server.script["t"] = [text("via OPENAI_BASE_URL")]
-    _one_case(pytester)
-
-    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "pydantic-ai")
-
-    assert result.ret == 0, result.stdout.str()
-    assert [r.path for r in server.requests] == ["/v1/chat/completions"]
