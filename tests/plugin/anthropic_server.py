@@ -10,6 +10,10 @@ request about that task takes the next reply, and the last reply repeats. A repl
   ``tool_use`` blocks with ids ``toolu_0``, ``toolu_1``, ...;
 * :func:`failure` -- an HTTP error status with an Anthropic-style error body.
 
+A conversation whose task has no script may be answered by ``by_content``, as in
+:mod:`model_server`: the replies of the first key that occurs anywhere in its task (a
+judge's task is the whole judge prompt, so a test keys it by a word of the response).
+
 A request with ``"stream": true`` gets the same reply as server-sent events
 (``message_start`` with the input usage, one ``content_block_*`` trio per block, then
 ``message_delta`` with the output usage and ``message_stop``), as the API streams it.
@@ -125,9 +129,17 @@ def _task(body: Mapping[str, Any]) -> str:
 class AnthropicServer:
     """Serves ``POST /v1/messages`` from a script; use as a context manager."""
 
-    def __init__(self, script: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> None:
+    def __init__(
+        self,
+        script: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+        *,
+        by_content: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    ) -> None:
         self.script: dict[str, list[Mapping[str, Any]]] = {
             k: list(v) for k, v in (script or {}).items()
+        }
+        self.by_content: dict[str, list[Mapping[str, Any]]] = {
+            k: list(v) for k, v in (by_content or {}).items()
         }
         self.requests: list[Request] = []
         self._served: dict[str, int] = {}
@@ -154,13 +166,17 @@ class AnthropicServer:
         task = _task(body)
         with self._lock:
             self.requests.append(Request(path, headers, body))
-            replies = self.script.get(task)
+            key, replies = task, self.script.get(task)
+            if not replies:
+                found = next((k for k in self.by_content if k in task), None)
+                replies = self.by_content.get(found) if found is not None else None
+                key = f"\0by_content:{found}"  # its own count, apart from any task's
             if path.split("?")[0] != "/v1/messages":
                 return 404, _error("not_found_error", f"no such endpoint {path}")
             if not replies:
                 return 400, _error("invalid_request_error", f"no script for task {task!r}")
-            position = self._served.get(task, 0)
-            self._served[task] = position + 1
+            position = self._served.get(key, 0)
+            self._served[key] = position + 1
             reply = replies[min(position, len(replies) - 1)]
         if "status" in reply:
             return int(reply["status"]), {"type": "error", "error": reply["error"]}

@@ -1,12 +1,13 @@
-"""Both framework runners with ``anthropic:`` models, against a scripted Messages API server.
+"""Both framework runners and judges with ``anthropic:`` models, against a scripted Messages API.
 
 The runners reach Anthropic through each framework's own Anthropic client
 (pydantic-ai's ``AnthropicModel``, LangChain's ``ChatAnthropic``), pointed at
 127.0.0.1 by ``--skill-lens-base-url``. The tests assert what the server received
 (the system prompt, the tool definitions key for key as declared, the tool results)
 and what the report says (tokens with cache reads and writes, the Anthropic price,
-retries, the runaway stop). pydantic-ai streams its requests and LangChain does not,
-so both of the server's answers, a stream of events and one JSON message, are read.
+retries, the runaway stop, a judge's verdict and its price). pydantic-ai streams its
+requests and LangChain does not, so both of the server's answers, a stream of events
+and one JSON message, are read.
 """
 
 from __future__ import annotations
@@ -181,3 +182,61 @@ def test_a_refusal_is_errored_not_retried(
     assert len(server.requests) == 1
     assert outcomes["bad key"]["status"] == "errored"
     assert "401" in outcomes["bad key"]["error"]
+
+
+def test_the_judge_grades_over_the_messages_api_with_the_inherited_model_and_endpoint(
+    pytester: pytest.Pytester, runner: str
+) -> None:
+    from pytest_skill_lens.score.judges.prompt import INSTRUCTIONS
+
+    answer = "Order 1234 is outside the return window."
+    verdict = {
+        "checks": [
+            {"id": "r1", "passed": True, "evidence": "'order 1234' is named"},
+            {"id": "r2", "passed": True, "evidence": "'outside the return window' is civil"},
+        ]
+    }
+    # The judge's task is the whole judge prompt: its replies are keyed by the answer in it.
+    judge_reply = tool_use([("JudgeOutput", verdict)], usage=(2_000, 100))
+    judged = {"rubric": ["The reply names order 1234", "The reply is polite"]}
+    cases = [case("graded", "I want a refund", judge=judged)]
+
+    # The same framework runs the case and grades it, both on the runner's anthropic model.
+    with AnthropicServer(by_content={answer: [judge_reply]}) as server:
+        result, outcomes = run(
+            pytester,
+            server,
+            cases,
+            {"I want a refund": [text(answer, usage=(100, 20))]},
+            runners=[runner],
+            model=ANTHROPIC_MODEL,
+            toml=f'judge = "{runner}"\nretry_backoff_seconds = 0.0\n',
+        )
+
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["graded"]
+    assert outcome["status"] == "passed"
+    (score,) = [s for s in outcome["scores"] if s["evaluator"] == "judge"]
+    assert [(c["id"], c["passed"], c["evidence"]) for c in score["checks"]] == [
+        ("r1", True, "'order 1234' is named"),
+        ("r2", True, "'outside the return window' is civil"),
+    ]
+    # Judge spend at Anthropic's price, reported apart from the run's own.
+    assert score["cost_usd"] == pytest.approx(price(MODEL, 2_000, 100, "anthropic"))
+    assert score["cost_note"] is None
+    assert outcome["cost_usd"] == pytest.approx(price(MODEL, 100, 20, "anthropic"))
+
+    run_request, judge_request = server.requests
+    assert run_request.task == "I want a refund"
+    assert judge_request.path == "/v1/messages"
+    assert judge_request.body["model"] == "claude-haiku-4-5"  # inherited with the endpoint
+    assert judge_request.system == INSTRUCTIONS
+    assert answer in judge_request.task
+    assert [t["name"] for t in judge_request.body["tools"]] == ["JudgeOutput"]
+    forced = {
+        "pydantic-ai": {"type": "any"},  # an output tool and nothing else
+        "langchain": {"type": "tool", "name": "JudgeOutput"},
+    }
+    assert judge_request.body["tool_choice"] == forced[runner]
+    # pydantic-ai streams its Anthropic requests, the judge's too; the verdict reads the same.
+    assert bool(judge_request.body.get("stream")) is (runner == "pydantic-ai")
