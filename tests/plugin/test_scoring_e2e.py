@@ -365,6 +365,31 @@ def test_each_trajectory_rule_passes_and_fails_on_the_tool_calls(
     assert "Traceback" not in result.stdout.str()
 
 
+def test_a_third_party_runner_is_not_held_to_declared_tool_names(
+    pytester: pytest.Pytester,
+) -> None:
+    # The declared-name rule is for runners that know every tool the agent has (fake and
+    # the framework runners); a conftest's runner may have tools no eval file lists, so a
+    # name nobody declared runs, and a misspelt one fails called: as never called.
+    cases = """
+    cases:
+      - name: own-tools
+        task: t
+        trajectory:
+          called: [Bash, lookup_ordr]
+    """
+    script = {"own-tools": {"output": "ok", "tool_calls": [["Bash", {"command": "ls"}]]}}
+
+    result, outcomes = _run_skill(pytester, cases, script)
+
+    assert result.ret == 1
+    assert "authoring error" not in result.stdout.str()
+    assert _checks(outcomes["own-tools"], "trajectory") == {
+        "called:Bash": (True, "Bash was called once, first as call #1"),
+        "called:lookup_ordr": (False, "lookup_ordr was never called; calls made: Bash"),
+    }
+
+
 _BUDGET_CASES = """
 cases:
   - name: at-the-limit
