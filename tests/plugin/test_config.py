@@ -311,6 +311,37 @@ REFUSED_AT_STARTUP = [
         None, ("--skill-lens-min-pass-rate", "most"), "*expects a number*", id="min-pass-rate-most"
     ),
     pytest.param(None, ("--skill-lens-repeat", "0"), "*must be 1 or more*", id="repeat-0"),
+    # the spend ceiling: its values are checked, and then it is refused as not built yet
+    pytest.param(
+        None,
+        ("--skill-lens-max-spend", "0"),
+        "*--skill-lens-max-spend must be more than 0, got 0.0*",
+        id="max-spend-0",
+    ),
+    pytest.param(
+        None,
+        ("--skill-lens-max-spend", "nan"),
+        "*--skill-lens-max-spend must be a finite number, got 'nan'*",
+        id="max-spend-nan",
+    ),
+    pytest.param(
+        "max_spend_usd = inf\n",
+        (),
+        "*field 'max_spend_usd'*must be a finite number (got inf)*",
+        id="max-spend-inf-in-the-file",
+    ),
+    pytest.param(
+        None,
+        ("--skill-lens-max-spend", "1.0"),
+        "*max_spend_usd (--skill-lens-max-spend) is not available in this version*",
+        id="max-spend-not-built-yet",
+    ),
+    pytest.param(
+        "max_spend_usd = 1.0\n",
+        (),
+        "*max_spend_usd (--skill-lens-max-spend) is not available in this version*",
+        id="max-spend-in-the-file-not-built-yet",
+    ),
 ]
 
 

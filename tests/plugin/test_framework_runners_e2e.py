@@ -275,6 +275,12 @@ def test_a_transient_failure_is_retried_as_a_fresh_conversation(
     assert (outcome["input_tokens"], outcome["output_tokens"]) == (220, 30)
     assert outcome["tool_calls"] == [{"name": "poll", "arguments": {}}]
     assert outcome["retry_cost_usd"] == pytest.approx(price(MODEL, 100, 20))
+    # The discarded attempt was paid for: the run's total counts it, the budget does not.
+    summary = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["summary"]
+    assert summary["total_cost_usd"] == pytest.approx(
+        outcome["cost_usd"] + outcome["retry_cost_usd"]
+    )
+    assert summary["total_tokens"] == 250
 
 
 @pytest.mark.parametrize("retries", [0, 1])
@@ -493,7 +499,12 @@ def test_a_model_genai_prices_does_not_know_costs_zero_with_a_note(
         == "genai-prices has no price for model 'my-local-llama' from provider 'openai'"
     )
     assert checks(outcome, "budget")["max_tokens"] == (True, "used 15 tokens, limit is 1000")
-    assert checks(outcome, "budget")["max_cost_usd"][0] is False
+    assert checks(outcome, "budget")["max_cost_usd"] == (
+        False,
+        "cost budget not evaluated: genai-prices has no price for model 'my-local-llama' "
+        "from provider 'openai'",
+    )
+    result.stdout.fnmatch_lines(["*Total cost: not priced*"])
 
 
 # --- the workspace: preamble, built-in tools, sessions -------------------------------------------
