@@ -10,7 +10,8 @@ reply is one of:
 * :func:`text` -- the assistant answers ``content``;
 * :func:`tool_calls` -- the assistant asks for tools, ``[(name, arguments text), ...]``;
 * :func:`failure` -- an HTTP error status with an OpenAI-style error body;
-* :func:`dropped` -- the connection is closed with no response at all.
+* :func:`dropped` -- the connection is closed with no response at all;
+* :func:`garbled` -- status 200 with a body that is not JSON.
 
 A conversation whose task has no script may be answered by ``by_content``: the
 replies of the first key (in insertion order) that occurs anywhere in its task. A
@@ -31,7 +32,16 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["MODEL", "Request", "ScriptedModelServer", "dropped", "failure", "text", "tool_calls"]
+__all__ = [
+    "MODEL",
+    "Request",
+    "ScriptedModelServer",
+    "dropped",
+    "failure",
+    "garbled",
+    "text",
+    "tool_calls",
+]
 
 MODEL = "gpt-4o-mini-2024-07-18"  # what the server says answered; genai-prices knows it
 
@@ -107,6 +117,11 @@ def dropped() -> dict[str, Any]:
 DROPPED = 0  # not an HTTP status: the handler closes the connection instead
 
 
+def garbled(body: str = "<html>502 Bad Gateway</html>") -> dict[str, Any]:
+    """A 200 whose body is not JSON, as a misbehaving proxy may send."""
+    return {"garbled": body}
+
+
 def _task(body: Mapping[str, Any]) -> str:
     for message in body.get("messages", []):
         if message.get("role") == "user":
@@ -172,6 +187,8 @@ class ScriptedModelServer:
             reply = replies[min(position, len(replies) - 1)]
         if reply.get("status") == DROPPED:
             return DROPPED, None
+        if "garbled" in reply:
+            return 200, reply["garbled"]
         if "status" in reply:
             return int(reply["status"]), {"error": reply["error"]}
         payload: dict[str, Any] = {
@@ -199,7 +216,7 @@ class ScriptedModelServer:
                 if status == DROPPED:
                     self.close_connection = True
                     return
-                data = json.dumps(payload).encode()
+                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))

@@ -23,7 +23,7 @@ pytest.importorskip("langchain.agents")
 pytest.importorskip("langchain_openai")
 pytest.importorskip("genai_prices")
 
-from model_server import MODEL, ScriptedModelServer, dropped, failure, text, tool_calls
+from model_server import MODEL, ScriptedModelServer, dropped, failure, garbled, text, tool_calls
 from runner_e2e import (
     LOOKUP_SCHEMA,
     ORDER,
@@ -367,6 +367,26 @@ def test_a_refusal_is_not_retried(
     assert len(server.requests) == 1
     assert outcomes["bad key"]["status"] == "errored"
     assert "401" in outcomes["bad key"]["error"]
+
+
+def test_a_reply_that_is_not_json_is_errored_at_once_never_a_crash(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    cases = [case("garbled", "garble")]
+    script = {"garble": [garbled(), text("never reached")]}
+
+    result, outcomes = run(pytester, server, cases, script, runners=[runner])
+
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    # Not a busy provider but a broken answer: no retry, under either framework.
+    assert len(server.requests) == 1
+    said = {
+        "pydantic-ai": "ModelAPIError: Failed to decode response as JSON: Expecting value: "
+        "line 1 column 1 (char 0)",
+        "langchain": "JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+    }
+    assert outcomes["garbled"]["error"] == said[runner]
 
 
 # --- budgets: the runaway stop, unmeasured usage and prices ------------------------------------

@@ -86,15 +86,30 @@ def build_model(model: str, base_url: str) -> Any:
     return infer_model(model)
 
 
+# pydantic-ai's names for a busy, slow or unreachable provider when no HTTP status says
+# so (a dropped connection, a timeout, an error event inside a stream).
+_TRANSIENT_KINDS = (
+    "ModelConnectionError",  # ModelTimeoutError is one
+    "ModelRequestTimeout",
+    "ModelServerError",
+    "ModelUnavailableError",  # ModelOverloadedError is one
+    "ModelRateLimitError",
+)
+
+
 def is_transient(failure: BaseException) -> bool:
-    """Whether another attempt could succeed: a busy, slow or unreachable provider."""
+    """Whether another attempt could succeed: a busy, slow or unreachable provider.
+
+    Any other API error (a refusal, a reply that is not JSON, a quota) is an
+    errored result at once, as under the langchain runner.
+    """
     from pydantic_ai import exceptions
 
     if isinstance(failure, exceptions.ModelHTTPError):
         return transient_status(failure.status_code)
-    rejected = getattr(exceptions, "ModelRequestRejectedError", None)
-    if rejected is not None and isinstance(failure, rejected):
-        return False  # refused for what was sent (a key, a model, a context): it would be again
-    if isinstance(failure, exceptions.ModelAPIError):
+    kinds = tuple(
+        k for name in _TRANSIENT_KINDS if isinstance(k := getattr(exceptions, name, None), type)
+    )
+    if kinds and isinstance(failure, kinds):
         return True
     return isinstance(failure, TimeoutError | ConnectionError)
