@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from ..gcpause import gc_paused
 from ..spec.discovery import eval_files_for
 from ..spec.errors import AuthoringError, Where
 from ..spec.loader import load_suite
+from ..spec.model import EvalCase
 from ..spec.skill import Skill, load_skill
 from ..spec.suite import LoadedCase
 from ..spec.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
@@ -59,18 +60,19 @@ class SkillFile(pytest.File):
             _preflight(suite.cases, state.runner_names, skill.name)
         arms = ["candidate"]
         repeats = state.settings.repeat
-        fixtures: Any = None
+        # Items asking for the same fixtures share their resolution, done once per file
+        # (pytest shares it the same way between the items of a parametrized test).
+        resolved: dict[Callable[..., None], Any] = {}
         for position, loaded in enumerate(suite.cases):
+            signature = case_signature(loaded.case)
             for arm in arms:
                 for runner in state.runner_names:
                     for repeat in range(repeats):
                         item = CaseItem.from_parent(
                             self,
                             name=item_name(loaded.name, runner, arm, repeat),
-                            callobj=skill_lens_case,
-                            # Every item of a file needs the same fixtures, resolved once
-                            # (pytest shares it the same way between parametrized items).
-                            fixtureinfo=fixtures,
+                            callobj=signature,
+                            fixtureinfo=resolved.get(signature),
                             skill=skill,
                             loaded=loaded,
                             runner=runner,
@@ -78,7 +80,7 @@ class SkillFile(pytest.File):
                             repeat_index=repeat,
                             position=position,
                         )
-                        fixtures = getattr(item, "_fixtureinfo", None)
+                        resolved[signature] = getattr(item, "_fixtureinfo", None)
                         yield item
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
@@ -203,16 +205,45 @@ def _claim_name(state: SessionState, skill: Skill) -> None:
     state.skills_by_name[key] = skill.path
 
 
-def skill_lens_case(
+# What a case item asks pytest for: the signature names its fixtures (fixtures.py),
+# and only those the case uses (a workspace for a workspace: block, the judge for a
+# rubric), since each costs pytest's fixture machinery on every item. Never called:
+# the item acts in its setup and raises its verdict in call.
+def skill_lens_case(skill_lens_sandbox: Any, skill_lens_runner: Any) -> None:
+    raise RuntimeError("a case item acts in its setup; it is never called")
+
+
+def skill_lens_judged_case(
+    skill_lens_sandbox: Any, skill_lens_runner: Any, skill_lens_judge: Any
+) -> None:
+    raise RuntimeError("a case item acts in its setup; it is never called")
+
+
+def skill_lens_workspace_case(
+    skill_lens_sandbox: Any, skill_lens_runner: Any, skill_lens_workspace: Any
+) -> None:
+    raise RuntimeError("a case item acts in its setup; it is never called")
+
+
+def skill_lens_judged_workspace_case(
     skill_lens_sandbox: Any,
     skill_lens_runner: Any,
     skill_lens_judge: Any,
     skill_lens_workspace: Any,
 ) -> None:
-    """What a case item asks pytest for: its signature names the fixtures (see fixtures.py).
+    raise RuntimeError("a case item acts in its setup; it is never called")
 
-    Never called: the item acts in its setup and raises its verdict in call.
-    """
+
+_SIGNATURES: dict[tuple[bool, bool], Callable[..., None]] = {
+    (False, False): skill_lens_case,
+    (True, False): skill_lens_judged_case,
+    (False, True): skill_lens_workspace_case,
+    (True, True): skill_lens_judged_workspace_case,
+}
+
+
+def case_signature(case: EvalCase) -> Callable[..., None]:
+    return _SIGNATURES[(case.judge is not None, case.workspace is not None)]
 
 
 class CaseItem(pytest.Function):
@@ -285,8 +316,8 @@ class CaseItem(pytest.Function):
         outcome = perform(
             self,
             runner=self.funcargs["skill_lens_runner"],
-            judge=self.funcargs["skill_lens_judge"],
-            workspace=self.funcargs["skill_lens_workspace"],  # type: ignore[arg-type]
+            judge=self.funcargs.get("skill_lens_judge"),
+            workspace=self.funcargs.get("skill_lens_workspace"),  # type: ignore[arg-type]
         )
         self.outcome = outcome
         # pytest's --junitxml writes these as <properties> of the test case.

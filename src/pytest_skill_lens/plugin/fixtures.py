@@ -55,14 +55,15 @@ def _state(config: pytest.Config, fixture: str) -> SessionState:
 
 
 @pytest.fixture(scope="session")
-def skill_lens_sandbox(pytestconfig: pytest.Config) -> SandboxDecision | None:
+def skill_lens_sandbox(request: pytest.FixtureRequest) -> SandboxDecision | None:
     """Where ``run_script`` runs bundled scripts: ``bwrap``, ``sandbox-exec`` or none (why).
 
     ``None`` when scripts are off: nothing runs, so nothing is probed.
     """
     from ..run.sandbox import decide
 
-    settings = _state(pytestconfig, "skill_lens_sandbox").settings
+    # request.config, not pytestconfig: one fixture less to resolve for every item.
+    settings = _state(request.config, "skill_lens_sandbox").settings
     return decide(settings.script_sandbox) if settings.allow_scripts else None
 
 
@@ -93,13 +94,13 @@ def _note_sandbox(state: SessionState, decision: SandboxDecision | None) -> None
 
 
 @pytest.fixture(scope="session")
-def skill_lens_judge(pytestconfig: pytest.Config) -> Any:
+def skill_lens_judge(request: pytest.FixtureRequest) -> Any:
     """The judge that grades every rubric of the session."""
     from .registry import build_judge
 
-    state = _state(pytestconfig, "skill_lens_judge")
+    state = _state(request.config, "skill_lens_judge")
     if state.judge is None:
-        state.judge = build_judge(pytestconfig, state.settings.judge, state.settings)
+        state.judge = build_judge(request.config, state.settings.judge, state.settings)
     return state.judge
 
 
