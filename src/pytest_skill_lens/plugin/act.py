@@ -33,7 +33,7 @@ from .state import SessionState, get_state
 
 if TYPE_CHECKING:
     from ..spec.model import EvalCase
-    from .collect import CaseItem
+    from .items import CaseItem
 
 
 class CaseErrored(Exception):

@@ -3,32 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
-import keyword
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..gate.outcome import Outcome
 from ..gcpause import gc_paused
 from ..spec.discovery import eval_files_for
 from ..spec.errors import AuthoringError, Where
 from ..spec.loader import load_suite
-from ..spec.model import EvalCase
 from ..spec.skill import Skill, load_skill
 from ..spec.suite import LoadedCase
 from ..spec.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
-from .act import CaseErrored, CaseFailed, errored_outcome, failure_text, perform
+from .items import NO_CASES, CaseItem, SkippedSkillItem, case_signature
 from .registry import RegistryError, check_names
-from .state import STATE_KEY, SessionState, get_state, listing_only
-
-NO_CASES = "(no eval cases)"
-# Markers that change how pytest runs an item. A case tag spelled like one must
-# stay a plain keyword, or `tags: [skip]` would silently skip the case.
-_BEHAVIOUR_MARKERS = frozenset(
-    {"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings", "skill_lens"}
-)
+from .state import SessionState, get_state, listing_only
 
 
 class SkillFile(pytest.File):
@@ -203,205 +193,3 @@ def _claim_name(state: SessionState, skill: Skill) -> None:
             fix="rename one of them in its SKILL.md, or run the two directories separately",
         )
     state.skills_by_name[key] = skill.path
-
-
-# What a case item asks pytest for: the signature names its fixtures (fixtures.py),
-# and only those the case uses (a workspace for a workspace: block, the judge for a
-# rubric), since each costs pytest's fixture machinery on every item. Never called:
-# the item acts in its setup and raises its verdict in call.
-def skill_lens_case(skill_lens_sandbox: Any, skill_lens_runner: Any) -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-def skill_lens_judged_case(
-    skill_lens_sandbox: Any, skill_lens_runner: Any, skill_lens_judge: Any
-) -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-def skill_lens_workspace_case(
-    skill_lens_sandbox: Any, skill_lens_runner: Any, skill_lens_workspace: Any
-) -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-def skill_lens_judged_workspace_case(
-    skill_lens_sandbox: Any,
-    skill_lens_runner: Any,
-    skill_lens_judge: Any,
-    skill_lens_workspace: Any,
-) -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-_SIGNATURES: dict[tuple[bool, bool], Callable[..., None]] = {
-    (False, False): skill_lens_case,
-    (True, False): skill_lens_judged_case,
-    (False, True): skill_lens_workspace_case,
-    (True, True): skill_lens_judged_workspace_case,
-}
-
-
-def case_signature(case: EvalCase) -> Callable[..., None]:
-    return _SIGNATURES[(case.judge is not None, case.workspace is not None)]
-
-
-class CaseItem(pytest.Function):
-    """One run of one eval case: the act in setup, the verdict in call.
-
-    A :class:`pytest.Function`, so its fixtures are real pytest fixtures that a
-    ``conftest.py`` can override or wrap, per directory.
-    """
-
-    def __init__(
-        self,
-        *,
-        skill: Skill,
-        loaded: LoadedCase,
-        runner: str,
-        arm: str,
-        repeat_index: int,
-        position: int,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        _parse_runner_params(self)
-        self.skill = skill
-        self.loaded = loaded
-        self.runner_name = runner
-        self.arm = arm
-        self.repeat_index = repeat_index
-        self.position = position
-        self.order = 0
-        self.outcome: Outcome | None = None
-        state = get_state(self.config)
-        assert state is not None
-        self.add_marker(_SKILL_LENS_MARK)
-        for tag in loaded.case.tags:
-            self.extra_keyword_matches.add(tag)
-            mark = _tag_marker(tag, self.config, state)
-            if mark is not None:
-                self.add_marker(mark)
-
-    @property
-    def case_name(self) -> str:
-        return self.loaded.name
-
-    def sort_key(self) -> tuple[str, int, int, int, int]:
-        state = get_state(self.config)
-        runners = state.runner_names if state else [self.runner_name]
-        return (
-            self.skill.name,
-            self.position,
-            0 if self.arm == "candidate" else 1,
-            runners.index(self.runner_name),
-            self.repeat_index,
-        )
-
-    def reportinfo(self) -> tuple[Path, int, str]:
-        # The case's line in its eval file, so an IDE jumps to the YAML.
-        detail = self.runner_name + (", baseline" if self.arm == "baseline" else "")
-        repeats = self.config.stash[STATE_KEY].settings.repeat
-        if repeats > 1:
-            detail += f", run {self.repeat_index + 1}/{repeats}"
-        label = f"{self.skill.name} :: {self.case_name} ({detail})"
-        return self.loaded.file, self.loaded.line - 1, label
-
-    def setup(self) -> None:
-        try:
-            super().setup()  # pytest fills the fixtures the signature names
-        except Exception as exc:  # a fixture that cannot be set up: errored, never failed
-            self.outcome = errored_outcome(self, f"{_fixture_failure(exc)}")
-            raise CaseErrored(self.outcome) from exc
-        outcome = perform(
-            self,
-            runner=self.funcargs["skill_lens_runner"],
-            judge=self.funcargs.get("skill_lens_judge"),
-            workspace=self.funcargs.get("skill_lens_workspace"),  # type: ignore[arg-type]
-        )
-        self.outcome = outcome
-        # pytest's --junitxml writes these as <properties> of the test case.
-        self.user_properties.extend(
-            [
-                ("skill", outcome.skill_name),
-                ("case", outcome.case_name),
-                ("runner", outcome.runner),
-                ("arm", outcome.arm),
-                ("repeat", outcome.repeat_index),
-                ("status", outcome.status),
-                ("tokens", outcome.tokens),
-                ("cost_usd", outcome.cost_usd),
-                ("latency_ms", round(outcome.latency_ms, 3)),
-            ]
-        )
-        if outcome.status == "errored":
-            raise CaseErrored(outcome)
-
-    def runtest(self) -> None:
-        if self.outcome is not None and self.outcome.status == "failed":
-            raise CaseFailed(self.outcome)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        if isinstance(excinfo.value, CaseFailed | CaseErrored):
-            return failure_text(self, excinfo.value.outcome)
-        return super().repr_failure(excinfo)
-
-
-_SKILL_LENS_MARK = pytest.mark.skill_lens
-
-
-def _fixture_failure(exc: Exception) -> str:
-    from ..run.workspace import WorkspaceError
-
-    if isinstance(exc, WorkspaceError):
-        return f"WorkspaceError: {exc}"
-    return f"a fixture could not be set up: {type(exc).__name__}: {exc}"
-
-
-def _parse_runner_params(item: pytest.Item) -> None:
-    """Give the item the id ``<case>[<runner>]`` *with* ``<runner>`` as its params.
-
-    pytest >= 9.2 compares structured node ids, and the ids ``--lf``/``--ff`` read
-    back from the cache are parsed with the bracket as params; a Function without
-    a parametrize call would keep the bracket in its name and never match them.
-    """
-    node_id = getattr(item, "_id", None)
-    if node_id is not None and getattr(node_id, "params", "") is None and "[" in item.name:
-        item._id = type(node_id).parse(str(node_id))
-
-
-def _tag_marker(
-    tag: str, config: pytest.Config, state: SessionState
-) -> pytest.MarkDecorator | None:
-    """The marker for a case tag, or ``None`` when the tag must stay a plain keyword."""
-    if tag in state.tag_markers:
-        return state.tag_markers[tag]
-    mark: pytest.MarkDecorator | None = None
-    if tag.isidentifier() and not keyword.iskeyword(tag) and tag not in _BEHAVIOUR_MARKERS:
-        foreign = state.foreign_markers
-        if foreign is None:
-            lines = config.getini("markers")
-            foreign = {line.split(":")[0].split("(")[0].strip() for line in lines}
-            state.foreign_markers = foreign
-        # Another plugin's marker has behaviour that is not ours to trigger.
-        if tag not in foreign:
-            config.addinivalue_line("markers", f"{tag}: skill-lens case tag")
-            mark = getattr(pytest.mark, tag)
-    state.tag_markers[tag] = mark
-    return mark
-
-
-class SkippedSkillItem(pytest.Item):
-    """Stands for a skill with no eval cases, so it shows as skipped everywhere."""
-
-    def __init__(self, *, skill_name: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.skill_name = skill_name
-        # A skip marker (not a skip() call) so the report points at SKILL.md.
-        self.add_marker(pytest.mark.skip(reason=f"skill {skill_name!r} has no eval cases"))
-
-    def runtest(self) -> None:  # pragma: no cover - always skipped by its marker
-        pass
-
-    def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"{self.skill_name} :: {NO_CASES}"

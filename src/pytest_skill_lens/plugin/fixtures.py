@@ -28,7 +28,7 @@ from .state import SessionState, get_state
 if TYPE_CHECKING:
     from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
-    from .collect import CaseItem
+    from .items import CaseItem
 
 CASE_FIXTURES = (
     "skill_lens_sandbox",
@@ -39,7 +39,7 @@ CASE_FIXTURES = (
 
 
 def _case_item(request: pytest.FixtureRequest, fixture: str) -> CaseItem:
-    from .collect import CaseItem
+    from .items import CaseItem
 
     node = request.node
     if not isinstance(node, CaseItem):

@@ -12,7 +12,7 @@ import pytest
 from ..gate.outcome import Outcome
 from ..spec.discovery import SKILL_FILE, is_skill_in_scope
 from ..spec.parse_cache import ParseCache
-from .collect import CaseItem, SkillFile
+from .collect import SkillFile
 from .finish import (
     add_scripts_to_junit,
     finish_session,
@@ -21,6 +21,7 @@ from .finish import (
     worker_facts,
     write_summary,
 )
+from .items import CaseItem
 from .state import SessionState
 
 
