@@ -15,7 +15,10 @@ from dataclasses import dataclass, replace
 
 from ...run.pricing import price
 from ...run.providers import provider_of
-from ..judge import JudgeVerdict
+from ...settings import Settings
+from ..judge import JudgeRequest, JudgeVerdict
+from .prompt import JudgePrompt, build_judge_prompt
+from .resolve import judge_model
 
 NO_USAGE_NOTE = "the judge's provider reported no token usage, so its cost is not known"
 
@@ -117,3 +120,35 @@ def _safe(transient: Callable[[BaseException], bool], failure: BaseException) ->
         return transient(failure)
     except Exception:
         return False
+
+
+class KeyedJudge:
+    """What both framework judges do around their framework: the one judge prompt, retries
+    of transient failures, every attempt paid for; never raising.
+
+    A subclass sets ``name`` and implements :meth:`attempt` (one call of the model)
+    and :meth:`is_transient`.
+    """
+
+    name: str
+
+    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self.model = judge_model(settings)
+        self._sleep = sleep
+
+    def judge(self, request: JudgeRequest) -> JudgeVerdict:
+        prompt = build_judge_prompt(request)
+        return judge_with_retries(
+            lambda: self.attempt(prompt),
+            retries=self.settings.retries,
+            backoff_seconds=self.settings.retry_backoff_seconds,
+            transient=self.is_transient,
+            sleep=self._sleep,
+        )
+
+    def attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
+        raise NotImplementedError
+
+    def is_transient(self, failure: BaseException) -> bool:
+        raise NotImplementedError

@@ -21,23 +21,21 @@ from pydantic import ValidationError
 
 from ...run.runners.langchain import is_transient
 from ...settings import Settings
-from ..judge import JudgeRequest, JudgeVerdict
-from .keyed import JudgeAttempt, Usage, failed, judge_with_retries, spend
+from .keyed import JudgeAttempt, KeyedJudge, Usage, failed, spend
 from .output import OUTPUT_NAME, JudgeOutput, invalid, to_checks
-from .prompt import JudgePrompt, build_judge_prompt
-from .resolve import judge_base_url, judge_model
+from .prompt import JudgePrompt
+from .resolve import judge_base_url
 
 NAME = "langchain"
 
 
-class LangChainJudge:
+class LangChainJudge(KeyedJudge):
     """Grades one request per call; holds nothing between calls (safe under threads)."""
 
     name = NAME
 
     def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
-        self.settings = settings
-        self.model = judge_model(settings)
+        super().__init__(settings, sleep)
         # The runner's model builder reads these three keys: hand it the judge's.
         self._model_settings = settings.model_copy(
             update={
@@ -46,19 +44,11 @@ class LangChainJudge:
                 "temperature": settings.judge_temperature,
             }
         )
-        self._sleep = sleep
 
-    def judge(self, request: JudgeRequest) -> JudgeVerdict:
-        prompt = build_judge_prompt(request)
-        return judge_with_retries(
-            lambda: self._attempt(prompt),
-            retries=self.settings.retries,
-            backoff_seconds=self.settings.retry_backoff_seconds,
-            transient=is_transient,
-            sleep=self._sleep,
-        )
+    def is_transient(self, failure: BaseException) -> bool:
+        return is_transient(failure)
 
-    def _attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
+    def attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
         from langchain_core.messages import HumanMessage, SystemMessage
 
         from ...run.runners.langchain_agent import chat_model

@@ -20,38 +20,28 @@ from typing import Any
 
 from ...run.runners.pydantic_ai_model import build_model, is_transient
 from ...settings import Settings
-from ..judge import JudgeRequest, JudgeVerdict
-from .keyed import JudgeAttempt, Usage, failed, judge_with_retries, spend
+from .keyed import JudgeAttempt, KeyedJudge, Usage, failed, spend
 from .output import OUTPUT_DESCRIPTION, OUTPUT_NAME, JudgeOutput, invalid, read_output, to_checks
-from .prompt import JudgePrompt, build_judge_prompt
-from .resolve import judge_base_url, judge_model, judge_temperature
+from .prompt import JudgePrompt
+from .resolve import judge_base_url, judge_temperature
 
 NAME = "pydantic-ai"
 _NOTED_WARNINGS = ("UsageLimitUnavailableWarning", "CostNotFoundWarning")
 
 
-class PydanticAIJudge:
+class PydanticAIJudge(KeyedJudge):
     """Grades one request per call; holds nothing between calls (safe under threads)."""
 
     name = NAME
 
     def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
-        self.settings = settings
-        self.model = judge_model(settings)
+        super().__init__(settings, sleep)
         self.base_url = judge_base_url(settings)
-        self._sleep = sleep
 
-    def judge(self, request: JudgeRequest) -> JudgeVerdict:
-        prompt = build_judge_prompt(request)
-        return judge_with_retries(
-            lambda: self._attempt(prompt),
-            retries=self.settings.retries,
-            backoff_seconds=self.settings.retry_backoff_seconds,
-            transient=is_transient,
-            sleep=self._sleep,
-        )
+    def is_transient(self, failure: BaseException) -> bool:
+        return is_transient(failure)
 
-    def _attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
+    def attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
         from pydantic_ai import Agent, capture_run_messages, exceptions
         from pydantic_ai.output import ToolOutput
 
