@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.run.pricing import price, provider_id
+from pytest_skill_lens.run.pricing import ResponseUsage, price, provider_id, total_spend
 
 genai_prices = pytest.importorskip("genai_prices")
 
@@ -97,3 +97,43 @@ def test_without_genai_prices_the_note_names_the_install(monkeypatch: pytest.Mon
 )
 def test_model_prefixes_name_genai_prices_providers(prefix: str, provider: str) -> None:
     assert provider_id(prefix) == provider
+
+
+def test_every_response_is_priced_under_its_own_model_and_summed() -> None:
+    usages = [
+        ResponseUsage("gpt-4o-mini", input_tokens=1000, output_tokens=100),
+        ResponseUsage("gpt-4o", input_tokens=500, output_tokens=50),
+    ]
+    spend = total_spend("openai:gpt-4o-mini", usages, "no usage")
+    expected = list_price("gpt-4o-mini", "openai", input_tokens=1000, output_tokens=100)
+    expected += list_price("gpt-4o", "openai", input_tokens=500, output_tokens=50)
+    assert spend.cost_usd == pytest.approx(expected)
+    assert (spend.input_tokens, spend.output_tokens) == (1500, 150)
+    assert (spend.cost_note, spend.unmeasured, spend.model) == (None, False, "gpt-4o")
+
+
+def test_a_response_without_usage_makes_the_sum_unmeasured_whatever_else_was_priced() -> None:
+    usages = [
+        ResponseUsage("", input_tokens=10, output_tokens=5),  # no name: the configured one
+        ResponseUsage("gpt-4o-mini"),  # no usage at all
+        ResponseUsage("gpt-4o-mini", input_tokens=7, output_tokens=3, reported=False),
+    ]
+    spend = total_spend("openai:gpt-4o-mini", usages, "the provider sent no usage")
+    assert spend.unmeasured
+    assert spend.cost_note == "the provider sent no usage"
+    assert (spend.input_tokens, spend.output_tokens) == (10, 5)
+    assert spend.cost_usd == pytest.approx(
+        list_price("gpt-4o-mini", "openai", input_tokens=10, output_tokens=5)
+    )
+
+
+def test_an_unpriced_model_keeps_the_first_pricing_note() -> None:
+    spend = total_spend(
+        "openai:my-local-model", [ResponseUsage("", input_tokens=1, output_tokens=1)], "none"
+    )
+    assert spend.cost_usd == 0.0
+    assert (
+        spend.cost_note
+        == "genai-prices has no price for model 'my-local-model' from provider 'openai'"
+    )
+    assert spend.model == "my-local-model"

@@ -8,7 +8,11 @@ and the budget then reads that ``0.0`` as "not measured", never as "free".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from .providers import provider_of
 
 # A model id's provider prefix (as pydantic-ai and LangChain spell it) -> genai-prices'
 # provider id. A prefix not listed here is passed through as written.
@@ -68,3 +72,65 @@ def price(
         return 0.0, f"genai-prices has no price for model {model!r}{at}"
     except Exception as exc:  # a pricing failure must never fail the run
         return 0.0, f"cannot price {model}: {type(exc).__name__}: {exc}"
+
+
+@dataclass(frozen=True)
+class ResponseUsage:
+    """One model response's usage, as the framework reported it."""
+
+    model: str  # the name the response reported; "" when it reported none
+    input_tokens: int = 0  # including cache reads and writes
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reported: bool = True  # False: the framework says the provider sent no usage
+
+    @property
+    def measured(self) -> bool:
+        return self.reported and bool(self.input_tokens or self.output_tokens)
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What a run's (or a judge call's) responses used and cost, summed."""
+
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cost_note: str | None
+    unmeasured: bool  # some response reported no usage: the sums are not a measurement
+    model: str  # the last name a response reported, else the configured model's name
+
+
+def total_spend(model_id: str, usages: Sequence[ResponseUsage], no_usage_note: str) -> Spend:
+    """Every response priced on its own (models may differ between responses) and summed.
+
+    A response without usage is not counted as free: the spend carries
+    ``no_usage_note`` as its cost note instead of any pricing note.
+    """
+    provider = provider_of(model_id)
+    fallback = model_id.partition(":")[2]
+    input_tokens = output_tokens = 0
+    cost = 0.0
+    note: str | None = None
+    unmeasured = False
+    for usage in usages:
+        if not usage.measured:
+            unmeasured = True
+            continue
+        input_tokens += usage.input_tokens
+        output_tokens += usage.output_tokens
+        spent, why = price(
+            usage.model or fallback,
+            provider,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+        )
+        cost += spent
+        note = note or why
+    model = next((u.model for u in reversed(usages) if u.model), "") or fallback
+    return Spend(
+        input_tokens, output_tokens, cost, no_usage_note if unmeasured else note, unmeasured, model
+    )

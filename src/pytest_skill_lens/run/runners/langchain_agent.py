@@ -37,7 +37,7 @@ from langchain_core.tools import StructuredTool
 from langgraph.types import Command
 
 from ...settings import Settings
-from ..pricing import price
+from ..pricing import ResponseUsage, total_spend
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
 from .langchain import NO_USAGE_NOTE
@@ -201,44 +201,31 @@ def read_result(
 ) -> RunResult:
     """Tokens, cost, calls, output and transcript from one attempt's messages."""
     responses = [m for m in messages if isinstance(m, AIMessage)]
-    provider = provider_of(model)
-    fallback_model = model.partition(":")[2]
-    input_tokens = output_tokens = 0
-    cost = 0.0
-    cost_note: str | None = None
-    unmeasured = False
-    for response in responses:
-        usage = response.usage_metadata
-        if not usage or not (usage.get("input_tokens") or usage.get("output_tokens")):
-            unmeasured = True
-            continue
-        details: Mapping[str, Any] = usage.get("input_token_details") or {}
-        spent, note = price(
-            _served(response) or fallback_model,
-            provider,
-            input_tokens=int(usage.get("input_tokens", 0)),
-            output_tokens=int(usage.get("output_tokens", 0)),
-            cache_read_tokens=int(details.get("cache_read") or 0),
-            cache_write_tokens=int(details.get("cache_creation") or 0),
-        )
-        input_tokens += int(usage.get("input_tokens", 0))
-        output_tokens += int(usage.get("output_tokens", 0))
-        cost += spent
-        cost_note = cost_note or note
-    if unmeasured:
-        cost_note = NO_USAGE_NOTE
-    served = next((name for r in reversed(responses) if (name := _served(r))), "")
+    spend = total_spend(model, [response_usage(r) for r in responses], NO_USAGE_NOTE)
     return RunResult(
         output=str(responses[-1].text) if responses else "",
         tool_calls=[call for r in responses for call in _calls(r)],
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        cost_usd=cost,
+        input_tokens=spend.input_tokens,
+        output_tokens=spend.output_tokens,
+        cost_usd=spend.cost_usd,
         latency_ms=latency_ms,
-        model=served or fallback_model,
+        model=spend.model,
         transcript=_transcript(prompt, messages),
-        cost_note=cost_note,
-        usage_note=NO_USAGE_NOTE if unmeasured else None,
+        cost_note=spend.cost_note,
+        usage_note=NO_USAGE_NOTE if spend.unmeasured else None,
+    )
+
+
+def response_usage(message: Any) -> ResponseUsage:
+    """A LangChain ``AIMessage``'s usage (``usage_metadata``; cache counts in its details)."""
+    usage: Mapping[str, Any] = getattr(message, "usage_metadata", None) or {}
+    details: Mapping[str, Any] = usage.get("input_token_details") or {}
+    return ResponseUsage(
+        model=_served(message),
+        input_tokens=int(usage.get("input_tokens") or 0),
+        output_tokens=int(usage.get("output_tokens") or 0),
+        cache_read_tokens=int(details.get("cache_read") or 0),
+        cache_write_tokens=int(details.get("cache_creation") or 0),
     )
 
 

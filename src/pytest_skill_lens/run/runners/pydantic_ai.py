@@ -34,15 +34,14 @@ from typing import Any
 from ...settings import Settings
 from ...spec.model import EvalCase
 from ...spec.skill import Skill
-from ..pricing import price
-from ..providers import provider_of
+from ..pricing import total_spend
 from ..result import RunResult, ToolCall
 from ..retry import Attempt
 from ..skill_tool import skill_triggered
 from ..workspace import Workspace
 from .framework import FrameworkRunner
 from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
-from .pydantic_ai_model import build_model, model_problem
+from .pydantic_ai_model import build_model, model_problem, response_usage
 from .pydantic_ai_model import is_transient as is_transient
 from .pydantic_ai_model import missing_extra as missing_extra
 
@@ -128,47 +127,22 @@ class PydanticAIRunner(FrameworkRunner):
         from pydantic_ai.messages import ModelResponse
 
         responses = [m for m in messages if isinstance(m, ModelResponse)]
-        provider = provider_of(self.settings.model)
-        fallback_model = self.settings.model.partition(":")[2]
-        input_tokens = output_tokens = 0
-        cost = 0.0
-        cost_note: str | None = None
-        unmeasured = False
-        for response in responses:
-            usage = response.usage
-            if getattr(usage, "unmeasured_requests", 0) or not (
-                usage.input_tokens or usage.output_tokens
-            ):
-                unmeasured = True
-                continue
-            input_tokens += usage.input_tokens
-            output_tokens += usage.output_tokens
-            spent, note = price(
-                response.model_name or fallback_model,
-                provider,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                cache_read_tokens=usage.cache_read_tokens,
-                cache_write_tokens=usage.cache_write_tokens,
-            )
-            cost += spent
-            cost_note = cost_note or note
-        if unmeasured:
-            cost_note = NO_USAGE_NOTE
-        model = next((r.model_name for r in reversed(responses) if r.model_name), "")
+        spend = total_spend(
+            self.settings.model, [response_usage(r) for r in responses], NO_USAGE_NOTE
+        )
         if output is None:
             output = (responses[-1].text or "") if responses else ""
         return RunResult(
             output=output,
             tool_calls=_tool_calls(responses),
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            cost_usd=cost,
+            input_tokens=spend.input_tokens,
+            output_tokens=spend.output_tokens,
+            cost_usd=spend.cost_usd,
             latency_ms=latency_ms,
-            model=model or fallback_model,
+            model=spend.model,
             transcript=_transcript(messages),
-            cost_note=cost_note,
-            usage_note=NO_USAGE_NOTE if unmeasured else None,
+            cost_note=spend.cost_note,
+            usage_note=NO_USAGE_NOTE if spend.unmeasured else None,
         )
 
 

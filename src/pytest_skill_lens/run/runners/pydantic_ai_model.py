@@ -16,6 +16,7 @@ from __future__ import annotations
 from importlib.util import find_spec
 from typing import Any
 
+from ..pricing import ResponseUsage
 from ..providers import provider_of
 from ..retry import transient_status
 
@@ -113,3 +114,16 @@ def is_transient(failure: BaseException) -> bool:
     if kinds and isinstance(failure, kinds):
         return True
     return isinstance(failure, TimeoutError | ConnectionError)
+
+
+def response_usage(response: Any) -> ResponseUsage:
+    """A pydantic-ai ``ModelResponse``'s usage (``unmeasured_requests``: none was reported)."""
+    usage = response.usage
+    return ResponseUsage(
+        model=response.model_name or "",
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+        reported=not getattr(usage, "unmeasured_requests", 0),
+    )

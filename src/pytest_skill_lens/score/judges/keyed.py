@@ -13,8 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ...run.pricing import price
-from ...run.providers import provider_of
+from ...run.pricing import ResponseUsage, total_spend
 from ...settings import Settings
 from ..judge import JudgeRequest, JudgeVerdict
 from .prompt import JudgePrompt, build_judge_prompt
@@ -23,43 +22,19 @@ from .resolve import judge_model
 NO_USAGE_NOTE = "the judge's provider reported no token usage, so its cost is not known"
 
 
-@dataclass(frozen=True)
-class Usage:
-    """One model response's usage, as the framework reported it."""
-
-    model: str  # the name the response reported; "" when it reported none
-    input_tokens: int = 0  # including cache reads and writes
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    @property
-    def measured(self) -> bool:
-        return bool(self.input_tokens or self.output_tokens)
+Usage = ResponseUsage  # one response's usage, as the judge's framework reported it
 
 
 def spend(model_id: str, usages: Sequence[Usage]) -> JudgeVerdict:
     """An empty verdict carrying what ``usages`` cost; ``model_id`` is the judge's model."""
-    provider = provider_of(model_id)
-    fallback = model_id.partition(":")[2]
-    cost, note, tokens = 0.0, None, 0
-    for usage in usages:
-        if not usage.measured:
-            note = NO_USAGE_NOTE
-            continue
-        tokens += usage.input_tokens + usage.output_tokens
-        spent, why = price(
-            usage.model or fallback,
-            provider,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-        )
-        cost += spent
-        note = note or why
-    model = next((u.model for u in reversed(usages) if u.model), "") or fallback
-    return JudgeVerdict(checks=None, cost_usd=cost, cost_note=note, tokens=tokens, model=model)
+    total = total_spend(model_id, usages, NO_USAGE_NOTE)
+    return JudgeVerdict(
+        checks=None,
+        cost_usd=total.cost_usd,
+        cost_note=total.cost_note,
+        tokens=total.input_tokens + total.output_tokens,
+        model=total.model,
+    )
 
 
 @dataclass(frozen=True)

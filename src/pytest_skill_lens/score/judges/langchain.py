@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from ...run.runners.langchain import is_transient
 from ...settings import Settings
-from .keyed import JudgeAttempt, KeyedJudge, Usage, failed, spend
+from .keyed import JudgeAttempt, KeyedJudge, failed, spend
 from .output import OUTPUT_NAME, JudgeOutput, invalid, to_checks
 from .prompt import JudgePrompt
 from .resolve import judge_base_url
@@ -51,7 +51,7 @@ class LangChainJudge(KeyedJudge):
     def attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
         from langchain_core.messages import HumanMessage, SystemMessage
 
-        from ...run.runners.langchain_agent import chat_model
+        from ...run.runners.langchain_agent import chat_model, response_usage
 
         try:
             structured = chat_model(self._model_settings).with_structured_output(
@@ -63,26 +63,12 @@ class LangChainJudge(KeyedJudge):
         except Exception as exc:  # a provider failure is an errored verdict, never raised
             return failed(spend(self.model, []), exc)
         raw = reply.get("raw") if isinstance(reply, Mapping) else None
-        verdict = spend(self.model, [_usage(raw)] if raw is not None else [])
+        verdict = spend(self.model, [response_usage(raw)] if raw is not None else [])
         parsed = reply.get("parsed") if isinstance(reply, Mapping) else None
         if isinstance(parsed, JudgeOutput):
             return JudgeAttempt(replace(verdict, checks=to_checks(parsed)))
         why = _unreadable(raw, reply.get("parsing_error") if isinstance(reply, Mapping) else None)
         return JudgeAttempt(replace(verdict, error=why))
-
-
-def _usage(message: Any) -> Usage:
-    usage: Mapping[str, Any] = getattr(message, "usage_metadata", None) or {}
-    details: Mapping[str, Any] = usage.get("input_token_details") or {}
-    metadata: Mapping[str, Any] = getattr(message, "response_metadata", None) or {}
-    served = metadata.get("model_name") or metadata.get("model") or ""
-    return Usage(
-        model=str(served),
-        input_tokens=int(usage.get("input_tokens") or 0),
-        output_tokens=int(usage.get("output_tokens") or 0),
-        cache_read_tokens=int(details.get("cache_read") or 0),
-        cache_write_tokens=int(details.get("cache_creation") or 0),
-    )
 
 
 def _unreadable(raw: Any, parsing_error: object) -> str:

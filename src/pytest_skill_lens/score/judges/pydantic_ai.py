@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ...run.runners.pydantic_ai_model import build_model, is_transient
+from ...run.runners.pydantic_ai_model import build_model, is_transient, response_usage
 from ...settings import Settings
-from .keyed import JudgeAttempt, KeyedJudge, Usage, failed, spend
+from .keyed import JudgeAttempt, KeyedJudge, failed, spend
 from .output import OUTPUT_DESCRIPTION, OUTPUT_NAME, JudgeOutput, invalid, read_output, to_checks
 from .prompt import JudgePrompt
 from .resolve import judge_base_url, judge_temperature
@@ -70,7 +70,7 @@ class PydanticAIJudge(KeyedJudge):
             except Exception as exc:  # a provider failure is an errored verdict, never raised
                 failure = exc
         responses = _responses(messages)
-        verdict = spend(self.model, [_usage(r) for r in responses])
+        verdict = spend(self.model, [response_usage(r) for r in responses])
         if isinstance(output, JudgeOutput):
             return JudgeAttempt(replace(verdict, checks=to_checks(output)))
         if isinstance(failure, exceptions.UnexpectedModelBehavior):
@@ -83,17 +83,6 @@ def _responses(messages: list[Any]) -> list[Any]:
     from pydantic_ai.messages import ModelResponse
 
     return [m for m in messages if isinstance(m, ModelResponse)]
-
-
-def _usage(response: Any) -> Usage:
-    usage = response.usage
-    return Usage(
-        model=response.model_name or "",
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_write_tokens=usage.cache_write_tokens,
-    )
 
 
 def _unreadable(responses: list[Any], failure: BaseException) -> str:
