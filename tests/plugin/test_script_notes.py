@@ -96,3 +96,8 @@ def test_no_idle_note_when_scripts_are_on(pytester: pytest.Pytester) -> None:
     assert junit_scripts(pytester) == [[line]]
     report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     assert report["script_notes"] == []
+    # The original CLI's property names as well, from the same decision as the JSON block.
+    root = ET.parse(pytester.path / "junit.xml").getroot()
+    named = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert named["skill-lens.scripts.sandbox"] == report["scripts"]["sandbox"]
+    assert named["skill-lens.scripts.detail"] == (report["scripts"]["detail"] or "")

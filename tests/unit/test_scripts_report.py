@@ -67,11 +67,11 @@ def test_markdown_carries_the_line_and_drops_it_first_to_fit() -> None:
 
 
 def test_junit_suites_carry_the_lines_as_properties() -> None:
-    from pytest_skill_lens.report.junit_properties import SCRIPTS_PROPERTY, add_suite_properties
+    from pytest_skill_lens.report.junit_properties import add_suite_properties
 
     single = '<testsuite name="pytest"><testcase name="a"/></testsuite>'
-    assert add_suite_properties(single, SCRIPTS_PROPERTY, []) is None
-    amended = add_suite_properties(single, SCRIPTS_PROPERTY, ["scripts: on, sandbox: bwrap"])
+    assert add_suite_properties(single, []) is None
+    amended = add_suite_properties(single, [("skill_lens_scripts", "scripts: on, sandbox: bwrap")])
     assert amended is not None
     root = ET.fromstring(amended)
     assert [child.tag for child in root] == ["properties", "testcase"]
@@ -82,10 +82,26 @@ def test_junit_suites_carry_the_lines_as_properties() -> None:
         '<testsuites><testsuite name="a"><properties><property name="x" value="1"/>'
         '</properties></testsuite><testsuite name="b"/></testsuites>'
     )
-    amended = add_suite_properties(many, SCRIPTS_PROPERTY, ["one", "two"])
+    amended = add_suite_properties(many, [("n", "one"), ("n", "two")])
     assert amended is not None
     suites = ET.fromstring(amended).findall("testsuite")
     assert [[p.get("value") for p in s.iter("property")] for s in suites] == [
         ["1", "one", "two"],
         ["one", "two"],
     ]
+
+
+def test_junit_properties_use_the_original_clis_names_too() -> None:
+    from pytest_skill_lens.report.junit_properties import script_properties
+
+    on = script_properties(
+        ["scripts: on, sandbox: none (bwrap not found)"],
+        {"sandbox": "none", "detail": "bwrap not found", "hardening": None},
+    )
+    assert on == [
+        ("skill_lens_scripts", "scripts: on, sandbox: none (bwrap not found)"),
+        ("skill-lens.scripts.sandbox", "none"),
+        ("skill-lens.scripts.detail", "bwrap not found"),
+    ]
+    off = script_properties(["skill a bundles 1 script; execution is off (...)"], None)
+    assert off == [("skill_lens_scripts", "skill a bundles 1 script; execution is off (...)")]

@@ -12,7 +12,7 @@ from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import evaluate_gate
 from ..report.json_report import render_json
 from ..report.junit_gate import add_gate_case
-from ..report.junit_properties import SCRIPTS_PROPERTY, add_suite_properties
+from ..report.junit_properties import add_suite_properties, script_properties
 from ..report.markdown import render_markdown
 from ..report.terminal import script_lines, summary_lines
 from .state import SessionState, listing_only
@@ -127,9 +127,8 @@ def add_scripts_to_junit(path: Path, state: SessionState) -> None:
     if state.record is None or not path.is_file():
         return
     try:
-        amended = add_suite_properties(
-            path.read_text(encoding="utf-8"), SCRIPTS_PROPERTY, script_lines(state.record)
-        )
+        properties = script_properties(script_lines(state.record), state.record.scripts)
+        amended = add_suite_properties(path.read_text(encoding="utf-8"), properties)
         if amended is not None:
             path.write_text(amended, encoding="utf-8")
     except (OSError, ET.ParseError) as exc:

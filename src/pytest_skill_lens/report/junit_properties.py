@@ -9,22 +9,36 @@ the JUnit file can still tell which isolation applied.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 SCRIPTS_PROPERTY = "skill_lens_scripts"
+# The names the original skill-lens CLI writes, so tools that read its JUnit keep working.
+SANDBOX_PROPERTY = "skill-lens.scripts.sandbox"
+DETAIL_PROPERTY = "skill-lens.scripts.detail"
 
 
-def add_suite_properties(xml_text: str, name: str, values: Sequence[str]) -> str | None:
-    """The JUnit text with a ``name`` property per value on every suite; ``None``: no values."""
-    if not values:
+def script_properties(
+    lines: Sequence[str], scripts: Mapping[str, object] | None
+) -> list[tuple[str, str]]:
+    """The report's ``scripts:`` lines, then (scripts on) the sandbox and its detail."""
+    properties = [(SCRIPTS_PROPERTY, line) for line in lines]
+    if scripts is not None:
+        properties.append((SANDBOX_PROPERTY, str(scripts.get("sandbox") or "none")))
+        properties.append((DETAIL_PROPERTY, str(scripts.get("detail") or "")))
+    return properties
+
+
+def add_suite_properties(xml_text: str, properties: Sequence[tuple[str, str]]) -> str | None:
+    """The JUnit text with ``properties`` (name, value) on every suite; ``None``: none given."""
+    if not properties:
         return None
     root = ET.fromstring(xml_text)
     suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
     for suite in suites:
-        properties = suite.find("properties")
-        if properties is None:
-            properties = ET.Element("properties")
-            suite.insert(0, properties)  # the schema puts it before the test cases
-        for value in values:
-            ET.SubElement(properties, "property", name=name, value=value)
+        properties_element = suite.find("properties")
+        if properties_element is None:
+            properties_element = ET.Element("properties")
+            suite.insert(0, properties_element)  # the schema puts it before the test cases
+        for name, value in properties:
+            ET.SubElement(properties_element, "property", name=name, value=value)
     return '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")
