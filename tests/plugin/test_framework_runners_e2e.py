@@ -11,7 +11,6 @@ is tested in test_pydantic_ai_e2e.py and test_langchain_e2e.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -39,19 +38,7 @@ from runner_e2e import (
 )
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-pytestmark = pytest.mark.parametrize("runner", RUNNERS)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+pytestmark = [pytest.mark.parametrize("runner", RUNNERS), pytest.mark.usefixtures("openai_key")]
 
 
 def function(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ report and the terminal, and on what the server received. Nothing leaves the mac
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -57,16 +57,7 @@ def judged_case(name: str = "graded", task: str = TASK, **more: Any) -> dict[str
     return {"name": name, "task": task, "judge": judge, **more}
 
 
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def run(

@@ -9,7 +9,6 @@ limit), the langchain runner's preflight, and running both runners in one sessio
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -22,17 +21,7 @@ from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import case, checks, run, tools_block
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 # --- what the model sent, as LangChain hands it over -----------------------------------------

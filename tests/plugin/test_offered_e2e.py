@@ -11,7 +11,7 @@ the ``skill_triggered`` check's verdict and evidence. The runners that need no s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -52,16 +52,7 @@ def offered(name: str, task: str, **more: Any) -> dict[str, Any]:
     return {"name": name, "mode": "offered", "task": task, **more}
 
 
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 @pytest.fixture(params=FRAMEWORK_RUNNERS)

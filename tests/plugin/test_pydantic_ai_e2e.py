@@ -11,7 +11,7 @@ how pydantic-ai answers unreadable arguments, its connection error, and its pref
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -26,17 +26,7 @@ from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import case, checks, tools_block
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def run(

@@ -16,7 +16,7 @@ import shutil
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +71,6 @@ RUN_SCRIPT_TOOL = {
         },
     },
 }
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
 
 
 @pytest.fixture(autouse=True)

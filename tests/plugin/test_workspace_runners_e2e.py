@@ -8,7 +8,6 @@ Each test runs pytest as a user does against the scripted Chat Completions serve
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -20,19 +19,7 @@ pytest.importorskip("genai_prices")
 from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import RUNNERS, case, checks, run
 
-pytestmark = pytest.mark.parametrize("runner", RUNNERS)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+pytestmark = [pytest.mark.parametrize("runner", RUNNERS), pytest.mark.usefixtures("openai_key")]
 
 
 def test_the_configured_caps_reach_the_models_tools_and_checks_keep_the_built_in_one(
