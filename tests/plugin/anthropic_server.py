@@ -26,11 +26,12 @@ apart from ``input_tokens``). Every request is recorded, in order, with its pars
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from scripted_server import ScriptedServer
 
 __all__ = ["MODEL", "AnthropicServer", "Request", "failure", "text", "tool_use"]
 
@@ -126,58 +127,35 @@ def _task(body: Mapping[str, Any]) -> str:
     return ""
 
 
-class AnthropicServer:
+class AnthropicServer(ScriptedServer):
     """Serves ``POST /v1/messages`` from a script; use as a context manager."""
 
-    def __init__(
-        self,
-        script: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-        *,
-        by_content: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    ) -> None:
-        self.script: dict[str, list[Mapping[str, Any]]] = {
-            k: list(v) for k, v in (script or {}).items()
-        }
-        self.by_content: dict[str, list[Mapping[str, Any]]] = {
-            k: list(v) for k, v in (by_content or {}).items()
-        }
-        self.requests: list[Request] = []
-        self._served: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    requests: list[Request]
 
     @property
     def url(self) -> str:
         """The base URL an Anthropic client takes (it appends ``/v1/messages`` itself)."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> AnthropicServer:
-        self._thread.start()
-        return self
+        return super().__enter__()  # type: ignore[no-any-return]
 
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+    def task_of(self, body: Mapping[str, Any]) -> str:
+        return _task(body)
 
-    def _reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+    def serves(self, path: str) -> bool:
+        return path.split("?")[0] == "/v1/messages"
+
+    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Request:
+        return Request(path, headers, body)
+
+    def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         """The status and the whole message (or error) that answers one request."""
-        task = _task(body)
-        with self._lock:
-            self.requests.append(Request(path, headers, body))
-            key, replies = task, self.script.get(task)
-            if not replies:
-                found = next((k for k in self.by_content if k in task), None)
-                replies = self.by_content.get(found) if found is not None else None
-                key = f"\0by_content:{found}"  # its own count, apart from any task's
-            if path.split("?")[0] != "/v1/messages":
-                return 404, _error("not_found_error", f"no such endpoint {path}")
-            if not replies:
-                return 400, _error("invalid_request_error", f"no script for task {task!r}")
-            position = self._served.get(key, 0)
-            self._served[key] = position + 1
-            reply = replies[min(position, len(replies) - 1)]
+        taken, reply, position = self.take(path, headers, body)
+        if taken == "no endpoint":
+            return 404, _error("not_found_error", f"no such endpoint {path}")
+        if taken == "no script":
+            return 400, _error("invalid_request_error", f"no script for task {_task(body)!r}")
         if "status" in reply:
             return int(reply["status"]), {"type": "error", "error": reply["error"]}
         return 200, {
@@ -191,39 +169,21 @@ class AnthropicServer:
             "usage": reply["usage"],
         }
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                status, payload = server._reply(self.path, headers, body)
-                if status == 200 and body.get("stream"):
-                    self._stream(payload)
-                    return
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, message: dict[str, Any]) -> None:
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.end_headers()
-                for event in _events(message):
-                    line = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
-                    self.wfile.write(line.encode())
-                self.wfile.flush()
-                self.close_connection = True
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # quiet: the requests are recorded instead
-
-        return Handler
+    def send(
+        self, handler: BaseHTTPRequestHandler, status: int, payload: Any, body: Mapping[str, Any]
+    ) -> None:
+        if status != 200 or not body.get("stream"):
+            super().send(handler, status, payload, body)
+            return
+        # The same message as the server-sent events the Messages API streams.
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.end_headers()
+        for event in _events(payload):
+            line = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
+            handler.wfile.write(line.encode())
+        handler.wfile.flush()
+        handler.close_connection = True
 
 
 def _error(kind: str, message: str) -> dict[str, Any]:

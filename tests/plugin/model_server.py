@@ -26,11 +26,12 @@ adds ``prompt_tokens_details.cached_tokens``. Every request is recorded, in orde
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from scripted_server import ScriptedServer
 
 __all__ = [
     "MODEL",
@@ -130,61 +131,39 @@ def _task(body: Mapping[str, Any]) -> str:
     return ""
 
 
-class ScriptedModelServer:
+class ScriptedModelServer(ScriptedServer):
     """Serves ``POST <base>/chat/completions`` from a script; use as a context manager."""
 
-    def __init__(
-        self,
-        script: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-        *,
-        by_content: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    ) -> None:
-        self.script: dict[str, list[Mapping[str, Any]]] = {
-            k: list(v) for k, v in (script or {}).items()
-        }
-        self.by_content: dict[str, list[Mapping[str, Any]]] = {
-            k: list(v) for k, v in (by_content or {}).items()
-        }
-        self.requests: list[Request] = []
-        self._served: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    requests: list[Request]
 
     @property
     def url(self) -> str:
         """The base URL to hand to a client (``http://127.0.0.1:PORT/v1``)."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def __enter__(self) -> ScriptedModelServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        return super().__enter__()  # type: ignore[no-any-return]
 
     def for_task(self, task: str) -> list[Request]:
         """The requests of every conversation about ``task``, in arrival order."""
         return [r for r in self.requests if r.task == task]
 
-    def _reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
-        task = _task(body)
-        with self._lock:
-            self.requests.append(Request(path, headers, body))
-            key, replies = task, self.script.get(task)
-            if not replies:
-                found = next((k for k in self.by_content if k in task), None)
-                replies = self.by_content.get(found) if found is not None else None
-                key = f"\0by_content:{found}"  # its own count, apart from any task's
-            if not path.endswith("/chat/completions"):
-                return 404, {"error": {"message": f"no such endpoint {path}", "type": "test"}}
-            if not replies:
-                return 400, {"error": {"message": f"no script for task {task!r}", "type": "test"}}
-            position = self._served.get(key, 0)
-            self._served[key] = position + 1
-            reply = replies[min(position, len(replies) - 1)]
+    def task_of(self, body: Mapping[str, Any]) -> str:
+        return _task(body)
+
+    def serves(self, path: str) -> bool:
+        return path.endswith("/chat/completions")
+
+    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Request:
+        return Request(path, headers, body)
+
+    def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        taken, reply, position = self.take(path, headers, body)
+        if taken == "no endpoint":
+            return 404, {"error": {"message": f"no such endpoint {path}", "type": "test"}}
+        if taken == "no script":
+            task = _task(body)
+            return 400, {"error": {"message": f"no script for task {task!r}", "type": "test"}}
         if reply.get("status") == DROPPED:
             return DROPPED, None
         if "garbled" in reply:
@@ -204,26 +183,10 @@ class ScriptedModelServer:
             payload["usage"] = reply["usage"]
         return 200, payload
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                status, payload = server._reply(self.path, headers, body)
-                if status == DROPPED:
-                    self.close_connection = True
-                    return
-                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # quiet: the requests are recorded instead
-
-        return Handler
+    def send(
+        self, handler: BaseHTTPRequestHandler, status: int, payload: Any, body: Mapping[str, Any]
+    ) -> None:
+        if status == DROPPED:
+            handler.close_connection = True
+            return
+        super().send(handler, status, payload, body)
