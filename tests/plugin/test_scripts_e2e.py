@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from proc_watch import alive_with
+
 pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
 
@@ -400,7 +402,7 @@ def test_attacks_are_contained_and_the_model_reads_the_evidence(
     assert tool_results(server, "e background") == [
         "exit code: 0\nstdout:\nstarted\nstderr:\n(empty)"
     ]
-    assert _alive_with(marker) == []
+    assert alive_with(marker) == []
     (loud,) = tool_results(server, "f loud")
     assert loud == (
         "exit code: 0\nstdout:\n"
@@ -412,25 +414,6 @@ def test_attacks_are_contained_and_the_model_reads_the_evidence(
     ]
     statuses = {name: o["status"] for name, o in outcomes(report).items()}
     assert set(statuses.values()) == {"passed"}, statuses
-
-
-def _alive_with(marker: str, within: float = 5.0) -> list[int]:
-    """Live processes whose command line holds ``marker``, after waiting up to ``within`` s."""
-    import time
-
-    deadline = time.monotonic() + within
-    while True:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    if marker.encode() in (entry / "cmdline").read_bytes():
-                        found.append(int(entry.name))
-                except OSError:
-                    continue
-        if not found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.01)
 
 
 # --- preflight: exit 2 before any item runs -------------------------------------------------------

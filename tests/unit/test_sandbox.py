@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from proc_watch import alive_with
 from pytest_skill_lens.run import sandbox
 from pytest_skill_lens.run.bundle import Bundle
 from pytest_skill_lens.run.sandbox import (
@@ -419,24 +419,3 @@ def test_an_interpreter_hidden_by_the_sandbox_is_a_refusal(
     finally:
         interpreter.unlink()
         hidden.rmdir()
-
-
-def alive_with(marker: str, within: float = 5.0) -> list[int]:
-    """Pids of live processes whose command line holds ``marker``, once ``within`` seconds
-    have passed or none is left. A SIGKILL is delivered asynchronously: a killed process
-    may still be on its way out for some milliseconds when the call returns, while one
-    that was never killed would be there for the whole wait (and for 1000 s)."""
-    deadline = time.monotonic() + within
-    while True:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    # A zombie's cmdline is empty, so only live processes match.
-                    if marker.encode() in (entry / "cmdline").read_bytes():
-                        found.append(int(entry.name))
-                except OSError:
-                    continue
-        if not found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.01)

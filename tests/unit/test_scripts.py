@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from proc_watch import alive_with
 from pytest_skill_lens.run.bundle import Bundle
 from pytest_skill_lens.run.script_tool import (
     DESCRIPTION,
@@ -69,27 +70,6 @@ def workspace(tmp_path: Path) -> Iterator[Workspace]:
     made = Workspace.create("scripts-test", {"app.log": "ERROR a\nINFO b\nERROR c\n"})
     yield made
     made.cleanup()
-
-
-def alive_with(marker: str, within: float = 5.0) -> list[int]:
-    """Pids of live processes whose command line holds ``marker``, once ``within`` seconds
-    have passed or none is left. A SIGKILL is delivered asynchronously: a killed process
-    may still be on its way out for some milliseconds when the call returns, while one
-    that was never killed would be there for the whole wait (and for 1000 s)."""
-    deadline = time.monotonic() + within
-    while True:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    # A zombie's cmdline is empty, so only live processes match.
-                    if marker.encode() in (entry / "cmdline").read_bytes():
-                        found.append(int(entry.name))
-                except OSError:
-                    continue
-        if not found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.01)
 
 
 # --- the process layer ----------------------------------------------------------------------
