@@ -85,13 +85,10 @@ class LangChainRunner(FrameworkRunner):
         self, prompt: str, skill: Skill, case: EvalCase, workspace: Workspace | None
     ) -> Attempt:
         try:
-            from .langchain_agent import AgentTool, run_agent
+            from .langchain_agent import run_agent
         except ImportError as exc:
             return Attempt(RunResult(error=f"{type(exc).__name__}: {exc}; {EXTRA_INSTALL}"))
-        tools = [
-            AgentTool(t.name, t.description, t.schema, t.call)
-            for t in self.fresh_tools(skill, case, workspace)
-        ]
+        tools = self.fresh_tools(skill, case, workspace)
         max_tokens = case.budget.max_tokens if case.budget is not None else None
         run = run_agent(
             self.settings,

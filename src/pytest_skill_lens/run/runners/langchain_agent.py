@@ -40,18 +40,9 @@ from ...settings import Settings
 from ..pricing import ResponseUsage, total_spend
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
+from ..workspace_tools import BuiltinTool
 from .langchain import NO_USAGE_NOTE
 from .pydantic_ai import parse_arguments
-
-
-@dataclass(frozen=True)
-class AgentTool:
-    """A tool as the runner offers it: declared schema and the call that answers it."""
-
-    name: str
-    description: str
-    schema: dict[str, Any]
-    call: Callable[[Mapping[str, Any]], str]
 
 
 @dataclass
@@ -117,7 +108,7 @@ def run_agent(
     *,
     prompt: str,
     task: str,
-    tools: Sequence[AgentTool],
+    tools: Sequence[BuiltinTool],
     max_tokens: int | None,
 ) -> AgentRun:
     """Run ``task`` once in a fresh agent; a provider failure is returned, never raised."""
@@ -170,7 +161,7 @@ def chat_model(settings: Settings) -> Any:
     raise ValueError(f"the langchain runner serves openai: and anthropic: models, not {prefix}:")
 
 
-def _wire_tool(model: str, tool: AgentTool) -> dict[str, Any]:
+def _wire_tool(model: str, tool: BuiltinTool) -> dict[str, Any]:
     """The definition the provider receives, in its own format, the schema as declared."""
     if provider_of(model) == "anthropic":
         return {"name": tool.name, "description": tool.description, "input_schema": tool.schema}
@@ -178,7 +169,7 @@ def _wire_tool(model: str, tool: AgentTool) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def _registered(tool: AgentTool) -> StructuredTool:
+def _registered(tool: BuiltinTool) -> StructuredTool:
     """The tool as LangChain's tool node knows it; the harness answers its calls."""
 
     def call(**arguments: Any) -> str:
