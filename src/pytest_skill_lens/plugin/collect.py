@@ -136,6 +136,8 @@ def _withholding(skill: Skill, override: Path | None, files: list[Path]) -> Skil
 
 def _note_idle_scripts(skill: Skill, state: SessionState) -> None:
     """Remember a skill whose scripts will not run, so the report says so."""
+    if not skill.ships_scripts_dir:
+        return  # most skills ship none: no walk of their files, no script modules loaded
     from ..run.script_tool import runnable_script_count
 
     count = runnable_script_count(skill.directory, state.settings, also_withheld=skill.withheld)
@@ -145,6 +147,8 @@ def _note_idle_scripts(skill: Skill, state: SessionState) -> None:
 
 def _preflight_interpreters(skill: Skill, state: SessionState) -> None:
     """Each bundled script's interpreter must be on PATH, or the run stops before any case."""
+    if not skill.ships_scripts_dir:
+        return  # nothing to run, so nothing to check (and no walk of the skill's files)
     from ..run.script_tool import missing_interpreters
 
     found = missing_interpreters(skill.directory, state.settings, also_withheld=skill.withheld)

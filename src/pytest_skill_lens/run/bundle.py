@@ -30,13 +30,13 @@ from functools import cached_property
 from pathlib import Path
 
 from ..spec.paths import path_problem
+from ..spec.skill import SCRIPTS_DIR as SCRIPTS_DIR
 from .containment import Refused, kind_of, read_regular, show, too_large, why
 from .workspace import CHECK_MAX_BYTES
 
 MAX_BUNDLE_FILES = 1_000
 MAX_BUNDLE_BYTES = 100_000_000
 READ_MAX_BYTES = CHECK_MAX_BYTES  # read_skill_file always uses the built-in 1 MB cap
-SCRIPTS_DIR = "scripts"
 
 # Withheld wherever they appear as a path component, compared lower-cased.
 _WITHHELD_NAMES = frozenset(

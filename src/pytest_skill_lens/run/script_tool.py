@@ -88,8 +88,6 @@ def runnable_script_count(
     skill_dir: Path, settings: Settings, *, also_withheld: Iterable[Path] = ()
 ) -> int:
     """How many bundled scripts have a mapped interpreter: what a "scripts are off" note counts."""
-    if not (skill_dir / SCRIPTS_DIR).is_dir():
-        return 0  # one stat, so collection does not walk every skill's directory
     mapped = normalised_interpreters(settings)
     scripts = Bundle.of(skill_dir, also_withheld=also_withheld).scripts()
     return sum(1 for script in scripts if extension(script) in mapped)

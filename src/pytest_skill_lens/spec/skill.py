@@ -9,6 +9,8 @@ from pathlib import Path
 from .errors import AuthoringError, Where
 from .yamlload import load_yaml_text, read_text
 
+# Where the Agent Skills layout puts a skill's runnable scripts (run_script runs only these).
+SCRIPTS_DIR = "scripts"
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:^|\n)---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
@@ -28,6 +30,11 @@ class Skill:
     @property
     def directory(self) -> Path:
         return self.path.parent
+
+    @property
+    def ships_scripts_dir(self) -> bool:
+        """Whether the skill has a ``scripts/`` directory: one stat, no walk of its files."""
+        return (self.directory / SCRIPTS_DIR).is_dir()
 
 
 def parse_skill_text(text: str, path: Path) -> Skill:
