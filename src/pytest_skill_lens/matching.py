@@ -18,13 +18,17 @@ found (or ``None``), so a check's evidence comes from the walk that gave its ver
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import reprlib
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 RAW_KEY = "_raw"
 """The key under which a runner keeps arguments it could not parse."""
 
 _VALUE_SHOWN = 80  # how much of one value a mismatch quotes
+# Evidence says exactly how much it cut while the whole text is at most this long;
+# past it, the serializer stops and says only that there was more.
+_COUNTED = 10_000
 
 
 def contains(expected: Mapping[str, Any], arguments: Any) -> bool:
@@ -93,7 +97,7 @@ def _scalar_equal(expected: Any, actual: Any) -> bool:
 def _child(path: str, key: Any) -> str:
     if isinstance(key, str) and key.isidentifier():
         return f"{path}.{key}"
-    return f"{path}[{render_json(key)}]"
+    return f"{path}[{clip_json(key, _VALUE_SHOWN)}]"
 
 
 def _kind(value: Any) -> str:
@@ -115,7 +119,7 @@ def _kind(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    return clip(render_json(value), _VALUE_SHOWN)
+    return clip_json(value, _VALUE_SHOWN)
 
 
 def _typed(value: Any) -> str:
@@ -136,6 +140,60 @@ def render_json(value: Any) -> str:
             return json.dumps(value, default=str, ensure_ascii=False)
         except (TypeError, ValueError):
             return repr(value)
+
+
+def json_head(value: Any, limit: int, *, sort_keys: bool = True) -> tuple[str, bool]:
+    """The first ``limit`` characters of the value's one-line JSON, and whether that is all.
+
+    The text is what :func:`render_json` would give (``sort_keys=False`` keeps the
+    value's own key order), but it is written piece by piece and the walk stops once
+    ``limit`` is passed: a value that shares its parts (a YAML alias, a list repeating
+    one object) can be small in memory and endless as text.
+    """
+    attempts = (True, False) if sort_keys else (False,)  # unsortable keys: write unsorted
+    for sort in attempts:
+        # The pure-Python encoder yields as it walks; the C one only returns the whole.
+        encoder = json.JSONEncoder(sort_keys=sort, default=str, ensure_ascii=False)
+        try:
+            return _take(encoder.iterencode(value), limit)
+        except (TypeError, ValueError, RecursionError):
+            continue  # keys that cannot be sorted, a cycle, or nesting too deep
+    return _take([_SHORT_REPR.repr(value)], limit)
+
+
+def _short_repr() -> reprlib.Repr:
+    """The last resort for what json cannot walk: bounded by depth and breadth."""
+    short = reprlib.Repr()  # keyword arguments only from Python 3.12
+    short.maxlevel = 5
+    short.maxlist = short.maxtuple = short.maxdict = short.maxset = 8
+    short.maxstring = short.maxother = _VALUE_SHOWN
+    return short
+
+
+_SHORT_REPR = _short_repr()
+
+
+def _take(chunks: Iterable[str], limit: int) -> tuple[str, bool]:
+    parts: list[str] = []
+    size = 0
+    for chunk in chunks:
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return "".join(parts)[:limit], False
+    return "".join(parts), True
+
+
+def clip_json(value: Any, limit: int) -> str:
+    """``clip(render_json(value), limit)``, without writing more than it needs.
+
+    The count of removed characters is exact while the whole text is at most
+    10,000 characters; past that the serializer has stopped, and the note says so.
+    """
+    text, whole = json_head(value, max(limit, _COUNTED))
+    if whole:
+        return clip(text, limit)
+    return f"{text[:limit]}... [cut; more than {_COUNTED:,} characters in all]"
 
 
 def clip(text: str, limit: int) -> str:

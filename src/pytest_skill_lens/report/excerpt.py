@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..gate.outcome import Outcome
+from ..matching import json_head
 from ..run.result import ToolCall
 
 OUTPUT_LIMIT = 500
@@ -121,8 +122,9 @@ def render_call(call: ToolCall) -> str:
 
 
 def _json_cut(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= ARGUMENT_LIMIT else text[:ARGUMENT_LIMIT] + ELLIPSIS
+    # Bounded: an argument can be a value that is small in memory and endless as text.
+    text, whole = json_head(value, ARGUMENT_LIMIT, sort_keys=False)
+    return text if whole else text + ELLIPSIS
 
 
 def render_hook(hook: Mapping[str, Any], full_output: bool) -> str:

@@ -10,19 +10,26 @@ from __future__ import annotations
 
 import functools
 import json
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..matching import quote
+from ..matching import clip, quote
 from ..run.result import RunResult
 from ..run.workspace import Workspace, show
 from ..spec.errors import AuthoringError, Where
 from ..spec.model import Assertion, EvalCase
+from ..spec.regex_rules import regex_problem
 from ..spec.rules import check_assertion_rules
-from ..spec.schemas import schema_problem, violations
+from ..spec.schemas import NotEvaluated, schema_problem, unsafe_part, violations
 from .check import CheckResult, Score, ScoringContext, score_from_checks
 
+if TYPE_CHECKING:
+    import regex
+
 EXCERPT = 200  # characters of output quoted in evidence
+# Seconds a regex check may spend searching (one search, or all of one schema's pattern
+# searches) before it fails as not evaluated.
+REGEX_TIMEOUT = 1.0
+_MESSAGE_SHOWN = 300  # characters of a schema violation's message (it quotes the value)
 _AROUND = 40  # characters shown on each side of a hit
 OUTPUT = "the output"
 # A file check scored with no workspace to read (a caller outside the plugin):
@@ -127,7 +134,14 @@ def _not_contains(value: str, text: str, check_id: str, where: str) -> tuple[boo
 
 
 def _regex(value: str, text: str, check_id: str, where: str) -> tuple[bool, str]:
-    found = compile_regex(value, check_id).search(text)
+    try:
+        found = compile_regex(value, check_id).search(text, timeout=REGEX_TIMEOUT)
+    except TimeoutError:
+        # Catastrophic backtracking: the verdict is unknown, so the check fails as such.
+        return False, (
+            f"not evaluated: /{value}/ did not finish within {REGEX_TIMEOUT:g} s on {where} "
+            f"({len(text):,} characters); rewrite it without nested repeats such as (a+)+"
+        )
     if found is None:
         return False, f"/{value}/ found no match in {where}: {_whole(text, where)}"
     return True, f"/{value}/ matched {quote(found.group(0), 80)} at character {found.start()}"
@@ -165,33 +179,48 @@ def _json_schema(
             f"{check_id}: json_schema is not a valid JSON Schema: {problem}",
             fix="correct the schema; it is read as Draft 2020-12",
         ) from None
+    part = unsafe_part(schema)  # the loader ran this already; a case built in code has not
+    if part is not None:
+        raise AuthoringError(
+            f"{check_id}: json_schema's {part.describe()}",
+            where=Where(field=f"json_schema.{part.path}"),
+            fix=part.fix,
+        )
     try:
         document = json.loads(text)
     except ValueError as exc:
         return False, f"not valid JSON: {exc}; {where.removeprefix('the ')}: {_whole(text, where)}"
-    count, path, message = violations(schema, document)
+    try:
+        count, path, message = violations(schema, document, timeout=REGEX_TIMEOUT)
+    except NotEvaluated as exc:  # a reference it may not fetch, a pattern out of time
+        return False, f"not evaluated: {exc}"
     if not count:
         return True, f"{where} is valid JSON and matches the schema"
     more = f" ({count} violations; the most relevant shown)" if count > 1 else ""
-    return False, f"schema violation at {path or 'the root'}: {message}{more}"
+    shown = clip(message, _MESSAGE_SHOWN)
+    return False, f"schema violation at {path or 'the root'}: {shown}{more}"
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str] | str:
+def _compiled(pattern: str) -> regex.Pattern[str] | str:
     # Caching the failure text too keeps a bad pattern from being compiled per run.
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        return str(exc)
+    # The regex package (imported here, not at start-up) reads re syntax the way re
+    # does (its default VERSION0), and unlike re it can stop a search that runs too long.
+    import regex
+
+    problem = regex_problem(pattern)  # the loader's rule, for a case built in code
+    if problem is not None:
+        return problem[0]
+    return regex.compile(pattern)
 
 
-def compile_regex(pattern: str, check_id: str = "regex") -> re.Pattern[str]:
+def compile_regex(pattern: str, check_id: str = "regex") -> regex.Pattern[str]:
     """The compiled pattern; a malformed one is the author's mistake, not the skill's."""
     compiled = _compiled(pattern)
     if isinstance(compiled, str):
         raise AuthoringError(
-            f"{check_id}: {pattern!r} is not a valid regular expression: {compiled}",
-            fix="correct the pattern; it is read by Python's re module",
+            f"{check_id}: {pattern!r} is not a valid regular expression here: {compiled}",
+            fix="correct the pattern; it is read with Python's re syntax",
         )
     return compiled
 

@@ -170,7 +170,7 @@ def _call_args(index: int, entry: CallArgs, calls: Sequence[ToolCall]) -> CheckR
     check_id = f"call_args[{index}]"
     exact = entry.equals is not None
     expected = (entry.equals if exact else entry.contains) or {}
-    rule = f"{'equals' if exact else 'contains'} {matcher.clip(matcher.render_json(expected), 200)}"
+    rule = f"{'equals' if exact else 'contains'} {matcher.clip_json(expected, 200)}"
     mine = [call for call in calls if call.name == entry.tool]
     if not mine:
         others = _calls_made([call.name for call in calls])
@@ -206,5 +206,5 @@ def _count(total: int) -> str:
 
 def _arguments(calls: Sequence[ToolCall]) -> str:
     """Every call's arguments as one line of sorted-key JSON, cut at a fixed length."""
-    line = matcher.render_json([call.arguments for call in calls])
-    return f"arguments of each call: {matcher.clip(line, ARGUMENTS_SHOWN)}"
+    line = matcher.clip_json([call.arguments for call in calls], ARGUMENTS_SHOWN)
+    return f"arguments of each call: {line}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import AuthoringError, Where
+from .names import hidden_problem
+from .regular_files import eval_like_files, not_regular, special_kind
 
 SKILL_FILE = "SKILL.md"
 
@@ -29,6 +31,42 @@ def is_skill_in_scope(skill_file: Path, roots: list[Path]) -> bool:
     return False
 
 
+def holds_skill(directory: Path) -> bool:
+    """Whether ``directory`` is a skill's directory (it holds a ``SKILL.md``)."""
+    try:
+        return (directory / SKILL_FILE).is_file()
+    except OSError:  # unreadable: nothing can be collected from it either
+        return False
+
+
+def skill_home(path: Path) -> Path | None:
+    """The outermost skill directory that is ``path`` or holds it, if any.
+
+    Everything below a ``SKILL.md`` belongs to that skill, so the outermost one
+    decides: the directory above it is where the project's own files begin.
+    """
+    home = None
+    for directory in (path, *path.parents):
+        if holds_skill(directory):
+            home = directory
+    return home
+
+
+def reaches_scope(directory: Path, roots: list[Path]) -> bool:
+    """Whether a ``SKILL.md`` of the run can sit at or below ``directory``.
+
+    It is on the way to a root, or below a root that takes every ``SKILL.md``
+    under it (see :func:`is_skill_in_scope`); anything else need not be walked.
+    """
+    for root in roots:
+        top = root.parent if root.is_file() else root
+        if directory == top or directory in top.parents:
+            return True
+        if top in directory.parents and not root.is_file() and not holds_skill(top):
+            return True
+    return False
+
+
 def eval_files_for(skill_dir: Path, override: Path | None = None) -> list[Path]:
     """The eval files of one skill, sorted.
 
@@ -44,16 +82,46 @@ def eval_files_for(skill_dir: Path, override: Path | None = None) -> list[Path]:
             )
         if override.is_file():
             return [override]
+        if not override.is_dir():  # a FIFO or /dev/null: refused before anything opens it
+            kind = special_kind(override) or "not a file"
+            raise AuthoringError(
+                f"the eval path given with --skill-lens-evals is {kind}, "
+                "not a regular file or a directory",
+                where=Where(override),
+                fix="point it at an eval file or a directory of eval files",
+            )
         return _evals_in(override)
     evals_dir = skill_dir / "evals"
     if evals_dir.is_dir():
         return _evals_in(evals_dir)
-    return sorted(p for p in skill_dir.glob("*.eval.yaml") if p.is_file())
+    return eval_like_files(skill_dir, lambda name: name.endswith(".eval.yaml"))
 
 
 def _evals_in(directory: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in directory.iterdir()
-        if p.is_file() and (p.suffix in (".yaml", ".yml") or p.name == "evals.json")
+    return eval_like_files(
+        directory, lambda name: Path(name).suffix in (".yaml", ".yml") or name == "evals.json"
     )
+
+
+def directory_problem(directory: Path, roots: list[Path]) -> AuthoringError | None:
+    """What keeps a directory pytest walks from being collected honestly, if anything.
+
+    pytest collects regular files only, so a ``SKILL.md`` that is a FIFO, a device,
+    a directory or a broken link would vanish ("no skills were found"); and a
+    directory name becomes part of every node id below it, printed raw. Only
+    directories in a skill root are judged.
+    """
+    if not any(directory == root or root in directory.parents for root in roots):
+        return None
+    # A path is what it is: only what acts on a terminal or hides itself is refused.
+    hidden = hidden_problem(directory.name, spaces=False)
+    if hidden is not None:
+        return AuthoringError(
+            f"the directory name {directory.name!r} holds {hidden}",
+            where=Where(directory),
+            fix="rename the directory: its name is part of the node id of every case below it",
+        )
+    skill_file = directory / SKILL_FILE
+    if special_kind(skill_file) is not None and is_skill_in_scope(skill_file, roots):
+        return not_regular(skill_file)
+    return None

@@ -23,7 +23,8 @@ class Where:
     def render(self) -> str:
         parts: list[str] = []
         if self.file is not None:
-            parts.append(f"{self.file}:{self.line}" if self.line else str(self.file))
+            file = _escaped(str(self.file))
+            parts.append(f"{file}:{self.line}" if self.line else file)
         if self.case_index is not None or self.case_name is not None:
             label = "case"
             if self.case_name is not None:
@@ -34,6 +35,14 @@ class Where:
         if self.field:
             parts.append(f"field {self.field!r}")
         return ", ".join(parts)
+
+
+def _escaped(text: str) -> str:
+    """``text`` with each character a reader cannot see escaped as ``repr`` would (a path
+    may hold anything but ``/`` and NUL, ESC included)."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 class AuthoringError(Exception):

@@ -10,6 +10,8 @@ from pydantic import ValidationError
 
 from .errors import AuthoringError, Where
 from .model import EvalCase
+from .names import case_name_problem
+from .regular_files import REGULAR_FIX, read_regular, special_kind
 from .rules import check_placeholder
 from .skill import Skill
 from .suite import LoadedCase
@@ -21,7 +23,7 @@ _EVAL_KEYS = {"id", "prompt", "expected_output", "files", "assertions", "expecta
 
 def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
     try:
-        text = path.read_bytes().decode("utf-8-sig")  # a leading BOM is skipped
+        text = read_regular(path).decode("utf-8-sig")  # a leading BOM is skipped
     except OSError as exc:
         raise AuthoringError(
             f"cannot read the file: {exc.strerror or exc}",
@@ -114,6 +116,10 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
             fix='e.g. "id": 1',
         )
     name = f"eval-{raw_id}"
+    # The id becomes the case name, so it takes the case-name rules.
+    found = case_name_problem("the id", str(raw_id))
+    if found is not None:
+        raise AuthoringError(found[0], where=Where(path, None, name, index, "id"), fix=found[1])
 
     def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
         return AuthoringError(problem, where=Where(path, None, name, index, field), fix=fix)
@@ -186,10 +192,13 @@ def _read_input_file(relative: str, skill: Skill, fail: Any) -> str:
         raise fail(f"{relative!r} is not a path inside the skill directory", field, inside)
     if not target.exists():
         raise fail(f"{relative!r} does not exist", field, inside)
-    if not target.is_file():
+    if target.is_dir():
         raise fail(
             f"{relative!r} is not a file", field, "list each file; a folder cannot seed a workspace"
         )
+    kind = special_kind(target)
+    if kind is not None:
+        raise fail(f"{relative!r} is {kind}, not a regular file", field, REGULAR_FIX)
     if target.stat().st_size > MAX_FILE_BYTES:
         raise fail(
             f"{relative!r} is larger than {MAX_FILE_BYTES:,} bytes",
@@ -197,7 +206,13 @@ def _read_input_file(relative: str, skill: Skill, fail: Any) -> str:
             "use a smaller input file",
         )
     try:
-        return target.read_bytes().decode("utf-8")
+        data = read_regular(target)
+    except AuthoringError as exc:  # swapped for a FIFO after the look above
+        raise fail(f"{relative!r} {exc.problem}", field, REGULAR_FIX) from None
+    except OSError as exc:
+        raise fail(f"{relative!r} cannot be read: {exc.strerror or exc}", field, inside) from None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise fail(
             f"{relative!r} is not UTF-8 text", field, "only text files can seed a workspace"

@@ -6,15 +6,16 @@ loader runs them on every case as it loads, before anything is spent.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from .errors import AuthoringError, Where
 from .judge_rules import check_judge
 from .model import Assertion, EvalCase
+from .names import check_case_names
 from .paths import path_problem, pattern_problem, segment_match
-from .schemas import schema_problem
+from .regex_rules import regex_problem
+from .schemas import schema_problem, unsafe_part
 from .tool_rules import BUILTIN_TOOLS, check_tools, offered_tool_name
 
 PLACEHOLDER = "TODO(skill-lens)"
@@ -72,6 +73,7 @@ def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> N
 
     if not case.name.strip():
         raise fail("the case name is blank", "name", "give the case a short descriptive name")
+    check_case_names(case, fail)  # names reach node ids, the terminal and every report
     if case.task is not None and case.sessions is not None:
         raise fail(
             "task and sessions are exclusive",
@@ -203,14 +205,7 @@ def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fai
             "drop json_schema:, or set kind: json-schema",
         )
     if kind == "regex" and assertion.value is not None:
-        try:
-            re.compile(assertion.value)
-        except re.error as exc:
-            raise fail(
-                f"the regex does not compile: {exc}",
-                f"{field}.value",
-                "fix the pattern; in YAML, single-quote it so backslashes stay as written",
-            ) from None
+        _check_regex(assertion.value, f"{field}.value", fail)
     if not targets_file:
         return
     if assertion.file is not None and assertion.file_glob is not None:
@@ -266,3 +261,13 @@ def _check_json_schema(schema: dict[str, object], field: str, fail: Fail) -> Non
             field,
             "fix the schema so it validates against JSON Schema draft 2020-12",
         )
+    part = unsafe_part(schema)
+    if part is not None:
+        raise fail(f"json_schema's {part.describe()}", f"{field}.{part.path}", part.fix)
+
+
+def _check_regex(pattern: str, field: str, fail: Fail) -> None:
+    found = regex_problem(pattern)
+    if found is not None:
+        problem, fix = found
+        raise fail(problem, field, fix)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import AuthoringError, Where
+from .names import name_problem
 from .yamlload import load_yaml_text, read_text
 
 # Where the Agent Skills layout puts a skill's runnable scripts (run_script runs only these).
@@ -39,6 +40,7 @@ class Skill:
 
 def parse_skill_text(text: str, path: Path) -> Skill:
     meta: dict[str, object] = {}
+    lines: dict[str, int] = {}
     body = text
     match = _FRONTMATTER.match(text)
     if match:
@@ -52,6 +54,8 @@ def parse_skill_text(text: str, path: Path) -> Skill:
                 fix="write it as 'name: my-skill' and 'description: ...' lines",
             )
         meta = dict(loaded)
+        # Frontmatter lines, counted in the file: the fragment starts on line 2.
+        lines = {key: line + 1 for key, line in getattr(loaded, "key_lines", {}).items()}
         body = text[match.end() :]
     name = meta.get("name", path.parent.name)
     if not isinstance(name, str) or not name.strip():
@@ -60,6 +64,8 @@ def parse_skill_text(text: str, path: Path) -> Skill:
             where=Where(path, field="name"),
             fix='quote it, e.g. name: "my-skill"',
         )
+    label = "the skill name" if "name" in meta else "the skill name (its directory's name)"
+    _check_name(label, name, path, "name", lines.get("name"))
     description = meta.get("description", "")
     if not isinstance(description, str):
         raise AuthoringError(
@@ -77,6 +83,8 @@ def parse_skill_text(text: str, path: Path) -> Skill:
             where=Where(path, field="version"),
             fix=f'quote it: version: "{written}" (unquoted, {written} reads as {version!r})',
         )
+    if version is not None:
+        _check_name("the version", version, path, "version", lines.get("version"))
     return Skill(
         name=name.strip(),
         description=description.strip(),
@@ -85,6 +93,12 @@ def parse_skill_text(text: str, path: Path) -> Skill:
         version=version,
         meta=meta,
     )
+
+
+def _check_name(label: str, value: str, path: Path, field: str, line: int | None) -> None:
+    found = name_problem(label, value)
+    if found is not None:
+        raise AuthoringError(found[0], where=Where(path, line, field=field), fix=found[1])
 
 
 def load_skill(path: Path) -> Skill:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from .errors import AuthoringError, Where
 from .model import ToolSpec
+from .regular_files import eval_like_files, not_regular, special_kind
 from .rules import check_placeholder
 from .tool_rules import check_tools
 from .validation import authoring_error_from
@@ -71,9 +72,7 @@ class ToolLibraries:
                 )
             target = (base / entry).resolve()
             if target.is_dir():
-                found = sorted(
-                    p for p in target.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml")
-                )
+                found = _listed(target, self.eval_file)
                 if not found:
                     raise AuthoringError(
                         f"library directory {entry!r} holds no .yaml/.yml file",
@@ -82,6 +81,8 @@ class ToolLibraries:
                     )
             elif target.is_file():
                 found = [target]
+            elif special_kind(target) is not None:
+                raise _imported(not_regular(target), self.eval_file)  # never opened
             else:
                 raise AuthoringError(
                     f"library {entry!r} does not exist (looked for {target})",
@@ -156,6 +157,20 @@ def _at(where: Where, field: str, problem: str, fix: str | None) -> AuthoringErr
         problem,
         where=Where(where.file, where.line, where.case_name, where.case_index, field),
         fix=fix,
+    )
+
+
+def _listed(directory: Path, importer: Path) -> list[Path]:
+    """A library directory's YAML files; one that is a FIFO or a device is refused."""
+    try:
+        return eval_like_files(directory, lambda name: Path(name).suffix in (".yaml", ".yml"))
+    except AuthoringError as exc:
+        raise _imported(exc, importer) from None
+
+
+def _imported(exc: AuthoringError, importer: Path) -> AuthoringError:
+    return AuthoringError(
+        f"{exc.problem} (in a tool library imported by {importer})", where=exc.where, fix=exc.fix
     )
 
 

@@ -7,7 +7,9 @@ applies the eval-file rules PyYAML's constructors would get wrong:
 * only ``true``/``false`` are booleans; ``yes``/``no``/``on``/``off`` stay strings;
 * a date stays a string (a task may mention one);
 * a duplicate mapping key is an error, never a silent overwrite;
-* a recursive alias is an error, never a crash.
+* a recursive alias is an error, never a crash;
+* aliases may add at most :data:`ALIAS_EXPANSION_LIMIT` to the file's expanded size,
+  so nested aliases (a "billion laughs") are refused instead of multiplying.
 
 Mappings come back as :class:`MarkedDict`, lists as :class:`MarkedList`, both
 carrying the 1-based line where they start and, for mappings, of each key.
@@ -23,6 +25,7 @@ import yaml
 
 from ..gcpause import gc_paused
 from .errors import AuthoringError, Where
+from .regular_files import read_regular
 
 try:  # libyaml is the fast path; the pure-Python parser gives the same nodes.
     from yaml import CSafeLoader as _BaseLoader
@@ -30,6 +33,11 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 _PLAIN = "tag:skill-lens,plain"  # an untagged, unquoted scalar: typed by _scalar below
+
+ALIAS_EXPANSION_LIMIT = 10_000_000
+"""How much expanding its aliases may add to one file, in characters: each text counts
+its length, each other value 1. Construction shares an aliased value, but anything
+that writes it out (evidence, a report, a provider request) pays for every copy."""
 
 
 class _Loader(_BaseLoader):
@@ -141,6 +149,11 @@ class _Builder:
         self.active: set[int] = set()
         # Where the builder is: (key or index, node) per level, for messages.
         self.trail: list[tuple[str | int, yaml.Node]] = []
+        # For check_aliases: each node's expanded size, the nodes being weighed, and
+        # how much the aliases met so far have added.
+        self._sizes: dict[int, int] = {}
+        self._open: set[int] = set()
+        self._added = 0
 
     def where(self, line: int, last: str | None = None) -> Where:
         """``line`` in the file, with the case and field when the trail is inside ``cases:``."""
@@ -161,6 +174,54 @@ class _Builder:
         for part in parts:
             field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else part)
         return Where(self.file, line, case_name, case_index, field or None)
+
+    def check_aliases(self, root: yaml.Node) -> None:
+        """Refuse a tree whose aliases would expand it by more than the limit.
+
+        The composer hands back the anchored node itself for an alias, so a node met
+        a second time is an alias; its expanded size is memoised, and the walk costs
+        one visit per node whatever the expansion.
+        """
+        self._weigh(root, root.start_mark.line + 1)
+
+    def _weigh(self, node: yaml.Node, line: int) -> int:
+        """The expanded size of ``node``; ``line`` is where its parent starts."""
+        key = id(node)
+        size = self._sizes.get(key)
+        if size is not None:
+            self._added += size
+            if self._added > ALIAS_EXPANSION_LIMIT:
+                raise AuthoringError(
+                    f"aliases expand this file by more than {ALIAS_EXPANSION_LIMIT:,} "
+                    "characters (nested aliases multiply: an alias bomb)",
+                    where=self.where(line),
+                    fix="write the repeated value out, or alias it fewer times; "
+                    "share tools between files with tool_libraries:",
+                )
+            return size
+        if key in self._open:
+            return 0  # a recursive alias: build() refuses it with its own message
+        if isinstance(node, yaml.ScalarNode):
+            size = max(len(node.value), 1)
+        else:
+            self._open.add(key)
+            here = node.start_mark.line + 1
+            size = 1
+            if isinstance(node, yaml.SequenceNode):
+                for i, item in enumerate(node.value):
+                    self.trail.append((i, item))
+                    size += self._weigh(item, here)
+                    self.trail.pop()
+            else:
+                for key_node, value_node in node.value:
+                    size += self._weigh(key_node, here)
+                    name = key_node.value if isinstance(key_node, yaml.ScalarNode) else "?"
+                    self.trail.append((name, value_node))
+                    size += self._weigh(value_node, here)
+                    self.trail.pop()
+            self._open.discard(key)
+        self._sizes[key] = size
+        return size
 
     def build(self, node: yaml.Node) -> Any:
         if type(node) is yaml.ScalarNode:  # immutable: an aliased scalar needs no memo
@@ -271,8 +332,11 @@ def _load_yaml_text(text: str, file: Path) -> Any:
         ) from None
     if node is None:
         return None
+    builder = _Builder(file)
     try:
-        return _Builder(file).build(node)
+        if "&" in text and "*" in text:  # no anchor or no alias: nothing can expand
+            builder.check_aliases(node)
+        return builder.build(node)
     except RecursionError:
         raise too_deep(file) from None
 
@@ -289,7 +353,7 @@ def too_deep(file: Path) -> AuthoringError:
 def read_text(file: Path) -> str:
     """Read a UTF-8 text file, naming it in the error when it cannot be read."""
     try:
-        data = file.read_bytes()
+        data = read_regular(file)  # never opens a FIFO or a device
     except OSError as exc:
         raise AuthoringError(
             f"cannot read the file: {exc.strerror or exc}",

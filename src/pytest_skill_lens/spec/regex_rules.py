@@ -1,0 +1,79 @@
+"""Which regexes an author may write: Python ``re`` syntax that the matcher reads alike.
+
+Scoring matches with the ``regex`` package, because it can bound a search's time
+and ``re`` cannot. In its default mode (VERSION0) it reads ``re`` syntax as ``re``
+does, except for two things ``re`` takes as literal characters: a POSIX class such
+as ``[:digit:]`` inside a set, and a fuzzy count such as ``{e<=1}``. Both are
+refused, so a pattern never means one thing in the docs and another in the check.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+_REGEX_FIX = "fix the pattern; in YAML, single-quote it so backslashes stay as written"
+_DIFFERS_FIX = (
+    "escape it to match it literally (e.g. \\[:digit:] or \\{e<=1\\}), "
+    "or write what you mean in re syntax (e.g. [0-9] for [:digit:])"
+)
+_POSIX_CLASS = re.compile(r"\[:\^?[A-Za-z]+:\]")
+_FUZZY = re.compile(r"(?<![A-Za-z])[eids](?![A-Za-z])")  # an edit kind: e, i, d or s
+
+
+def regex_problem(pattern: str) -> tuple[str, str] | None:
+    """Why ``pattern`` cannot be an author's regex, and the fix; ``None`` when it can."""
+    try:
+        with warnings.catch_warnings():
+            # re's FutureWarning on "[[" is about the very ambiguity refused below.
+            warnings.simplefilter("ignore", FutureWarning)
+            re.compile(pattern)
+    except re.error as exc:
+        return f"the regex does not compile: {exc}", _REGEX_FIX
+    differs = read_differently(pattern)
+    if differs is not None:
+        meaning = "a POSIX class" if differs.startswith("[") else "a fuzzy-match count"
+        return (
+            f"the regex holds {differs!r}, which Python's re reads as literal characters "
+            f"but the matcher (the regex package) reads as {meaning}",
+            _DIFFERS_FIX,
+        )
+    import regex  # only once a regex assertion is met: scoring needs it anyway
+
+    try:
+        regex.compile(pattern)
+    except regex.error as exc:
+        return (
+            "the regex compiles under Python's re but not under the regex package the "
+            f"matcher uses: {exc}",
+            "escape literal braces and brackets as \\{ \\} \\[ \\]",
+        )
+    return None
+
+
+def read_differently(pattern: str) -> str | None:
+    """The first part of ``pattern`` that ``re`` and the ``regex`` package read differently."""
+    i, n = 0, len(pattern)
+    set_body = -1  # where the current character set's items start; -1 outside a set
+    while i < n:
+        char = pattern[i]
+        if char == "\\":
+            i += 2  # an escape is one item, whatever follows
+            continue
+        if set_body >= 0:
+            if char == "]" and i > set_body:  # a ']' first in a set is a literal
+                set_body = -1
+            elif char == "[":
+                posix = _POSIX_CLASS.match(pattern, i)
+                if posix:
+                    return posix.group()
+        elif char == "[":
+            set_body = i + 1
+            if pattern.startswith("^", set_body):
+                set_body += 1
+        elif char == "{":
+            end = pattern.find("}", i)
+            if end >= 0 and _FUZZY.search(pattern, i + 1, end):
+                return pattern[i : end + 1]
+        i += 1
+    return None
