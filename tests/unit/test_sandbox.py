@@ -36,6 +36,8 @@ from pytest_skill_lens.run.sandbox import (
     decide,
     sandbox_exec_profile,
     system_temp_dir,
+    visible_executable,
+    wrap,
 )
 from pytest_skill_lens.run.script_tool import run_script
 from pytest_skill_lens.run.workspace import Workspace
@@ -107,15 +109,47 @@ def test_no_bwrap_on_path_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert decision.label == "none (bwrap not found on PATH)"
 
 
+# What every script call and the probe share: no capability, a user namespace of its own
+# with uid and gid 65534 inside, no nested user namespace, its own IPC, network and PID
+# namespaces, killed with its parent, a session of its own (pinned here on purpose: the
+# test fails when a flag is dropped from either argv).
+ISOLATION_FLAGS = [
+    *("--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534"),
+    *("--cap-drop", "ALL", "--unshare-ipc", "--unshare-net", "--unshare-pid"),
+    *("--die-with-parent", "--new-session"),
+]
+
+
+def recorded_calls(calls: Path) -> list[list[str]]:
+    """The argv of each fake bwrap call, one argument a line, each call closed by ``== end``."""
+    found: list[list[str]] = [[]]
+    for line in calls.read_text().splitlines():
+        if line == "== end":
+            found.append([])
+        else:
+            found[-1].append(line)
+    return found[:-1]
+
+
+RECORD = 'printf "%s\\n" "$@" >> {calls}\necho "== end" >> {calls}\n'
+
+
+def probe_areas(argv: list[str]) -> tuple[Path, Path, Path]:
+    """The workspace, scratch and bundle directories a probe bound (from its argv)."""
+    binds = [argv[i + 1] for i, flag in enumerate(argv) if flag in ("--bind", "--ro-bind")]
+    _, workspace, scratch, bundle = binds
+    return Path(workspace), Path(scratch), Path(bundle)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the bwrap probe is Linux's")
-def test_the_probe_executes_bwrap_once_with_the_exact_argv_and_reports_its_first_line(
+def test_the_probe_executes_the_very_argv_of_a_script_call_once_and_reports_its_first_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = tmp_path / "calls"
-    fake_bwrap(
+    fake = fake_bwrap(
         tmp_path / "bin",
-        f'printf "%s\\n" "$@" >> {calls}\necho "--" >> {calls}\n'
-        'echo "bwrap: setting up uid map: Permission denied" >&2\necho second line >&2\nexit 1\n',
+        RECORD.format(calls=calls)
+        + 'echo "bwrap: setting up uid map: Permission denied" >&2\necho second line >&2\nexit 1\n',
     )
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}/usr/bin:/bin")
     first = decide("auto")
@@ -125,13 +159,80 @@ def test_the_probe_executes_bwrap_once_with_the_exact_argv_and_reports_its_first
         == again
         == SandboxDecision("none", detail="bwrap: setting up uid map: Permission denied")
     )
-    temp = str(TEMP)
-    assert calls.read_text().splitlines() == [
-        *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"),
-        *("--tmpfs", temp, "--remount-ro", temp),
-        *("--unshare-net", "--unshare-pid", "--die-with-parent", "--", "/bin/true"),
-        "--",
+    (probe,) = recorded_calls(calls)
+    workspace, scratch, bundle = probe_areas(probe)
+    # bwrap_argv itself, around /bin/true in directories of its own: every flag a call has.
+    assert [str(fake), *probe] == bwrap_argv(
+        str(fake), ["/bin/true"], workspace=workspace, scratch=scratch, bundle=bundle, temp=TEMP
+    )
+    assert probe[-len(ISOLATION_FLAGS) - 4 :] == [
+        *ISOLATION_FLAGS,
+        *("--chdir", str(workspace), "--", "/bin/true"),
     ]
+    assert all(path.parent.parent == TEMP for path in (workspace, scratch, bundle))
+    assert not workspace.parent.exists()  # the probe cleans up after itself
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the bwrap probe is Linux's")
+def test_a_bwrap_that_cannot_forbid_nested_user_namespaces_is_probed_without_it_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = tmp_path / "calls"
+    found = fake_bwrap(
+        tmp_path / "bin",
+        RECORD.format(calls=calls) + 'for a in "$@"; do [ "$a" = --disable-userns ] && '
+        '{ echo "bwrap: Unknown option --disable-userns" >&2; exit 1; }; done\nexit 0\n',
+    )
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    decision = decide("auto")
+    without = tuple(flag for flag in ISOLATION_FLAGS if flag != "--disable-userns")
+    assert decision == SandboxDecision(
+        "bwrap",
+        executable=str(found),
+        detail="nested user namespaces allowed: bwrap: Unknown option --disable-userns",
+        isolation=without,
+    )
+    assert decision.label == "bwrap"
+    strict, relaxed = recorded_calls(calls)
+    assert "--disable-userns" in strict
+    workspace, scratch, bundle = probe_areas(relaxed)
+    assert [str(found), *relaxed] == bwrap_argv(
+        str(found),
+        ["/bin/true"],
+        workspace=workspace,
+        scratch=scratch,
+        bundle=bundle,
+        temp=TEMP,
+        isolation=without,
+    )
+    # Each call then runs with the flags the probe showed to work, and only those.
+    call = wrap(
+        decision,
+        ["/usr/bin/python3", "x.py"],
+        workspace=Path("/tmp/ws"),
+        scratch=Path("/tmp/sc"),
+        bundle=Path("/skills/s"),
+        temp_dir=Path("/tmp"),
+    )
+    assert "--disable-userns" not in call
+    assert call[-len(without) - 5 : -5] == list(without)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the bwrap probe is Linux's")
+def test_a_bwrap_that_cannot_make_the_user_namespace_is_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = tmp_path / "calls"
+    fake_bwrap(
+        tmp_path / "bin",
+        RECORD.format(calls=calls) + 'for a in "$@"; do [ "$a" = --unshare-user ] && '
+        '{ echo "bwrap: Creating new namespace failed: Operation not permitted" >&2; exit 1; }; '
+        "done\nexit 0\n",
+    )
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    decision = decide("auto")
+    assert decision.label == "none (bwrap: Creating new namespace failed: Operation not permitted)"
+    assert len(recorded_calls(calls)) == 1  # no second try without the user namespace
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the bwrap probe is Linux's")
@@ -168,16 +269,58 @@ def test_the_bwrap_argv_has_the_documented_mount_layout() -> None:
         scratch=Path("/tmp/sc"),
         bundle=Path("/skills/s"),
         temp=Path("/tmp"),
+        hidden=("/run", "/var/run"),
     )
     assert argv == [
         "/usr/bin/bwrap",
-        *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"),
+        *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"),
+        *("--tmpfs", "/run", "--tmpfs", "/var/run", "--tmpfs", "/tmp"),
         *("--bind", "/tmp/ws", "/tmp/ws", "--bind", "/tmp/sc", "/tmp/sc"),
-        *("--ro-bind", "/skills/s", "/skills/s", "--remount-ro", "/tmp"),
-        *("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"),
+        *("--ro-bind", "/skills/s", "/skills/s"),
+        # /proc read-only: uid 0 without capabilities still writes host sysctls otherwise.
+        *("--remount-ro", "/tmp", "--remount-ro", "/proc"),
+        *("--remount-ro", "/run", "--remount-ro", "/var/run"),
+        *ISOLATION_FLAGS,
         *("--chdir", "/tmp/ws", "--"),
         *("/usr/bin/python3", "/skills/s/scripts/x.py", "a b"),
     ]
+    decision = SandboxDecision("bwrap", executable="/usr/bin/bwrap")
+    wrapped = wrap(
+        decision,
+        ["/usr/bin/python3", "/skills/s/scripts/x.py", "a b"],
+        workspace=Path("/tmp/ws"),
+        scratch=Path("/tmp/sc"),
+        bundle=Path("/skills/s"),
+        temp_dir=Path("/tmp"),
+    )
+    assert wrapped == bwrap_argv(
+        "/usr/bin/bwrap",
+        ["/usr/bin/python3", "/skills/s/scripts/x.py", "a b"],
+        workspace=Path("/tmp/ws"),
+        scratch=Path("/tmp/sc"),
+        bundle=Path("/skills/s"),
+        temp=Path("/tmp"),
+        hidden=sandbox.runtime_dirs(),
+    )
+
+
+def test_an_interpreter_linked_from_a_hidden_runtime_directory_runs_through_its_target(
+    tmp_path: Path,
+) -> None:
+    # NixOS puts /run/current-system/sw/bin on PATH: links into /nix/store, which bwrap
+    # shows while /run is an empty tmpfs.
+    run_dir, store = tmp_path / "run", tmp_path / "store"
+    store.mkdir()
+    real = store / "python3"
+    real.write_text("")
+    (run_dir / "bin").mkdir(parents=True)
+    (run_dir / "bin" / "python3").symlink_to(real)
+    (run_dir / "bin" / "inside").write_text("")
+    temp = Path("/nonexistent-temp")  # tmp_path itself is under the real one
+    assert visible_executable(str(run_dir / "bin" / "python3"), temp, run_dir) == str(real)
+    inside = str(run_dir / "bin" / "inside")
+    assert visible_executable(inside, temp, run_dir) == inside  # stays hidden: cannot start
+    assert visible_executable(str(real), temp, run_dir) == str(real)
 
 
 def test_the_sandbox_exec_profile_denies_then_re_allows_later() -> None:
@@ -224,6 +367,50 @@ def test_the_harness_marks_itself_non_dumpable() -> None:
 
 
 # --- attacks, for real under bwrap ------------------------------------------------------------
+
+
+@needs_bwrap
+def test_a_script_has_no_capability_whoever_runs_the_harness(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    # As root (CI) a bwrap that keeps capabilities lets a script remount / read-write,
+    # unmount /proc or the temporary directory's tmpfs; uid 0 with none still writes the
+    # host's sysctls (core_pattern runs a program as root) and reaches root daemons'
+    # sockets under /run. Here each is refused or hidden.
+    script = """\
+        import ctypes, errno, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        def said(code):
+            return "ok" if code == 0 else errno.errorcode[ctypes.get_errno()]
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        print(os.getuid(), os.getgid())
+        print(*(status[k].strip() for k in ("CapEff", "CapPrm", "CapBnd", "CapAmb", "NoNewPrivs")))
+        print("remount /", said(libc.mount(None, b"/", None, 32 | 4096, None)))
+        print("umount /proc", said(libc.umount2(b"/proc", 2)))
+        print("umount temp", said(libc.umount2(os.path.dirname(os.getcwd()).encode(), 2)))
+        print("new user namespace", said(libc.unshare(0x10000000)))
+        # Rewrites its current value: harmless on the host if it ever succeeded.
+        pattern = open("/proc/sys/kernel/core_pattern").read()
+        try:
+            open("/proc/sys/kernel/core_pattern", "w").write(pattern)
+            print("core_pattern ok")
+        except OSError as exc:
+            print("core_pattern", errno.errorcode[exc.errno])
+        print("/run holds", os.listdir("/run") if os.path.isdir("/run") else None)
+    """
+    bundle = make_bundle(tmp_path, {"scripts/caps.py": script})
+    said = run_script(bundle, workspace, settings(), "scripts/caps.py", None)
+    none = "0" * 16
+    assert stdout_of(said) == [
+        "65534 65534",
+        f"{none} {none} {none} {none} 1",
+        "remount / EPERM",
+        "umount /proc EPERM",
+        "umount temp EPERM",
+        "new user namespace " + ("ENOSPC" if BWRAP.detail is None else "ok"),
+        "core_pattern EROFS",
+        "/run holds " + ("[]" if os.path.isdir("/run") else "None"),
+    ]
 
 
 @needs_bwrap

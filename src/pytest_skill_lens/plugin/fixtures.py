@@ -122,7 +122,12 @@ def skill_lens_workspace(request: pytest.FixtureRequest) -> Iterator[Workspace |
     label = workspace_label(
         item.skill.name, item.case_name, item.runner_name, item.arm, f"r{item.repeat_index + 1}"
     )
-    workspace = Workspace.create(label, block.files, Limits.from_settings(state.settings))
+    workspace = Workspace.create(
+        label,
+        block.files,
+        Limits.from_settings(state.settings),
+        kept=state.settings.keep_workspace,  # a kept one is never swept by a later run
+    )
     try:
         yield workspace
     finally:

@@ -5,7 +5,9 @@ depth and in any letter case: the top-level SKILL.md (the text under measurement
 the eval files (they hold the answers), version control, dependency and cache
 directories, secret files and ``skill-lens.toml``. A link counts as the file it
 resolves to, so a link onto a withheld file or out of the skill's directory is
-withheld too; a link to a directory is never entered.
+withheld too; a link to a directory is never entered. A hard link onto a withheld
+file is withheld, and a file with more than one hard link is read only while it
+is the file the scan vetted (same device and inode).
 
 Only regular files ship, judged by ``os.stat`` and never by ``open`` (opening a
 FIFO blocks until a writer comes, which never happens here); a link loop is
@@ -25,7 +27,7 @@ import os
 import posixpath
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -99,6 +101,8 @@ def not_in_bundle(path: str) -> str:
 class _Scan:
     files: dict[str, Path]  # shipped relative POSIX path -> its real path
     refusal: str | None
+    # (device, inode) of each shipped file: a hard link is read only as the file scanned.
+    identities: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 class Bundle:
@@ -229,7 +233,10 @@ class Bundle:
         if info.st_size > READ_MAX_BYTES:
             return too_large(relpath, info.st_size, READ_MAX_BYTES)
         try:
-            data = read_regular(real, relpath, READ_MAX_BYTES)
+            vetted = self._scan.identities.get(posixpath.normpath(relpath))
+            data = read_regular(
+                real, relpath, READ_MAX_BYTES, vetted=vetted, where="the skill's directory"
+            )
         except Refused as exc:
             return str(exc)
         try:
@@ -280,7 +287,8 @@ class Bundle:
                 for rel, real in files.items()
                 if (sizes[rel].st_dev, sizes[rel].st_ino) not in hidden
             }
-        return _Scan(files, None)
+        identities = {rel: (sizes[rel].st_dev, sizes[rel].st_ino) for rel in files}
+        return _Scan(files, None, identities)
 
     def _target(self, parts: Sequence[str], shown: str) -> tuple[Path, os.stat_result] | str:
         """The real path and stat of a candidate, or why it does not ship. Never opens it."""

@@ -12,7 +12,10 @@ Backends:
 * Linux, ``bwrap``: the host read-only, a fresh ``/dev`` and ``/proc``, an empty
   read-only tmpfs over the system temporary directory (sibling workspaces vanish)
   with the workspace and the scratch directory bound writable and the bundle
-  read-only, no network, a PID namespace of its own, killed with its parent.
+  read-only; no capability at all (a root caller keeps every one unless told), in a
+  user namespace of its own as uid and gid 65534, which may not make another; its
+  own IPC, network and PID namespaces; killed with its parent. The probe runs that
+  very command line (:func:`bwrap_argv`) around ``/bin/true``.
 * macOS, ``sandbox-exec``: a profile that allows everything, then denies network
   and writes, re-allows writes to the workspace and scratch, denies reads under the
   temporary directory and re-allows the three areas. Not exercised by this
@@ -34,20 +37,42 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .leftovers import owner_mark
+
 Backend = Literal["bwrap", "sandbox-exec", "none"]
 PROBE_TIMEOUT = 10.0  # seconds; a probe that hangs is a backend that does not work
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 HARDENING = "harness environment hidden from same-user processes (PR_SET_DUMPABLE)"
 _PR_SET_DUMPABLE = 4
 
+SANDBOX_ID = 65534  # the uid and gid a script has inside bwrap, whoever runs the harness
+NO_NESTED_USERNS = "--disable-userns"  # bwrap 0.8+, and not in setuid mode
+# What confines a script beyond the mounts; every call and the probe carry all of it.
+# --cap-drop ALL: as root, bwrap keeps every capability by default (mount, umount,
+# ptrace...); --unshare-user puts what is left in a namespace that owns nothing on the
+# host, so inherited mounts are locked; --disable-userns stops a script from making a
+# nested one to regain capabilities there; --unshare-ipc hides the host's SysV IPC.
+ISOLATION: tuple[str, ...] = (
+    *("--unshare-user", NO_NESTED_USERNS, "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID)),
+    *("--cap-drop", "ALL", "--unshare-ipc", "--unshare-net", "--unshare-pid"),
+    *("--die-with-parent", "--new-session"),
+)
+NESTED_USERNS_ALLOWED = "nested user namespaces allowed"
+
 
 @dataclass(frozen=True)
 class SandboxDecision:
-    """The run's one sandbox decision: the backend (with its executable) or why there is none."""
+    """The run's one sandbox decision: the backend (with its executable) or why there is none.
+
+    ``isolation`` is the set of bwrap flags the probe showed to work, so a call uses
+    exactly what was probed. ``detail`` says why the backend is none, or what a bwrap
+    could not do (it cannot forbid nested user namespaces).
+    """
 
     backend: Backend
     executable: str | None = None
-    detail: str | None = None  # why the backend is none
+    detail: str | None = None
+    isolation: tuple[str, ...] = ISOLATION
 
     @property
     def label(self) -> str:
@@ -85,18 +110,47 @@ def _probe_bwrap(path: str, temp_dir: str) -> SandboxDecision:
     executable = shutil.which("bwrap", path=path)
     if executable is None:
         return SandboxDecision("none", detail="bwrap not found on PATH")
-    # The tmpfs and its read-only remount are in the probe because every script call
-    # needs both: a bwrap too old for either fails here, not on every script.
-    argv = [
-        executable,
-        *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"),
-        *("--tmpfs", temp_dir, "--remount-ro", temp_dir),
-        *("--unshare-net", "--unshare-pid", "--die-with-parent", "--", "/bin/true"),
-    ]
-    problem = _run_probe("bwrap", argv)
-    if problem is not None:
+    problem = _run_bwrap_probe(executable, Path(temp_dir), ISOLATION)
+    if problem is None:
+        return SandboxDecision("bwrap", executable=executable)
+    if NO_NESTED_USERNS not in problem:
         return SandboxDecision("none", detail=problem)
-    return SandboxDecision("bwrap", executable=executable)
+    # An older or setuid bwrap refuses only this flag: the rest still holds, and is
+    # better than no sandbox at all; the detail says what is missing.
+    relaxed = tuple(flag for flag in ISOLATION if flag != NO_NESTED_USERNS)
+    second = _run_bwrap_probe(executable, Path(temp_dir), relaxed)
+    if second is not None:
+        return SandboxDecision("none", detail=second)
+    return SandboxDecision(
+        "bwrap",
+        executable=executable,
+        detail=f"{NESTED_USERNS_ALLOWED}: {problem}",
+        isolation=relaxed,
+    )
+
+
+def _run_bwrap_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str | None:
+    """Run ``/bin/true`` under the exact argv a script call gets, in directories of its own."""
+    try:
+        base = Path(tempfile.mkdtemp(prefix="skill-lens-probe-", suffix=owner_mark(), dir=temp))
+    except OSError as exc:
+        return f"cannot create the bwrap probe's directory under {temp}: {exc.strerror or exc}"
+    try:
+        workspace, scratch, bundle = (base / name for name in ("workspace", "scratch", "bundle"))
+        for area in (workspace, scratch, bundle):
+            area.mkdir()
+        argv = bwrap_argv(
+            executable,
+            ["/bin/true"],
+            workspace=workspace,
+            scratch=scratch,
+            bundle=bundle,
+            temp=temp,
+            isolation=isolation,
+        )
+        return _run_probe("bwrap", argv)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def _probe_sandbox_exec(temp_dir: str) -> SandboxDecision:  # pragma: no cover - macOS only
@@ -154,8 +208,9 @@ def wrap(
 ) -> list[str]:
     """``argv`` inside the decided backend (unchanged for none)."""
     temp = temp_dir if temp_dir is not None else system_temp_dir()
+    hidden = runtime_dirs() if decision.backend == "bwrap" else ()
     if decision.backend != "none" and argv:
-        argv = [visible_executable(argv[0], temp), *argv[1:]]
+        argv = [visible_executable(argv[0], temp, *map(Path, hidden)), *argv[1:]]
     if decision.backend == "bwrap" and decision.executable:
         return bwrap_argv(
             decision.executable,
@@ -164,6 +219,8 @@ def wrap(
             scratch=scratch,
             bundle=bundle,
             temp=temp,
+            isolation=decision.isolation,
+            hidden=hidden,
         )
     if decision.backend == "sandbox-exec" and decision.executable:
         profile = sandbox_exec_profile(
@@ -173,7 +230,7 @@ def wrap(
     return list(argv)
 
 
-def visible_executable(path: str, temp: Path) -> str:
+def visible_executable(path: str, temp: Path, *also_hidden: Path) -> str:
     """``path``, or the file its links lead to when only that is visible in the sandbox.
 
     Both backends hide the temporary directory, so an interpreter found there (a
@@ -182,12 +239,15 @@ def visible_executable(path: str, temp: Path) -> str:
     that file runs the script instead, without the venv's packages, which the
     sandbox would hide anyway. An interpreter that really lives under the
     temporary directory stays hidden, and the call says it cannot start.
+    ``also_hidden`` are more such directories (bwrap's ``/run``, where NixOS keeps
+    links into its store on ``PATH``).
     """
+    hidden = [temp, *(directory.resolve() for directory in also_hidden)]
     link = Path(path)
-    if not _is_under(link.parent.resolve(), temp):
+    if not any(_is_under(link.parent.resolve(), directory) for directory in hidden):
         return path
     real = link.resolve()
-    return str(real) if not _is_under(real, temp) else path
+    return path if any(_is_under(real, directory) for directory in hidden) else str(real)
 
 
 def _is_under(path: Path, directory: Path) -> bool:
@@ -202,29 +262,55 @@ def bwrap_argv(
     scratch: Path,
     bundle: Path,
     temp: Path,
+    isolation: tuple[str, ...] = ISOLATION,
+    hidden: tuple[str, ...] | None = None,
 ) -> list[str]:
-    """The bwrap command line for one script call (the mount layout of docs/scripts.md).
+    """The bwrap command line for one script call (the layout of docs/scripts.md).
 
     The order matters: the tmpfs hides everything under the temporary directory, the
     binds put the three areas back, and the remount makes the tmpfs itself read-only
-    (it is not recursive, so the binds keep their own modes).
+    (it is not recursive, so the binds keep their own modes). ``isolation`` is the
+    decision's: the flags its probe ran with. ``hidden`` (default
+    :func:`runtime_dirs`) get an empty read-only tmpfs each.
+
+    ``/proc`` is remounted read-only because uid 0 needs no capability to write the
+    host's sysctls (``kernel.core_pattern`` names a program the kernel runs as root):
+    the kernel checks the file mode against uid 0 of the caller, and a root harness's
+    script is that uid on the host, whatever the namespace calls it.
     """
     ws, sc, bd, tmp = (str(p) for p in (workspace, scratch, bundle, temp))
+    covered = runtime_dirs() if hidden is None else hidden
     return [
         executable,
         *("--ro-bind", "/", "/"),
         *("--dev", "/dev"),
         *("--proc", "/proc"),
+        *(arg for path in covered for arg in ("--tmpfs", path)),
         *("--tmpfs", tmp),
         *("--bind", ws, ws),
         *("--bind", sc, sc),
         *("--ro-bind", bd, bd),
         *("--remount-ro", tmp),
-        *("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"),
+        *("--remount-ro", "/proc"),
+        *(arg for path in covered for arg in ("--remount-ro", path)),
+        *isolation,
         *("--chdir", ws),
         "--",
         *argv,
     ]
+
+
+def runtime_dirs() -> tuple[str, ...]:
+    """``/run`` and a ``/var/run`` that is not a link to it, where they exist.
+
+    Daemons keep their sockets there (D-Bus, systemd, docker, containerd), and a
+    socket on a read-only mount still accepts connections: one that trusts uid 0 would
+    do a root harness's script's bidding. A missing directory is left out, since bwrap
+    cannot create a mount point on the read-only root.
+    """
+    return tuple(
+        path for path in ("/run", "/var/run") if os.path.isdir(path) and not os.path.islink(path)
+    )
 
 
 def sandbox_exec_profile(*, workspace: Path, scratch: Path, bundle: Path, temp: Path) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..settings import Settings
 from .bundle import SCRIPTS_DIR, Bundle
+from .leftovers import owner_mark, remove_tree
 from .sandbox import CannotWrap, SandboxDecision, decide, system_temp_dir, wrap
 from .scripts import Finished, StartFailed, run_process, script_env
 from .workspace import Workspace
@@ -191,11 +192,14 @@ def _scratch_dir() -> Any:
     It sits beside the workspace under the system temporary directory, never inside
     it, so what a script leaves there is in no listing, check or judge artifact.
     """
-    made = Path(tempfile.mkdtemp(prefix="skill-lens-scratch-", dir=system_temp_dir()))
+    # Marked with this process, so a run killed mid-script has it swept by the next.
+    made = Path(
+        tempfile.mkdtemp(suffix=owner_mark(), prefix="skill-lens-scratch-", dir=system_temp_dir())
+    )
     try:
         yield made.resolve()
     finally:
-        shutil.rmtree(made, ignore_errors=True)
+        remove_tree(made)
 
 
 def _execute(

@@ -15,21 +15,17 @@ path is a fact about the run to score, not an infrastructure failure.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import shutil
 import stat
-import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .containment import (
     ReadFailure,
     Refused,
+    hard_linked,
     kind_of,
     read_regular,
     resolve_within,
@@ -37,8 +33,9 @@ from .containment import (
     stat_only,
     too_large,
     why,
-    write_regular,
+    write_within,
 )
+from .leftovers import PREFIX, owner_mark, remove_tree
 from .workspace_caps import Limits, growth_refusal, size_refusal
 from .workspace_caps import usage as _usage
 from .workspace_listing import GlobMatch, entries, regular_target
@@ -99,15 +96,21 @@ class Workspace:
         limits: Limits | None = None,
         *,
         parent: Path | None = None,
+        kept: bool = False,
     ) -> Workspace:
         """A fresh directory under the system temp dir (or ``parent``), seeded with ``files``.
+
+        Its name ends with this process's mark (see :mod:`.leftovers`), so a later
+        run removes it if this process dies before :meth:`cleanup`; a ``kept``
+        directory is meant to outlive the run and carries no mark.
 
         Raises :class:`WorkspaceError` when it cannot be created or seeded; a
         half-seeded directory is removed first.
         """
         base = parent if parent is not None else Path(tempfile.gettempdir())
+        prefix = f"{PREFIX}{workspace_label(label)}-"
         try:
-            made = tempfile.mkdtemp(prefix=f"skill-lens-{workspace_label(label)}-", dir=base)
+            made = tempfile.mkdtemp(suffix="" if kept else owner_mark(), prefix=prefix, dir=base)
             root = Path(made).resolve(strict=True)
         except (OSError, RuntimeError) as exc:
             raise WorkspaceError(f"cannot create a workspace under {base}: {why(exc)}") from None
@@ -130,28 +133,16 @@ class Workspace:
     def _seed(self, files: Mapping[str, str]) -> None:
         for name, text in files.items():
             try:
-                target = self.resolve(name)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                write_regular(target, text.encode("utf-8"))
+                write_within(self.root, self.resolve(name), text.encode("utf-8"), name)
             except Refused as exc:
                 raise WorkspaceError(f"cannot seed {show(name)}: {exc}") from None
             except (OSError, UnicodeError) as exc:
                 raise WorkspaceError(f"cannot seed {show(name)}: {why(exc)}") from None
 
     def cleanup(self) -> None:
-        """Delete the directory; an error here never changes a verdict, so it is swallowed."""
-
-        def retry_writable(function: Callable[..., Any], path: str, _exc: Any) -> None:
-            # A directory the run made read-only would otherwise survive.
-            with contextlib.suppress(Exception):
-                os.chmod(os.path.dirname(path) or path, 0o700)
-                function(path)
-
-        with contextlib.suppress(Exception):
-            if sys.version_info >= (3, 12):
-                shutil.rmtree(self.root, onexc=retry_writable)
-            else:
-                shutil.rmtree(self.root, onerror=retry_writable)
+        """Delete the directory, never following a link; an error here never changes a
+        verdict, so it is swallowed."""
+        remove_tree(self.root)
 
     # -- paths -------------------------------------------------------------------------
 
@@ -177,6 +168,8 @@ class Workspace:
                 return FileRead(
                     None, f"refused: {show(path)} is {kind_of(found.st_mode)}", "refused"
                 )
+            if found.st_nlink > 1:
+                return FileRead(None, hard_linked(path, found.st_nlink), "hard_link")
             if found.st_size > max_bytes:
                 return FileRead(None, too_large(path, found.st_size, max_bytes), "too_large")
             data = read_regular(real, path, max_bytes)
@@ -198,6 +191,8 @@ class Workspace:
             return False, f"{show(path)} was not produced: {self.listing()}"
         if not stat.S_ISREG(found.st_mode):
             return False, f"refused: {show(path)} is {kind_of(found.st_mode)}, not a file"
+        if found.st_nlink > 1:  # it may be a file outside, so it proves nothing was produced
+            return False, hard_linked(path, found.st_nlink)
         return True, f"{show(path)} exists ({found.st_size:,} bytes)"
 
     # -- the built-in tools --------------------------------------------------------------
@@ -259,8 +254,8 @@ class Workspace:
         problem = growth_refusal(path, len(data), replaced, self.usage(), self.limits)
         if problem is not None:
             raise Refused(problem)
-        real.parent.mkdir(parents=True, exist_ok=True)
-        write_regular(real, data)
+        # A fresh file renamed over the name: a link planted there is replaced, not followed.
+        write_within(self.root, real, data, path)
         return f"wrote {len(data):,} bytes to {show(path)}"
 
     def usage(self) -> tuple[int, int]:

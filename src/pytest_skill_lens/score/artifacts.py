@@ -3,7 +3,8 @@
 Each entry is labelled as the author wrote it (a pattern list's entries joined
 with `` | ``), never with the path the run picked, so a file name cannot talk to
 the judge. A file that cannot be shown is a sentinel the judge can tell apart:
-``(not produced)`` from ``(too large to read)``, because that file does exist.
+``(not produced)`` from ``(too large to read)``, because that file does exist, and
+a file with more than one hard link (perhaps a file outside) is never shown.
 Contents are capped per file and in total; sentinels cost nothing.
 """
 
@@ -19,6 +20,7 @@ NOT_PRODUCED = "(not produced)"
 TOO_LARGE = "(too large to read)"
 NOT_UTF8 = "(not valid UTF-8 text)"
 REFUSED = "(refused by the workspace: not a regular file inside it)"
+HARD_LINKED = "(refused by the workspace: a file with more than one hard link)"
 EXHAUSTED = "(omitted, artifact budget exhausted)"
 
 
@@ -75,4 +77,9 @@ def _content(entry: str | ArtifactGlob, workspace: Workspace) -> tuple[str, bool
     return _SENTINELS.get(read.failure or "", REFUSED), True
 
 
-_SENTINELS = {"missing": NOT_PRODUCED, "too_large": TOO_LARGE, "not_utf8": NOT_UTF8}
+_SENTINELS = {
+    "missing": NOT_PRODUCED,
+    "too_large": TOO_LARGE,
+    "not_utf8": NOT_UTF8,
+    "hard_link": HARD_LINKED,
+}

@@ -1,0 +1,149 @@
+"""Temporary directories a run owns, and the sweep that removes those a dead run left.
+
+A workspace or a script's scratch directory is named ``skill-lens-...<mark>``, where
+the mark names the process that made it: its pid namespace, its pid and its start
+time (``.pid-<namespace>-<pid>-<start>``). A run stopped by SIGKILL cannot clean up,
+so each run starts by removing, from the system temp directory, the directories of
+owners that are gone. The start time tells a dead owner from a new process that got
+its pid again; a directory whose owner cannot be judged (another pid namespace, as
+in a container sharing ``/tmp``, or a process whose start time cannot be read) is
+left alone, and so is one that is not a real directory or not the current user's.
+
+Deleting never follows a link: :func:`shutil.rmtree` is used only where it resists
+symlink attacks (it deletes by descriptor and checks the top is the directory it
+examined), so a link inside a leftover to a directory outside removes the link only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import stat
+from functools import cache
+from pathlib import Path
+
+PREFIX = "skill-lens-"
+_MARK = re.compile(r"skill-lens-.*\.pid-(\d+)-(\d+)-(\d+)")
+
+
+def _start_time(pid: int) -> int:
+    """Start time of ``pid`` in clock ticks since boot (Linux ``/proc``); 0 when unknown.
+
+    It never changes while the process lives and is immune to wall-clock changes.
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+        # Field 22, counted after the command name, which may hold spaces and ")".
+        return int(data.rpartition(b")")[2].split()[19])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+@cache
+def _own_start_time(pid: int) -> int:
+    return _start_time(pid)
+
+
+@cache
+def _namespace() -> int:
+    """The inode of this process's pid namespace (Linux); 0 when unknown."""
+    try:
+        found = re.fullmatch(r"pid:\[(\d+)\]", os.readlink("/proc/self/ns/pid"))
+    except OSError:
+        return 0
+    return int(found.group(1)) if found else 0
+
+
+def owner_mark() -> str:
+    """The suffix naming the current process as a directory's owner."""
+    pid = os.getpid()  # asked each time: a forked child is another owner
+    return f".pid-{_namespace()}-{pid}-{_own_start_time(pid)}"
+
+
+def owner_alive(namespace: int, pid: int, start: int) -> bool:
+    """Whether the marked owner may still be running: ``False`` only when it is surely gone."""
+    if namespace != _namespace() or pid <= 0:
+        return True  # its pids are not ours to judge
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass  # it exists, as another user's process
+    if not start:
+        return True
+    now = _start_time(pid)
+    return now in (0, start)  # 0: it exited just now or cannot be read; keep it
+
+
+def sweep(base: Path) -> list[Path]:
+    """Remove the directories under ``base`` whose marked owner is gone; what was removed.
+
+    Never raises: a directory that cannot be examined or removed stays.
+    """
+    if not shutil.rmtree.avoids_symlink_attacks:
+        return []  # pragma: no cover - rmtree deletes by descriptor on Linux and macOS
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    removed: list[Path] = []
+    try:
+        found = list(os.scandir(base))
+    except OSError:
+        return removed
+    for entry in found:
+        marked = _MARK.fullmatch(entry.name)
+        if marked is None:
+            continue
+        namespace, pid, start = (int(group) for group in marked.groups())
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or (uid is not None and info.st_uid != uid):
+            continue  # a link, a file, or someone else's: never ours to delete
+        if owner_alive(namespace, pid, start):
+            continue
+        path = Path(entry.path)
+        remove_tree(path)
+        if not os.path.lexists(path):
+            removed.append(path)
+    return removed
+
+
+def remove_tree(path: Path) -> None:
+    """Delete the directory ``path`` and all under it, never following a link; never raises.
+
+    A directory the run made read-only is made writable and the removal tried once
+    more. As root that is never needed, so root never changes a mode (a link swapped
+    in at the last moment could otherwise point the change outside).
+    """
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            return  # a link (or a file) is never a tree to delete
+        shutil.rmtree(path)
+        return
+    except Exception:
+        if not os.path.isdir(path) or os.path.islink(path):
+            return
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return
+    with contextlib.suppress(Exception):
+        _make_writable(path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _make_writable(top: Path) -> None:
+    """Give the owner rwx on ``top`` and every directory under it (links are not followed)."""
+
+    def own(path: str) -> None:
+        with contextlib.suppress(OSError):
+            mode = os.lstat(path).st_mode
+            if stat.S_ISDIR(mode) and mode & 0o700 != 0o700:
+                os.chmod(path, stat.S_IMODE(mode) | 0o700)
+
+    own(str(top))
+    for directory, dirnames, _files in os.walk(top, followlinks=False):
+        for name in dirnames:
+            own(os.path.join(directory, name))
