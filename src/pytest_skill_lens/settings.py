@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .spec.errors import ConfigError, Where
+from .spec.regular_files import REGULAR_FIX, read_regular, special_kind
 from .spec.validation import field_path
 
 CONFIG_NAME = "skill-lens.toml"
@@ -67,6 +68,8 @@ class Settings(_Strict):
     runners: dict[Literal["copilot", "claude-code", "cli"], ProductTable] = {}
     product_sandbox: Literal["auto", "required", "off"] = "auto"
     max_spend_usd: PosFloat | None = None
+    # One deadline for a case's whole act: every session's runner call and the judge's.
+    case_timeout_seconds: PosFloat = 600.0
 
     @field_validator("min_delta")
     @classmethod
@@ -75,7 +78,7 @@ class Settings(_Strict):
             raise ValueError("min_delta is a pass-rate difference between -1.0 and 1.0")
         return value
 
-    @field_validator("max_spend_usd", "script_timeout_seconds")
+    @field_validator("max_spend_usd", "script_timeout_seconds", "case_timeout_seconds")
     @classmethod
     def _finite(cls, value: float | None) -> float | None:
         if value is not None and not math.isfinite(value):
@@ -112,7 +115,8 @@ class Settings(_Strict):
 def find_config(start: Path) -> Path | None:
     for directory in (start, *start.parents):
         candidate = directory / CONFIG_NAME
-        if candidate.is_file():
+        # A FIFO or a directory of that name is reported, never skipped for another one.
+        if candidate.is_file() or special_kind(candidate) is not None:
             return candidate
     return None
 
@@ -121,10 +125,15 @@ def load_settings(path: Path | None, overrides: dict[str, Any] | None = None) ->
     """Settings from ``path`` (or defaults), with command-line ``overrides`` on top."""
     data: dict[str, Any] = {}
     if path is not None:
+        kind = special_kind(path)  # looked at before any open: a FIFO would block it
+        if kind is not None:
+            raise ConfigError(
+                f"the config file is {kind}, not a regular file", where=Where(path), fix=REGULAR_FIX
+            )
         if not path.is_file():
             raise ConfigError("the config file does not exist or is not a file", where=Where(path))
         try:
-            data = tomllib.loads(path.read_bytes().decode("utf-8"))
+            data = tomllib.loads(read_regular(path, ConfigError).decode("utf-8"))
         except UnicodeDecodeError:
             raise ConfigError("not valid UTF-8 text", where=Where(path)) from None
         except tomllib.TOMLDecodeError as exc:

@@ -12,23 +12,37 @@ The verdict is computed at the end of setup, because only scoring can tell an
 errored case (say, a judge verdict that does not match the rubric) from a
 failed one; scoring is pure and free, so where it runs costs nothing. A case's
 workspace is deleted at teardown by its fixture, unless it is kept.
+
+This is the seam to code the plugin does not own, so nothing crosses it unchecked:
+
+* the act (every session's runner call, then the judge's) runs under one
+  deadline, ``case_timeout_seconds``, on a reused worker thread; past it the case
+  is errored naming who held it, the call is abandoned, and the session goes on;
+* a runner's RunResult and a judge's JudgeVerdict are checked field by field
+  (run/result.py, score/shapes.py); a malformed one errors the case naming the
+  field, and none of its figures is recorded.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..gate.outcome import Outcome
 from ..report.excerpt import failure_lines
-from ..run.result import RunResult
+from ..report.printable import scrub
+from ..run.deadline import DeadlineExceeded, DeadlineWorker
+from ..run.result import RunResult, problems
 from ..run.sessions import run_sessions
 from ..run.workspace import Workspace
 from ..score.artifacts import collect_artifacts
 from ..score.check import Score, ScoringContext
 from ..score.evaluate import evaluate
 from ..score.judge import JudgeVerdict, build_request
+from ..score.shapes import verdict_problems
+from ..wellformed import summary
 from .state import SessionState, get_state
 
 if TYPE_CHECKING:
@@ -66,6 +80,14 @@ def _evaluators(item: CaseItem, state: SessionState) -> tuple[Any, ...]:
     return state.evaluators
 
 
+# One per process (per xdist worker): a case that returns in time leaves the thread
+# for the next, so a session pays for one thread, not one per item.
+_ACT_THREAD = DeadlineWorker()
+# What a case that was cut off or handed back garbage spent is unknown, never "free".
+_TIMED_OUT = "not measured: the case did not finish within case_timeout_seconds"
+_DISCARDED = "not measured: the result was malformed, so its figures were discarded"
+
+
 def perform(item: CaseItem, *, runner: Any, judge: Any, workspace: Workspace | None) -> Outcome:
     """Run the case and score it: the whole act, returning the recorded outcome.
 
@@ -73,10 +95,36 @@ def perform(item: CaseItem, *, runner: Any, judge: Any, workspace: Workspace | N
     """
     state = _state(item)
     case = item.loaded.case
-    result = _act(item, runner, workspace)
-    verdict: JudgeVerdict | None = None
-    if result.error is None and case.judge is not None:
-        verdict = _grade(item, judge, result, workspace)
+    seconds = state.settings.case_timeout_seconds
+    judging: list[tuple[str, RunResult]] = []  # once the judge holds the act: its name, the run
+
+    def act() -> tuple[RunResult, JudgeVerdict | None]:
+        result = _act(item, runner, workspace)
+        if result.error is not None or case.judge is None:
+            return result, None
+        name = f"judge {_judge_name(judge, state)!r}"
+        judging.append((name, result))
+        return result, _grade(item, judge, result, workspace, name)
+
+    start = time.perf_counter()
+    verdict: JudgeVerdict | None
+    try:
+        result, verdict = _ACT_THREAD.call(act, seconds)
+    except DeadlineExceeded:
+        # The abandoned call may still move on; it records nothing, and how far it
+        # had got is read once, here.
+        reached = judging[0] if judging else None
+        holder = reached[0] if reached else f"runner {item.runner_name!r}"
+        late = f"{holder} did not return within {seconds:g} s (case_timeout_seconds)"
+        if reached is None:
+            took = (time.perf_counter() - start) * 1000
+            result = RunResult(
+                error=late, latency_ms=took, cost_note=_TIMED_OUT, usage_note=_TIMED_OUT
+            )
+            verdict = None
+        else:  # the run finished and is measured; only its grading is missing
+            result = reached[1]
+            verdict = JudgeVerdict(checks=None, error=late, cost_note=_TIMED_OUT)
     context = ScoringContext(runner=item.runner_name, judge_verdict=verdict, workspace=workspace)
     try:
         status, scores = evaluate(case, result, context, extra=_evaluators(item, state))
@@ -131,7 +179,22 @@ def _act(item: CaseItem, runner: Any, workspace: Workspace | None) -> RunResult:
     case = item.loaded.case
     if case.sessions is None:
         return _run(item, runner, case, root)
-    return run_sessions(case, lambda one: _run(item, runner, one, root))
+    merged = run_sessions(case, lambda one: _run(item, runner, one, root))
+    found = problems(merged)  # well-formed parts can still overflow in their sum
+    if not found:
+        return merged
+    error = f"the sessions' combined result is malformed: {summary(found)}"
+    if merged.error is not None:
+        error = f"{merged.error}; {error}"
+    latency = merged.latency_ms if math.isfinite(merged.latency_ms) else 0.0
+    return _discarded(error, latency)
+
+
+def _discarded(error: str, latency_ms: float) -> RunResult:
+    """An errored run in place of a malformed one: none of its figures is kept."""
+    return RunResult(
+        error=error, latency_ms=latency_ms, cost_note=_DISCARDED, usage_note=_DISCARDED
+    )
 
 
 def _run(item: CaseItem, runner: Any, case: EvalCase, root: Path | None) -> RunResult:
@@ -143,10 +206,14 @@ def _run(item: CaseItem, runner: Any, case: EvalCase, root: Path | None) -> RunR
             error=f"runner {item.runner_name!r} raised {type(exc).__name__}: {exc}",
             latency_ms=(time.perf_counter() - start) * 1000,
         )
+    took = (time.perf_counter() - start) * 1000
     if not isinstance(result, RunResult):
-        return RunResult(
-            error=f"runner {item.runner_name!r} returned {type(result).__name__}, not a RunResult"
-        )
+        got = type(result).__name__
+        return _discarded(f"runner {item.runner_name!r} returned {got}, not a RunResult", took)
+    found = problems(result)
+    if found:
+        error = f"runner {item.runner_name!r} returned a malformed RunResult: {summary(found)}"
+        return _discarded(error, took)
     if case.mode == "offered" and result.error is None and result.skill_triggered is None:
         # A runner that cannot say whether the agent reached for the skill does not
         # support the mode: errored, never a quiet pass (a negative control included).
@@ -158,7 +225,7 @@ def _run(item: CaseItem, runner: Any, case: EvalCase, root: Path | None) -> RunR
 
 
 def _grade(
-    item: CaseItem, judge: Any, result: RunResult, workspace: Workspace | None
+    item: CaseItem, judge: Any, result: RunResult, workspace: Workspace | None, name: str
 ) -> JudgeVerdict:
     case = item.loaded.case
     try:
@@ -170,10 +237,20 @@ def _grade(
         return JudgeVerdict(
             checks=None, error=f"judge returned {type(verdict).__name__}, not a JudgeVerdict"
         )
+    found = verdict_problems(verdict)
+    if found:
+        error = f"{name} returned a malformed JudgeVerdict: {summary(found)}"
+        return JudgeVerdict(checks=None, error=error, cost_note=_DISCARDED)
     return verdict
+
+
+def _judge_name(judge: Any, state: SessionState) -> str:
+    name = getattr(judge, "name", None)
+    return name if isinstance(name, str) else state.settings.judge
 
 
 def failure_text(item: Any, outcome: Outcome) -> str:
     state = get_state(item.config)
     full = bool(state and state.settings.full_output) or item.config.get_verbosity() >= 2
-    return "\n".join(failure_lines(outcome, full))
+    # A lone surrogate would reach the console as an invalid UTF-8 byte: U+FFFD instead.
+    return scrub("\n".join(failure_lines(outcome, full)))

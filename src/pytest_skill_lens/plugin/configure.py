@@ -13,7 +13,9 @@ from typing import Any, NoReturn
 import pytest
 
 from ..settings import Settings, find_config, load_settings
+from ..spec.discovery import directory_problem
 from ..spec.errors import ConfigError
+from ..spec.regular_files import special_kind
 from .state import SessionState, listing_only
 
 KEYED_RUNNERS = ("pydantic-ai", "langchain")
@@ -46,6 +48,13 @@ def _positive(flag: str, text: str | None) -> int | None:
     return value  # type: ignore[no-any-return]
 
 
+def _above_zero(flag: str, text: str | None) -> float | None:
+    value = _number(flag, text)
+    if value is not None and value <= 0:
+        user_error(f"--skill-lens-{flag} must be more than 0, got {value}")
+    return value  # type: ignore[no-any-return]
+
+
 def _choice(flag: str, text: str | None, choices: tuple[str, ...]) -> str | None:
     if text is not None and text not in choices:
         user_error(f"--skill-lens-{flag} must be one of {', '.join(choices)}; got {text!r}")
@@ -57,9 +66,7 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
     rate = _number("min-pass-rate", option.skill_lens_min_pass_rate)
     if rate is not None and not 0.0 <= rate <= 1.0:
         user_error(f"--skill-lens-min-pass-rate must be between 0.0 and 1.0, got {rate}")
-    spend = _number("max-spend", option.skill_lens_max_spend)
-    if spend is not None and spend <= 0:
-        user_error(f"--skill-lens-max-spend must be more than 0, got {spend}")
+    spend = _above_zero("max-spend", option.skill_lens_max_spend)
     return {
         "default_runner": runners if runners else None,
         "model": option.skill_lens_model,
@@ -77,6 +84,7 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
             "product-sandbox", option.skill_lens_product_sandbox, ("auto", "required", "off")
         ),
         "full_output": option.skill_lens_full_output,
+        "case_timeout_seconds": _above_zero("case-timeout", option.skill_lens_case_timeout),
     }
 
 
@@ -95,6 +103,22 @@ def _refuse_unbuilt(settings: Settings) -> None:
             )
 
 
+def _check_root_kind(root: Path) -> None:
+    """A skill path pytest would skip, or whose SKILL.md it would, stops the run (exit 2)."""
+    if not root.is_dir():
+        kind = special_kind(root)
+        if kind is not None:  # pytest would skip it: "not found", or no skill at all
+            user_error(
+                f"{root}: the skill path is {kind}, not a regular file or a directory",
+                "point --skill-lens at a skill directory or its SKILL.md, a regular file",
+            )
+    # Directories below are checked as pytest walks them (SkillLensSession).
+    directory = root if root.is_dir() else root.parent
+    error = directory_problem(directory, [directory])
+    if error is not None:
+        user_error(error.message)
+
+
 def build_state(config: pytest.Config) -> SessionState | None:
     """The session state, or ``None`` when no skill path turns the plugin on."""
     option = config.option
@@ -108,6 +132,7 @@ def build_state(config: pytest.Config) -> SessionState | None:
             user_error(
                 f"the skill path {root} does not exist", "point --skill-lens at a skill directory"
             )
+        _check_root_kind(root)
 
     runners = option.skill_lens_runners
     if runners:

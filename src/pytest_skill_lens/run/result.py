@@ -1,9 +1,13 @@
-"""What one run of a case produced."""
+"""What one run of a case produced, and whether a runner's result is well formed."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import JsonValue
+
+from ..wellformed import Count, Figure, Shape, instance_of, problems_of
 
 
 @dataclass(frozen=True)
@@ -44,3 +48,39 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class _ToolCallShape(Shape):
+    name: str
+    # JSON data only: arguments are reported and sent between xdist processes as JSON.
+    arguments: dict[str, JsonValue]
+
+
+class _RunResultShape(Shape):
+    """Every field a runner fills, in RunResult's order, so problems come in that order."""
+
+    output: str
+    tool_calls: list[Annotated[_ToolCallShape, instance_of(ToolCall)]]
+    input_tokens: Count
+    output_tokens: Count
+    cost_usd: Figure
+    latency_ms: Figure
+    model: str
+    transcript: list[dict[str, Any]]  # never reported, so its entries are not inspected
+    error: str | None
+    skill_triggered: bool | None
+    skill_triggered_by_session: list[bool | None] | None
+    cost_note: str | None
+    usage_note: str | None
+    stop_note: str | None
+    retry_cost_usd: Figure
+
+
+def problems(result: RunResult) -> list[str]:
+    """Each field of ``result`` that is malformed, as ``field: what is wrong (got value)``.
+
+    A wrong type (text for a count, ``True`` for a token count, anything but a
+    ``ToolCall`` in ``tool_calls``), a negative count or figure, a NaN or infinite
+    one: nothing of it is a measurement, so the case is errored, never scored.
+    """
+    return problems_of(_RunResultShape, result)

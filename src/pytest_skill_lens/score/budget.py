@@ -6,14 +6,21 @@ fails the verdict but is left out of the score's divisor, so the number says
 how many measured limits held and the verdict says whether every limit did.
 Only the run's own last attempt counts: retried attempts and the judge are
 reported apart and never spend a case's budget.
+
+A figure no run can produce (negative, NaN, infinite) is never compared: the
+score is errored, since such a number says nothing about the skill. The runner
+seam refuses these already; this guard keeps any other source of a RunResult
+(a replay, a plugin calling the evaluator) just as honest.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..run.result import RunResult
 from ..spec.model import Budget, EvalCase
+from ..wellformed import bounded_repr
 from .check import CheckResult, Score, ScoringContext
 
 
@@ -29,6 +36,10 @@ class BudgetEvaluator:
     def evaluate(self, case: EvalCase, result: RunResult, context: ScoringContext) -> Score:
         if case.budget is None:
             return Score(self.name, True, 1.0, "no budget")
+        impossible = impossible_figure(case.budget, result)
+        if impossible is not None:
+            detail = f"budget not evaluated: impossible figure {impossible}"
+            return Score(self.name, False, 0.0, detail, errored=True)
         limits = budget_limits(case.budget, result)
         if not limits:
             return Score(self.name, True, 1.0, "no budget limits")
@@ -44,6 +55,27 @@ class BudgetEvaluator:
             detail += f"; failed: {', '.join(failed)}"
         number = held / len(measured) if measured else 0.0
         return Score(self.name, not failed, number, detail, checks)
+
+
+def impossible_figure(budget: Budget, result: RunResult) -> str | None:
+    """``name value`` of the first figure a declared limit reads that no run can produce."""
+    read: list[tuple[str, object]] = []
+    if budget.max_tokens is not None:
+        read += [("input_tokens", result.input_tokens), ("output_tokens", result.output_tokens)]
+    if budget.max_cost_usd is not None:
+        read.append(("cost_usd", result.cost_usd))
+    if budget.max_latency_ms is not None:
+        read.append(("latency_ms", result.latency_ms))
+    for name, value in read:
+        if not _possible(value):
+            return f"{name} {bounded_repr(value)}"
+    return None
+
+
+def _possible(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value) and value >= 0
 
 
 def budget_limits(budget: Budget, result: RunResult) -> list[_Limit]:

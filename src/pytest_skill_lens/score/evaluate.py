@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from ..gate.outcome import Status
 from ..run.result import RunResult
 from ..spec.model import EvalCase
+from ..wellformed import summary
 from .assertions import AssertionEvaluator
 from .budget import BudgetEvaluator
 from .check import Evaluator, Score, ScoringContext
 from .judge import JudgeEvaluator
+from .shapes import score_problems
 from .trajectory import TrajectoryEvaluator
 
 BUILTIN_EVALUATORS: tuple[Evaluator, ...] = (
@@ -62,4 +64,8 @@ def _run_extra(
     if not isinstance(score, Score):
         got = type(score).__name__
         return Score(name, False, 0.0, f"evaluator returned {got}, not a Score", errored=True)
+    found = score_problems(score)
+    if found:  # a Score of garbage would crash the reports: errored, naming the field
+        detail = f"evaluator {name!r} returned a malformed Score: {summary(found)}"
+        return Score(name, False, 0.0, detail, errored=True)
     return score
