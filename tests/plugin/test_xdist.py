@@ -159,7 +159,10 @@ def test_xdist_authoring_error_exits_2(pytester: pytest.Pytester) -> None:
     result = _run(pytester, "out", "-n", "2")
     assert result.ret == 2
     result.stdout.fnmatch_lines(["*skill-lens authoring error: *broken.yaml:4*unknown key*"])
-    assert not (pytester.path / "out" / "report.json").exists()
+    # The controller writes a report that says the run was aborted, never a verdict.
+    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert report["aborted"] is True and report["gate"]["passed"] is False
+    assert "broken.yaml:4" in report["aborted_reason"]
 
 
 def test_xdist_selection_of_no_case_exits_1_with_the_reason(pytester: pytest.Pytester) -> None:

@@ -39,6 +39,8 @@ def test_top_level_keys_in_order() -> None:
         "not_run",
         "spend_ceiling",
         "gate",
+        "aborted",
+        "aborted_reason",
     ]
 
 

@@ -32,6 +32,9 @@ class RunRecord:
     scripts: dict[str, Any] | None = None
     # Skills whose scripts stayed idle because execution is off: {skill_name, script_count, ...}.
     script_notes: list[dict[str, object]] = field(default_factory=list)
+    # Why the session ended without computing a gate (an authoring error, Ctrl-C, ...);
+    # None for a run the gate judged.
+    aborted: str | None = None
 
     @property
     def candidates(self) -> list[Outcome]:

@@ -1,4 +1,9 @@
-"""Session end: the gate, the exit code, the report files and the summary section."""
+"""Session end: the gate, the exit code, the report files and the summary section.
+
+Every session that reaches its end writes the report files it was asked for: the
+gate's verdict, or (no gate: an authoring error, an interruption, an internal error,
+a listing) a report that says the run was aborted and why (see :mod:`.aborted`).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,12 @@ import pytest
 
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import evaluate_gate
-from ..report.json_report import render_json
 from ..report.junit_gate import add_gate_case
 from ..report.junit_properties import add_suite_properties, script_properties
-from ..report.markdown import render_markdown
+from ..report.printable import one_line
 from ..report.terminal import script_lines, summary_lines
+from .aborted import aborted_code, aborted_gate, first_line, get_watch
+from .report_files import report_targets, write_report_files
 from .state import SessionState, listing_only
 
 # pytest's own verdicts we never overrule: the run was stopped or broke.
@@ -22,18 +28,18 @@ _KEEP = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.Exi
 
 
 _NOT_RUN_REASON = "the session stopped before they ran (-x/--maxfail, an interruption or a crash)"
+_ABORTED_NOT_RUN = "the run was aborted before they ran"
 
 
-def build_record(state: SessionState) -> RunRecord:
+def build_record(state: SessionState, aborted: str | None = None) -> RunRecord:
     outcomes = sorted(state.outcomes.values(), key=lambda o: o.order)
     ran = set(state.outcomes)
     waiting = [
         (nodeid, identity) for nodeid, identity in state.planned.items() if nodeid not in ran
     ]
     waiting.sort(key=lambda entry: int(str(entry[1]["order"])))
-    not_run = [
-        {"nodeid": nodeid, **identity, "reason": _NOT_RUN_REASON} for nodeid, identity in waiting
-    ]
+    why = _NOT_RUN_REASON if aborted is None else _ABORTED_NOT_RUN
+    not_run = [{"nodeid": nodeid, **identity, "reason": why} for nodeid, identity in waiting]
     deselected = sorted(state.deselected_skills)
     only = state.deselected_by
     return RunRecord(
@@ -50,6 +56,7 @@ def build_record(state: SessionState) -> RunRecord:
             {"skill_name": name, "script_count": count, "product_note": None}
             for name, count in sorted(state.idle_scripts.items())
         ],
+        aborted=aborted,
     )
 
 
@@ -64,14 +71,33 @@ def _scripts_block(state: SessionState) -> dict[str, Any] | None:
 
 
 def finish_session(session: pytest.Session, state: SessionState, exitstatus: int) -> int:
-    """The exit code: 2 for authoring errors, else the gate's (or 1 if ordinary tests failed)."""
+    """The exit code: 2 for authoring errors, else the gate's (or 1 if ordinary tests failed).
+
+    Never raises: whatever goes wrong here still leaves reports and a summary.
+    """
+    try:
+        return _finish(session, state, exitstatus)
+    except Exception as exc:  # a bug or a hostile value must not end the run unreported
+        reason = f"internal error at session end: {type(exc).__name__}: {first_line(exc)}"
+        code = int(pytest.ExitCode.INTERNAL_ERROR)
+        try:
+            return _finish_aborted(session, state, code, reason)
+        except Exception as again:
+            state.write_errors.append(f"skill-lens could not write its reports: {again!r}")
+            return code
+
+
+def _finish(session: pytest.Session, state: SessionState, exitstatus: int) -> int:
     if state.collection_errors:
         # Under xdist a collection error would otherwise exit 1; it is an authoring error.
-        return int(pytest.ExitCode.INTERRUPTED)
+        return _finish_aborted(session, state, int(pytest.ExitCode.INTERRUPTED))
     if listing_only(session.config):
-        return exitstatus  # listing cases measures nothing, so there is no gate
-    if exitstatus in _KEEP and not _stopped_by_maxfail(session, exitstatus):
-        return exitstatus
+        # Listing cases measures nothing, so there is no gate; the code stays pytest's.
+        return _finish_aborted(session, state, exitstatus, listing=True)
+    watch = get_watch(session.config)
+    stopped = exitstatus in _KEEP or (watch is not None and watch.interrupted)
+    if stopped and not _stopped_by_maxfail(session, exitstatus):
+        return _finish_aborted(session, state, aborted_code(exitstatus))
     settings = state.settings
     record = build_record(state)
     gate = evaluate_gate(
@@ -90,6 +116,29 @@ def finish_session(session: pytest.Session, state: SessionState, exitstatus: int
     return code
 
 
+def _finish_aborted(
+    session: pytest.Session,
+    state: SessionState,
+    code: int,
+    reason: str | None = None,
+    *,
+    listing: bool = False,
+) -> int:
+    """No gate: the reports say the run was aborted, and why."""
+    if reason is None:
+        watch = get_watch(session.config)
+        fallback = f"the session ended with pytest's exit code {code} and no gate"
+        reason = watch.reason(code, listing=listing) if watch is not None else fallback
+    try:
+        record = build_record(state, aborted=reason)
+    except Exception:  # what ran is lost then, but not the verdict
+        record = RunRecord(aborted=reason)
+    gate = aborted_gate(reason, code)
+    state.record, state.gate = record, gate
+    state.write_errors = _write_reports(state, record, gate)
+    return code
+
+
 def _stopped_by_maxfail(session: pytest.Session, exitstatus: int) -> bool:
     """pytest-xdist reports -x/--maxfail as an interruption; it is a gate matter (not run)."""
     maxfail = int(session.config.option.maxfail or 0)
@@ -97,29 +146,15 @@ def _stopped_by_maxfail(session: pytest.Session, exitstatus: int) -> bool:
 
 
 def _write_reports(state: SessionState, record: RunRecord, gate: GateResult) -> list[str]:
-    errors: list[str] = []
-    targets: list[tuple[str, Path | None, Any]] = [
-        ("JSON", state.json_path, lambda: render_json(record, gate)),
-        (
-            "Markdown",
-            state.markdown_path,
-            lambda: render_markdown(
-                record,
-                gate,
-                max_chars=state.markdown_max_chars,
-                full_output=state.settings.full_output,
-            ),
-        ),
-    ]
-    for label, path, render in targets:
-        if path is None:
-            continue
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render(), encoding="utf-8")
-        except OSError as exc:
-            errors.append(f"Failed to write {label} report to {path}: {exc.strerror or exc}")
-    return errors
+    targets = report_targets(
+        record,
+        gate,
+        state.json_path,
+        state.markdown_path,
+        markdown_max_chars=state.markdown_max_chars,
+        full_output=state.settings.full_output,
+    )
+    return write_report_files(targets)
 
 
 def add_scripts_to_junit(path: Path, state: SessionState) -> None:
@@ -151,12 +186,18 @@ def mark_failed_gate_in_junit(path: Path, state: SessionState) -> None:
 def write_summary(terminalreporter: Any, state: SessionState) -> None:
     record = state.record
     if state.gate is None or record is None:
+        if state.write_errors:  # session finish itself broke: say so
+            terminalreporter.section("skill-lens")
+            for line in state.write_errors:
+                terminalreporter.write_line(one_line(line), red=True)
         return
+    if record.aborted is not None and listing_only(terminalreporter.config):
+        return  # the listing is the output; the report files say nothing was run
     terminalreporter.section("skill-lens")
     for line in summary_lines(record, state.gate):
         terminalreporter.write_line(line)
     for line in state.write_errors:
-        terminalreporter.write_line(line, red=True)
+        terminalreporter.write_line(one_line(line), red=True)
     if state.other_failures:
         terminalreporter.write_line(f"{state.other_failures} ordinary test(s) failed: exit code 1")
 

@@ -3,7 +3,11 @@
 Consumers of the original tool's report keep working: every upstream key is
 here with its meaning, and what we add (``deselected_skills``, and per outcome
 ``nodeid``, the token split, ``skill_triggered``, ``skill_triggered_by_session``
-and ``tool_calls``) only adds.
+and ``tool_calls``) only adds, as do ``aborted`` and ``aborted_reason``: a session that
+ended without a gate still writes its report, saying so, so no earlier green survives.
+
+The file is strict JSON in UTF-8: lone surrogates become U+FFFD and a NaN or infinity
+becomes null (see :mod:`.printable`); every other character is kept, escaped.
 """
 
 from __future__ import annotations
@@ -17,13 +21,15 @@ from ..gate.outcome import Outcome
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import pass_rate, pass_rate_by_skill
 from ..score.check import Score
+from .printable import scrub, scrub_data
 
 _HOOK_KEYS = ("name", "event", "outcome", "exit_code", "stdout", "stderr")
 _NOT_RUN_KEYS = ("skill_name", "case_name", "runner", "arm", "repeat_index")
 
 
 def render_json(record: RunRecord, gate: GateResult) -> str:
-    return json.dumps(report_dict(record, gate), indent=2, default=str)
+    data = scrub_data(report_dict(record, gate))
+    return json.dumps(data, indent=2, default=lambda value: scrub(str(value)), allow_nan=False)
 
 
 def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
@@ -42,6 +48,9 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "not_run": [_not_run_dict(item) for item in record.not_run],
         "spend_ceiling": None,
         "gate": {"passed": gate.passed, "exit_code": gate.exit_code, "reasons": list(gate.reasons)},
+        # Additive: true when the session ended without a gate, and why.
+        "aborted": record.aborted is not None,
+        "aborted_reason": record.aborted,
     }
 
 

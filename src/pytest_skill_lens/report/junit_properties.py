@@ -11,6 +11,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
+from .printable import printable
+
 SCRIPTS_PROPERTY = "skill_lens_scripts"
 # The names the original skill-lens CLI writes, so tools that read its JUnit keep working.
 SANDBOX_PROPERTY = "skill-lens.scripts.sandbox"
@@ -40,5 +42,8 @@ def add_suite_properties(xml_text: str, properties: Sequence[tuple[str, str]]) -
             properties_element = ET.Element("properties")
             suite.insert(0, properties_element)  # the schema puts it before the test cases
         for name, value in properties:
-            ET.SubElement(properties_element, "property", name=name, value=value)
+            # XML 1.0 allows no C0 control but tab, newline and CR.
+            ET.SubElement(
+                properties_element, "property", name=printable(name), value=printable(value)
+            )
     return '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")

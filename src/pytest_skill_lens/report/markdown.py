@@ -1,7 +1,12 @@
 """The Markdown report (GitHub-flavoured), sized for a pull-request comment or job summary.
 
 Names, details and model output are untrusted: inline text is escaped with its
-newlines collapsed, and anything longer is fenced with a fence it cannot close.
+newlines collapsed, anything longer is fenced with a fence it cannot close, and the
+finished text goes through :func:`~.printable.printable` (no lone surrogate, terminal
+escape or bidi override survives; see there).
+
+A session that ended without a gate (``record.aborted``) gets the same report under
+an "aborted" heading with the reason, never a verdict it did not reach.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import pass_rate_by_skill
 from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
+from .printable import printable
 from .terminal import (
     COST_NOTE,
     JUDGE_NOTE,
@@ -25,6 +31,9 @@ from .terminal import (
 )
 
 TRUNCATED_NOTE = "_Truncated — see the JSON report artifact._"
+ABORTED_HEADING = "## skill-lens — ❌ run aborted, no gate was computed"
+ABORTED_TITLE = "### Run aborted"
+GATE_FAILED_TITLE = "### Gate failed"
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~#&])")
 _LINE_START = re.compile(r"^(\d+)([.)])|^([-+=])")
@@ -48,7 +57,12 @@ def render_markdown(
     if max_chars is not None and max_chars < 1:
         raise ValueError("max_chars must be at least 1")
     counts = Counts.of(record)
-    head = [verdict_heading(gate), summary_line(counts)]
+    if record.aborted is not None:
+        head = [ABORTED_HEADING]
+        if record.outcomes:  # what ran before the stop, so it is not lost
+            head.append(summary_line(counts))
+    else:
+        head = [verdict_heading(gate), summary_line(counts)]
     blocks = [
         block
         for block in (
@@ -62,25 +76,35 @@ def render_markdown(
         if block
     ]
     reasons = list(gate.reasons) if not gate.passed else []
-    return fit(head, reasons, blocks, max_chars)
+    title = ABORTED_TITLE if record.aborted is not None else GATE_FAILED_TITLE
+    # One character in, at most one out: the fitted length still holds.
+    return printable(fit(head, reasons, blocks, max_chars, title=title))
 
 
-def fit(head: list[str], reasons: list[str], blocks: list[str], max_chars: int | None) -> str:
+def fit(
+    head: list[str],
+    reasons: list[str],
+    blocks: list[str],
+    max_chars: int | None,
+    *,
+    title: str = GATE_FAILED_TITLE,
+) -> str:
     """The first variant that fits, from most to least complete.
 
     The order puts what a reviewer needs first (verdict, then why) last in line
     for removal.
     """
-    full = _join([*head, *_gate_section(reasons), *blocks])
+    full = _join([*head, *_gate_section(reasons, title=title), *blocks])
     if max_chars is None or len(full) <= max_chars:
         return full
     for keep in range(len(blocks) - 1, -1, -1):
-        text = _join([*head, *_gate_section(reasons), *blocks[:keep], TRUNCATED_NOTE])
+        gate_part = _gate_section(reasons, title=title)
+        text = _join([*head, *gate_part, *blocks[:keep], TRUNCATED_NOTE])
         if len(text) <= max_chars:
             return text
     text = _join([*head, TRUNCATED_NOTE])
     for shown in range(len(reasons) - 1, -1, -1):
-        gate_part = _gate_section(reasons[:shown], hidden=len(reasons) - shown)
+        gate_part = _gate_section(reasons[:shown], hidden=len(reasons) - shown, title=title)
         text = _join([*head, *gate_part, TRUNCATED_NOTE])
         if len(text) <= max_chars:
             return text
@@ -99,13 +123,15 @@ def summary_line(counts: Counts) -> str:
     )
 
 
-def _gate_section(reasons: Sequence[str], hidden: int = 0) -> list[str]:
+def _gate_section(
+    reasons: Sequence[str], hidden: int = 0, *, title: str = GATE_FAILED_TITLE
+) -> list[str]:
     if not reasons and not hidden:
         return []
     bullets = [f"- {inline(r)}" for r in reasons]
     if hidden:
         bullets.append(f"- _+{hidden} more reason(s) — see the JSON report._")
-    return ["### Gate failed", "\n".join(bullets)]
+    return [title, "\n".join(bullets)]
 
 
 def totals_block(record: RunRecord) -> str | None:

@@ -2,7 +2,9 @@
 
 pytest already prints one line per item and the failure text of each, so this
 section only adds what pytest cannot know: skipped and deselected skills, items
-that never ran, the candidate-only counts, spend, and the gate's verdict.
+that never ran, the candidate-only counts, spend, and the gate's verdict. Every
+line is passed through :func:`~.printable.one_line`: a name or reason cannot move
+the cursor, recolour the terminal or print a line of its own.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import filtered_skills
 from .json_report import Counts, Totals, repeat_index
+from .printable import one_line
 
 NOT_RUN_SHOWN = 20  # a -x run can leave hundreds; the count is in the gate reason
 COST_NOTE = "see per-case cost_note in the JSON report"
@@ -19,6 +22,8 @@ JUDGE_NOTE = "see scores[].cost_note in the JSON report"
 
 
 def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
+    if record.aborted is not None:
+        return [one_line(line) for line in aborted_lines(record, gate)]
     groups = [
         script_lines(record),
         skip_lines(record),
@@ -31,7 +36,18 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
     for group in groups:
         if group:
             lines += [*([""] if lines else []), *group]
-    return lines
+    return [one_line(line) for line in lines]
+
+
+def aborted_lines(record: RunRecord, gate: GateResult) -> list[str]:
+    """A session that ended without a gate: that it is no pass.
+
+    The reason is pytest's own last words above (the collection error, the
+    KeyboardInterrupt, the Exit message), so it is not printed twice; the report
+    files carry it as ``aborted_reason``.
+    """
+    code = gate.exit_code
+    return [f"Run aborted: no gate was computed, so this run is not a pass (exit code {code})."]
 
 
 def script_lines(record: RunRecord) -> list[str]:

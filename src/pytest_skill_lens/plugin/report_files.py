@@ -1,0 +1,90 @@
+"""Writing the report files, so that none is ever left half-written or stale.
+
+Each file is rendered first, then written beside its final name and renamed over
+it: a reader never sees a truncated file, and a crash mid-write leaves the old one
+whole. When a report cannot be rendered or written, the old file at that path is
+removed (an earlier run's green must not stand in for this run), and the failure is
+returned as a line for the summary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..gate.record import GateResult, RunRecord
+from ..report.json_report import render_json
+from ..report.markdown import render_markdown
+
+Target = tuple[str, Path | None, Callable[[], str]]  # label, path (None: not asked), render
+
+
+def report_targets(
+    record: RunRecord,
+    gate: GateResult,
+    json_path: Path | None,
+    markdown_path: Path | None,
+    *,
+    markdown_max_chars: int | None = None,
+    full_output: bool = False,
+) -> list[Target]:
+    """The JSON and Markdown reports of one record, rendered only when written."""
+    return [
+        ("JSON", json_path, lambda: render_json(record, gate)),
+        (
+            "Markdown",
+            markdown_path,
+            lambda: render_markdown(
+                record, gate, max_chars=markdown_max_chars, full_output=full_output
+            ),
+        ),
+    ]
+
+
+def write_report_files(targets: Iterable[Target]) -> list[str]:
+    """Write every asked-for report; one message per report that could not be written."""
+    errors: list[str] = []
+    for label, path, render in targets:
+        if path is None:
+            continue
+        try:
+            _write_atomically(path, render())
+        except Exception as exc:  # rendering is ours, but a hostile value must not crash the end
+            cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else None
+            message = f"Failed to write {label} report to {path}: "
+            message += cause or f"{type(exc).__name__}: {exc}"
+            if _remove_stale(path):
+                message += " (the previous file was removed)"
+            errors.append(message)
+    return errors
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    data = text.encode("utf-8")  # before any file is touched: an encoding error changes nothing
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # O_EXCL: a new file of our own (never one planted there), with the usual umask mode.
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        # Renaming replaces the entry itself: a link planted at the path is never followed.
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _remove_stale(path: Path) -> bool:
+    """Remove a regular file left at ``path``; True when there was one."""
+    try:
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+            return True
+    except OSError:
+        pass
+    return False
