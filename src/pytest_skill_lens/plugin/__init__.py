@@ -11,7 +11,9 @@ from .fixtures import (
 from .hooks import (
     pytest_addhooks,
     pytest_addoption,
+    pytest_collect_directory,
     pytest_configure,
+    pytest_load_initial_conftests,
     pytest_report_header,
     skill_lens_config,
 )
@@ -19,7 +21,9 @@ from .hooks import (
 __all__ = [
     "pytest_addhooks",
     "pytest_addoption",
+    "pytest_collect_directory",
     "pytest_configure",
+    "pytest_load_initial_conftests",
     "pytest_report_header",
     "skill_lens_config",
     "skill_lens_judge",

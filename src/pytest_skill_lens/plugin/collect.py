@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -10,18 +11,72 @@ from typing import Any
 import pytest
 
 from ..gcpause import gc_paused
-from ..spec.discovery import eval_files_for
+from ..spec.discovery import (
+    SKILL_FILE,
+    directory_problem,
+    eval_files_for,
+    is_skill_in_scope,
+    reaches_scope,
+)
 from ..spec.errors import AuthoringError, Where
 from ..spec.loader import load_suite
 from ..spec.skill import Skill, load_skill
 from ..spec.suite import LoadedCase
 from ..spec.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
+from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem, case_signature
 from .registry import RegistryError, check_names
 from .state import SessionState, get_state, listing_only
 
 
-class SkillFile(pytest.File):
+class SkillDir(SkillHooks, pytest.Collector):
+    """A skill's directory, or one inside it, collected as data.
+
+    Not a :class:`pytest.Directory`: pytest loads the ``conftest.py`` of every
+    Directory it collects, and imports the Python files its hooks are offered.
+    This yields the skill's ``SKILL.md`` and nothing else from the directory;
+    its subdirectories are walked only for nested skills the run takes in.
+    """
+
+    def __init__(self, *, skill_hooks_dir: Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.skill_hooks_dir = skill_hooks_dir  # read by SkillHooks.ihook
+
+    @classmethod
+    def for_directory(cls, parent: pytest.Collector, path: Path, hooks_dir: Path) -> SkillDir:
+        try:  # the same node id as pytest's own directory collector would have
+            nodeid: str | None = path.relative_to(parent.config.rootpath).as_posix()
+        except ValueError:
+            nodeid = None
+        return cls.from_parent(
+            parent, name=path.name, path=path, nodeid=nodeid, skill_hooks_dir=hooks_dir
+        )
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        state = get_state(self.config)
+        assert state is not None
+        skill_md = self.path / SKILL_FILE
+        if skill_md.is_file() and is_skill_in_scope(skill_md, state.roots):
+            yield SkillFile.from_parent(self, path=skill_md)
+        with os.scandir(self.path) as scanned:
+            entries = sorted(scanned, key=lambda entry: entry.name)
+        for entry in entries:
+            # A symbolic link is not followed: a link to an ancestor would never end.
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            path = Path(entry.path)
+            if not reaches_scope(path, state.roots):
+                continue
+            if self.ihook.pytest_ignore_collect(collection_path=path, config=self.config):
+                continue  # --ignore, norecursedirs, collect_ignore of the conftests above
+            # pytest's own walk (which this replaces) would have judged it in the session.
+            error = directory_problem(path, state.roots)
+            if error is not None:
+                raise self.CollectError("skill-lens authoring error: " + error.message)
+            yield SkillDir.for_directory(self, path, self.skill_hooks_dir)
+
+
+class SkillFile(SkillHooks, pytest.File):
     """``SKILL.md``: the node every case of the skill hangs under."""
 
     def collect(self) -> list[pytest.Item]:

@@ -8,6 +8,7 @@ reads or writes the session's state; only then are the heavy modules imported.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -31,18 +32,49 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    # Before pytest's own loader (trylast): a skill's conftest.py must never load.
+    from .isolation import initial_conftest_anchors, plugin_enabled
+
+    if plugin_enabled(early_config):
+        anchors = initial_conftest_anchors(early_config)
+        if anchors is not None:
+            early_config.known_args_namespace.file_or_dir = anchors
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    # Ahead of pytest's Dir and Package, which would load the skill's conftest.py.
+    if get_state(parent.config) is None:
+        return None
+    from .isolation import skill_dir_hooks
+
+    hooks_dir = skill_dir_hooks(path, parent)
+    if hooks_dir is None:
+        return None
+    from .collect import SkillDir
+
+    return SkillDir.for_directory(parent, path, hooks_dir)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "skill_lens: an eval case collected by pytest-skill-lens")
     if not config.option.skill_lens_paths and not config.getini("skill_lens_paths"):
         return
+    from .aborted import rewrite_reports_before_state, watch_session
     from .configure import build_state
     from .session import SkillLensSession
 
-    state = build_state(config)
+    try:
+        state = build_state(config)
+    except BaseException:
+        rewrite_reports_before_state(config)  # a refused run leaves no earlier green report
+        raise
     if state is not None:
         config.stash[STATE_KEY] = state
         config.pluginmanager.register(SkillLensSession(config, state), PLUGIN_NAME)
+        watch_session(config, state)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

@@ -15,6 +15,7 @@ from ..spec.model import EvalCase
 from ..spec.skill import Skill
 from ..spec.suite import LoadedCase
 from .act import CaseErrored, CaseFailed, errored_outcome, failure_text, perform
+from .isolation import SkillHooks  # hooks as the directory above the skill sees them
 from .state import STATE_KEY, SessionState, get_state
 
 NO_CASES = "(no eval cases)"
@@ -66,7 +67,7 @@ def case_signature(case: EvalCase) -> Callable[..., None]:
     return _SIGNATURES[(case.judge is not None, case.workspace is not None)]
 
 
-class CaseItem(pytest.Function):
+class CaseItem(SkillHooks, pytest.Function):
     """One run of one eval case: the act in setup, the verdict in call.
 
     A :class:`pytest.Function`, so its fixtures are real pytest fixtures that a
@@ -211,7 +212,7 @@ def _tag_marker(
     return mark
 
 
-class SkippedSkillItem(pytest.Item):
+class SkippedSkillItem(SkillHooks, pytest.Item):
     """Stands for a skill with no eval cases, so it shows as skipped everywhere."""
 
     def __init__(self, *, skill_name: str, **kwargs: Any) -> None:

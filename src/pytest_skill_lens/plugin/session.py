@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import tempfile
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,8 @@ from typing import Any
 import pytest
 
 from ..gate.outcome import Outcome
-from ..spec.discovery import SKILL_FILE, is_skill_in_scope
+from ..run.leftovers import sweep
+from ..spec.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..spec.parse_cache import ParseCache
 from .collect import SkillFile
 from .finish import (
@@ -23,6 +25,7 @@ from .finish import (
 )
 from .items import CaseItem
 from .state import SessionState
+from .terminate import install_sigterm
 
 
 class SkillLensSession:
@@ -36,8 +39,12 @@ class SkillLensSession:
         self.config = config
         self.state = state
         self.is_worker = hasattr(config, "workerinput")
+        # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces.
+        self.restore_sigterm = install_sigterm()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if not self.is_worker:  # what a run killed by SIGKILL left behind
+            sweep(Path(tempfile.gettempdir()))
         cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
         if cache is not None:
             self.state.parse_cache = ParseCache(cache.mkdir("skill-lens-parsed"))
@@ -48,6 +55,13 @@ class SkillLensSession:
         if file_path.name != SKILL_FILE or not is_skill_in_scope(file_path, self.state.roots):
             return None
         return SkillFile.from_parent(parent, path=file_path)
+
+    @pytest.hookimpl(tryfirst=True)  # before any hook that returns the directory's collector
+    def pytest_collect_directory(self, path: Path, parent: pytest.Collector) -> None:
+        # pytest walks regular files only: a FIFO SKILL.md would vanish without a word.
+        error = directory_problem(path, self.state.roots)
+        if error is not None:  # reported on the parent, whose node id is still clean
+            raise parent.CollectError("skill-lens authoring error: " + error.message)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -147,6 +161,8 @@ class SkillLensSession:
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.restore_sigterm is not None:
+            self.restore_sigterm()
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path and not self.is_worker:
