@@ -385,6 +385,72 @@ def test_a_link_out_a_fifo_and_a_sparse_giant_fail_their_checks_with_the_refusal
     assert list(temp_root.iterdir()) == []  # deleted, FIFO and giant included
 
 
+_HARD_LINKING_RUNNER = """
+import os
+from pathlib import Path
+
+from pytest_skill_lens.run.result import RunResult
+
+
+class HardLinking:
+    \"\"\"Leaves a hard link to a file outside the workspace under the name a check reads.\"\"\"
+
+    name = "hard-linking"
+
+    def run(self, skill, case, workspace):
+        os.link(Path.cwd() / "secret.txt", workspace / "report.md")
+        return RunResult(output="done")
+
+
+def pytest_skill_lens_runners(config):
+    return {"hard-linking": lambda context: HardLinking()}
+"""
+
+
+def test_a_hard_link_to_a_file_outside_fails_its_checks_and_the_file_stays_unread(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    # A hard link is another name for the same file: containment by path cannot see
+    # that it lies outside, so a file with more than one link is never trusted.
+    (pytester.path / "secret.txt").write_text("SECRET-1234 ERROR\n", encoding="utf-8")
+    cases = [
+        {
+            "name": "linked",
+            "task": "t",
+            "workspace": {},
+            "assertions": [
+                {"kind": "contains", "value": "ERROR", "file": "report.md"},
+                {"kind": "contains", "value": "ERROR", "file_glob": "*.md"},
+                {"kind": "file-produced", "file": "report.md"},
+            ],
+            "judge": {"rubric": ["The report is fine."], "artifacts": ["report.md"]},
+        }
+    ]
+    make_skill(pytester.path / "skills", "files", cases)
+    pytester.makeconftest(_HARD_LINKING_RUNNER + _ECHO_JUDGE)
+    (pytester.path / "skill-lens.toml").write_text('judge = "echo"\n', encoding="utf-8")
+
+    result = pytester.runpytest_subprocess(
+        *("--skill-lens", "skills", "--skill-lens-runner", "hard-linking"),
+        *("--skill-lens-json", "report.json", *QUIET_PLUGINS),
+        timeout=120,
+    )
+
+    assert result.ret == 1, result.stdout.str()
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    (outcome,) = report["outcomes"]
+    assert outcome["status"] == "failed"
+    found = checks(outcome)
+    assert set(found) == {"contains[0]", "contains[1]", "file-produced[2]"}
+    for passed, evidence in found.values():
+        assert not passed
+        assert "report.md has 2 hard links" in evidence, evidence
+    assert "SECRET-1234" not in json.dumps(report)
+    assert "SECRET-1234" not in result.stdout.str()
+    assert (pytester.path / "secret.txt").read_text(encoding="utf-8") == "SECRET-1234 ERROR\n"
+    assert list(temp_root.iterdir()) == []
+
+
 # --- a workspace per work item, and none without a block ------------------------------------------
 
 
