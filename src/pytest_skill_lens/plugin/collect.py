@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ..gcpause import gc_paused
+from ..run.catalog import FEATURE_FIELDS, RunnerDescription
 from ..spec.discovery import (
     SKILL_FILE,
     directory_problem,
@@ -25,7 +26,7 @@ from ..spec.suite import LoadedCase
 from ..spec.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
 from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem, case_signature
-from .registry import RegistryError, check_names
+from .registry import RegistryError, check_names, described_runners
 from .state import SessionState, get_state, listing_only
 
 
@@ -102,7 +103,7 @@ class SkillFile(SkillHooks, pytest.File):
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
         if not listing_only(self.config):
-            _preflight(suite.cases, state.runner_names, skill.name)
+            _preflight(suite.cases, described_runners(self.config, state.runner_names), skill.name)
         arms = ["candidate"]
         repeats = state.settings.repeat
         # Items asking for the same fixtures share their resolution, done once per file
@@ -143,14 +144,14 @@ def item_name(case_name: str, runner: str, arm: str, repeat_index: int) -> str:
     return f"{case_name}[{runner}{suffix}]"
 
 
-# Runners that know every tool the agent has, so a trajectory name they cannot
-# find is an authoring error. Products cannot list their own tools.
-DECLARED_TOOLS_ONLY = ("fake", "pydantic-ai", "langchain")
-
-
-def _preflight(cases: tuple[LoadedCase, ...], runners: list[str], skill_name: str) -> None:
+def _preflight(
+    cases: tuple[LoadedCase, ...], runners: list[RunnerDescription], skill_name: str
+) -> None:
     """Runner-dependent rules, applied before any item runs (not under --collect-only)."""
-    strict = [r for r in runners if r in DECLARED_TOOLS_ONLY]
+    for loaded in cases:
+        _check_served(loaded, runners)
+    # A runner that knows every tool its agent has can never see a call to another.
+    strict = [r.name for r in runners if r.declares_every_tool]
     if not strict:
         return
     for loaded in cases:
@@ -169,6 +170,21 @@ def _preflight(cases: tuple[LoadedCase, ...], runners: list[str], skill_name: st
             + f"; runner {strict[0]!r} can never see such a call",
             where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
             fix=fix,
+        )
+
+
+def _check_served(loaded: LoadedCase, runners: list[RunnerDescription]) -> None:
+    for runner in runners:
+        feature = runner.unserved(loaded.case)
+        if feature is None:
+            continue
+        spelled = FEATURE_FIELDS[feature]
+        raise AuthoringError(
+            f"the case uses {spelled}, which runner {runner.name!r} does not serve",
+            where=Where(
+                loaded.file, loaded.line, loaded.name, loaded.index, spelled.partition(":")[0]
+            ),
+            fix=f"run the case under another runner, or drop {spelled} from it",
         )
 
 

@@ -12,13 +12,13 @@ from typing import Any, NoReturn
 
 import pytest
 
+from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
+from ..score.judges.catalog import BUILTIN_JUDGES, builtin_judge
 from ..settings import Settings, find_config, load_settings
 from ..spec.discovery import directory_problem
 from ..spec.errors import ConfigError
 from ..spec.regular_files import special_kind
 from .state import SessionState, listing_only
-
-KEYED_RUNNERS = ("pydantic-ai", "langchain")
 
 
 def user_error(message: str, fix: str | None = None) -> NoReturn:
@@ -210,7 +210,7 @@ def _prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str
 
 
 def _preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
-    """Endpoint, model and API key of a keyed runner, checked before anything is spent."""
+    """Endpoint, model and API key of each built-in runner, checked before anything is spent."""
     from ..run.providers import base_url_problem
 
     if settings.base_url:
@@ -221,57 +221,47 @@ def _preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
                 "set --skill-lens-base-url or base_url to an http(s) URL such as "
                 "http://localhost:11434/v1",
             )
-    for runner in settings.runner_names:
-        if runner in KEYED_RUNNERS:
-            _preflight_runner(runner, settings, collect_only=collect_only)
+    for name in settings.runner_names:
+        description = builtin_runner(name)
+        if description is not None:  # a plugin's runner is checked once it is registered
+            _preflight_runner(description, settings, collect_only=collect_only)
 
 
-def _preflight_runner(runner: str, settings: Settings, *, collect_only: bool) -> None:
-    """The model and API key one keyed runner needs; its module is light (no framework)."""
-    from importlib import import_module
-
-    from ..run.providers import missing_api_key
-
-    module = import_module(f"..run.runners.{runner.replace('-', '_')}", __package__)
-    if module.missing_extra(settings.model) is not None:
+def _preflight_runner(
+    description: RunnerDescription, settings: Settings, *, collect_only: bool
+) -> None:
+    """The settings and API key one runner needs, checked without importing its framework."""
+    if description.extra_problem(settings) is not None:
         return  # collection stops the run naming the extra to install
-    problem = module.settings_problem(settings)
+    problem = description.settings_problem(settings)
+    if problem is None and not collect_only:  # listing cases spends nothing
+        problem = description.key_problem(settings)
     if problem is not None:
-        user_error(problem, "fix --skill-lens-model / model, or --skill-lens-base-url / base_url")
-    variable = missing_api_key(settings.model)
-    if variable is not None and not collect_only:  # listing cases spends nothing
-        user_error(
-            f"the runner {runner!r} needs {variable} for the model {settings.model!r}, "
-            "and it is not set",
-            f"export {variable}=... (API keys are read from the environment only; a "
-            "self-hosted endpoint that takes none accepts any placeholder value)",
-        )
+        user_error(*problem)
 
 
 def _check_unread_flags(
     option: Any, runners: list[str], judge: str, *, judge_inherits: bool = True
 ) -> None:
     """A flag nothing will read is refused rather than silently ignored."""
-    builtin_only = all(
-        r in ("fake", *KEYED_RUNNERS, "copilot", "claude-code", "cli") for r in runners
-    )
-    if not builtin_only:
+    described = [builtin_runner(name) for name in runners]
+    if any(description is None for description in described):
         return  # a plugin's runner may read any setting
-    keyed_runner = any(r in KEYED_RUNNERS for r in runners)
+    keyed_runner = any(d is not None and d.reads_model for d in described)
     # A judge reads the runners' model (and endpoint) only when it has no judge_model.
-    keyed_judge = judge in KEYED_RUNNERS and judge_inherits
-    if option.skill_lens_model is not None and not keyed_runner and not keyed_judge:
-        user_error(
-            "--skill-lens-model is read by no runner or judge in this run",
-            "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai "
-            "or --skill-lens-runner langchain)",
-        )
-    if option.skill_lens_base_url is not None and not keyed_runner and not keyed_judge:
-        user_error(
-            "--skill-lens-base-url is read by no runner or judge in this run",
-            "drop the flag, or name a runner that reads it (--skill-lens-runner pydantic-ai "
-            "or --skill-lens-runner langchain)",
-        )
+    judge_description = builtin_judge(judge)
+    keyed_judge = judge_description is not None and judge_description.reads_model
+    keyed_judge = keyed_judge and judge_inherits
+    readers = " or ".join(f"--skill-lens-runner {d.name}" for d in BUILTIN_RUNNERS if d.reads_model)
+    for flag, given in (
+        ("--skill-lens-model", option.skill_lens_model),
+        ("--skill-lens-base-url", option.skill_lens_base_url),
+    ):
+        if given is not None and not keyed_runner and not keyed_judge:
+            user_error(
+                f"{flag} is read by no runner or judge in this run",
+                f"drop the flag, or name a runner that reads it ({readers})",
+            )
 
 
 def _preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> None:
@@ -280,11 +270,14 @@ def _preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> 
 
     judge = settings.judge
     flag = option.skill_lens_judge_model
-    if flag is not None and judge in ("fake", "copilot", "claude-code", "cli"):
+    description = builtin_judge(judge)
+    if flag is not None and description is not None and not description.reads_model:
+        readers = [d.name for d in BUILTIN_JUDGES if d.reads_model]
+        alternatives = "".join(f' (or "{name}")' for name in readers[1:])
         user_error(
-            f"--skill-lens-judge-model is read only by a pydantic-ai or langchain judge, "
+            f"--skill-lens-judge-model is read only by a {' or '.join(readers)} judge, "
             f"and the judge is {judge!r}",
-            'drop the flag, or set judge = "pydantic-ai" (or "langchain") in skill-lens.toml',
+            f'drop the flag, or set judge = "{readers[0]}"{alternatives} in skill-lens.toml',
         )
     if flag is not None and not flag.strip():
         user_error(
@@ -292,14 +285,12 @@ def _preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> 
             "give it a model as provider:name (e.g. openai:gpt-4o-mini), or drop the flag to "
             "let the judge use the runners' model",
         )
-    for check in (settings_problem, missing_extra, missing_key):
-        if check is missing_key and collect_only:
-            return  # listing cases spends nothing
-        problem = check(judge, settings)
-        if problem is None:
-            continue
-        if check is missing_extra:
-            return  # collection stops the run naming the extra to install
+    problem = settings_problem(judge, settings)
+    if problem is None and missing_extra(judge, settings) is not None:
+        return  # collection stops the run naming the extra to install
+    if problem is None and not collect_only:  # listing cases spends nothing
+        problem = missing_key(judge, settings)
+    if problem is not None:
         user_error(*problem)
 
 

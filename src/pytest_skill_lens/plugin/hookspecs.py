@@ -24,24 +24,33 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from ..run.catalog import RunnerDescription
     from ..run.runner import RunnerFactory
     from ..score.check import Evaluator
     from ..score.judge import JudgeFactory
+    from ..score.judges.catalog import JudgeDescription
 
 
 @pytest.hookspec
-def pytest_skill_lens_runners(config: pytest.Config) -> Mapping[str, RunnerFactory]:
-    """Runner factories by name. A factory takes a ``RunnerContext`` and returns a ``Runner``.
+def pytest_skill_lens_runners(
+    config: pytest.Config,
+) -> Mapping[str, RunnerFactory | RunnerDescription]:
+    """Runners by name: a factory (``RunnerContext`` -> ``Runner``), or a ``RunnerDescription``.
 
-    Names must not repeat a built-in runner (``fake``, ``pydantic-ai``,
-    ``langchain``, ``copilot``, ``claude-code``, ``cli``) or another plugin's.
+    A bare factory serves every case feature and is held to no tool-name rule; a
+    description under its own name can say what the runner needs (an extra, a
+    settings check, an API key) and serves. Names must not repeat a built-in runner
+    (``fake``, ``pydantic-ai``, ``langchain``, ``copilot``, ``claude-code``, ``cli``)
+    or another plugin's.
     """
     raise NotImplementedError
 
 
 @pytest.hookspec
-def pytest_skill_lens_judges(config: pytest.Config) -> Mapping[str, JudgeFactory]:
-    """Judge factories by name, chosen with ``judge = "<name>"`` in ``skill-lens.toml``."""
+def pytest_skill_lens_judges(
+    config: pytest.Config,
+) -> Mapping[str, JudgeFactory | JudgeDescription]:
+    """Judges by name, chosen with ``judge = "<name>"``: a factory, or a ``JudgeDescription``."""
     raise NotImplementedError
 
 

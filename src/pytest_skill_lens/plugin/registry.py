@@ -1,151 +1,154 @@
-"""Which runners and judges exist: the built-ins plus what conftests register."""
+"""Which runners and judges exist: the built-in descriptions plus what plugins register."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from importlib import import_module
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
-from ..run.fake import FakeRunner
-from ..run.runner import Runner, RunnerContext, RunnerFactory
-from ..score.judge import FakeJudge, Judge, JudgeContext, JudgeFactory
-from .state import get_state
-
-
-def _pydantic_ai(context: RunnerContext) -> Runner:
-    # Imported here: the framework loads only when a case is about to run.
-    from ..run.runners.pydantic_ai import PydanticAIRunner
-
-    return PydanticAIRunner(context.settings, sandbox=context.sandbox)
-
-
-def _langchain(context: RunnerContext) -> Runner:
-    from ..run.runners.langchain import LangChainRunner
-
-    return LangChainRunner(context.settings, sandbox=context.sandbox)
-
-
-BUILTIN_RUNNERS: dict[str, RunnerFactory] = {
-    "fake": lambda context: FakeRunner(),
-    "pydantic-ai": _pydantic_ai,
-    "langchain": _langchain,
-}
-# The framework runners, each with the module that says whether its extra is installed.
-FRAMEWORK_RUNNERS = {
-    "pydantic-ai": "..run.runners.pydantic_ai",
-    "langchain": "..run.runners.langchain",
-}
-
-
-def _pydantic_ai_judge(context: JudgeContext) -> Judge:
-    from ..score.judges.pydantic_ai import PydanticAIJudge
-
-    return PydanticAIJudge(context.settings)
-
-
-def _langchain_judge(context: JudgeContext) -> Judge:
-    from ..score.judges.langchain import LangChainJudge
-
-    return LangChainJudge(context.settings)
-
-
-BUILTIN_JUDGES: dict[str, JudgeFactory] = {
-    "fake": lambda context: FakeJudge(),
-    "pydantic-ai": _pydantic_ai_judge,
-    "langchain": _langchain_judge,
-}
-# Named in the specification and reserved, but not built in this version yet.
-PLANNED: dict[str, tuple[str, ...]] = {
-    "runner": ("copilot", "claude-code", "cli"),
-    "judge": ("copilot", "claude-code", "cli"),
-}
+from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
+from ..run.requirements import Problem
+from ..run.runner import Runner, RunnerContext
+from ..score.judge import Judge, JudgeContext
+from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
+from ..settings import Settings
+from .state import get_state, listing_only
 
 
 class RegistryError(Exception):
     pass
 
 
+class _Described(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def factory(self) -> Callable[..., Any] | None: ...
+
+    @property
+    def planned(self) -> bool: ...
+
+
+D = TypeVar("D", bound=_Described)
+
+
 def _merge(
-    kind: str, builtins: Mapping[str, Any], contributions: list[Mapping[str, Any]]
-) -> dict[str, Any]:
-    merged = dict(builtins)
+    kind: str,
+    builtins: Iterable[D],
+    contributions: list[Mapping[str, Any]],
+    describe: Callable[[str, Any], D],
+) -> dict[str, D]:
+    """Built-in descriptions and the hook's, by name (``describe`` reads one hook value)."""
+    merged = {d.name: d for d in builtins if not d.planned}
+    planned = {d.name for d in builtins if d.planned}
     for contribution in contributions:
-        for name, factory in (contribution or {}).items():
-            if name in merged or name in PLANNED[kind]:
+        for name, given in (contribution or {}).items():
+            if name in merged or name in planned:
                 raise RegistryError(
                     f"a plugin registers the {kind} {name!r}, which is already taken; "
                     "give it another name"
                 )
-            if not callable(factory):
+            description = describe(name, given)
+            if description.name != name:
+                raise RegistryError(
+                    f"a plugin registers the {kind} {name!r} with the description of "
+                    f"{description.name!r}; register it under its own name"
+                )
+            if not callable(description.factory):
                 raise RegistryError(
                     f"the {kind} {name!r} was registered with something not callable"
                 )
-            merged[name] = factory
+            merged[name] = description
     return merged
 
 
-def runner_factories(config: pytest.Config) -> dict[str, RunnerFactory]:
-    return _merge("runner", BUILTIN_RUNNERS, config.hook.pytest_skill_lens_runners(config=config))
+def _runner(name: str, given: Any) -> RunnerDescription:
+    # A bare factory is described as plugin runners always were: the defaults.
+    return given if isinstance(given, RunnerDescription) else RunnerDescription(name, given)
 
 
-def judge_factories(config: pytest.Config) -> dict[str, JudgeFactory]:
-    return _merge("judge", BUILTIN_JUDGES, config.hook.pytest_skill_lens_judges(config=config))
+def _judge(name: str, given: Any) -> JudgeDescription:
+    return given if isinstance(given, JudgeDescription) else JudgeDescription(name, given)
+
+
+def runner_descriptions(config: pytest.Config) -> dict[str, RunnerDescription]:
+    contributions = config.hook.pytest_skill_lens_runners(config=config)
+    return _merge("runner", BUILTIN_RUNNERS, contributions, _runner)
+
+
+def judge_descriptions(config: pytest.Config) -> dict[str, JudgeDescription]:
+    contributions = config.hook.pytest_skill_lens_judges(config=config)
+    return _merge("judge", BUILTIN_JUDGES, contributions, _judge)
+
+
+def described_runners(config: pytest.Config, names: list[str]) -> list[RunnerDescription]:
+    """The descriptions of the runners ``names`` (each checked to exist)."""
+    runners = runner_descriptions(config)
+    return [runners[name] for name in names]
 
 
 def check_names(config: pytest.Config, runner_names: list[str], judge_name: str) -> None:
-    """Raise :class:`RegistryError` when a named runner or judge does not exist."""
-    runners = runner_factories(config)
+    """Raise :class:`RegistryError` when a named runner or judge does not exist or cannot run.
+
+    A built-in's settings and key were checked at configure time; a plugin's are
+    checked here, once every ``conftest.py`` on the way has registered its own.
+    """
+    state = get_state(config)
+    runners = runner_descriptions(config)
     for name in runner_names:
         if name not in runners:
-            raise RegistryError(_unknown("runner", name, runners))
-        if name in FRAMEWORK_RUNNERS:
-            _require_extra(config, name)
-    judges = judge_factories(config)
+            raise RegistryError(_unknown("runner", name, runners, builtin_runner(name)))
+        if state is not None:
+            _require(runners[name], state.settings, config, builtin_runner(name) is None)
+    judges = judge_descriptions(config)
     if judge_name not in judges:
-        raise RegistryError(_unknown("judge", judge_name, judges))
-    _require_judge_extra(config, judge_name)
+        raise RegistryError(_unknown("judge", judge_name, judges, builtin_judge(judge_name)))
+    if state is not None:
+        _require(judges[judge_name], state.settings, config, builtin_judge(judge_name) is None)
 
 
-def _require_judge_extra(config: pytest.Config, judge: str) -> None:
-    """A framework judge is available only with its extra installed (checked, not imported)."""
-    from ..score.judges.preflight import missing_extra
+class _Checked(Protocol):
+    def extra_problem(self, settings: Settings) -> Problem | None: ...
 
-    state = get_state(config)
-    if state is None:
-        return
-    problem = missing_extra(judge, state.settings)
+    def settings_problem(self, settings: Settings) -> Problem | None: ...
+
+    def key_problem(self, settings: Settings) -> Problem | None: ...
+
+
+def _require(
+    description: _Checked, settings: Settings, config: pytest.Config, from_plugin: bool
+) -> None:
+    """Its extra installed (checked, not imported); a plugin's settings and key as well."""
+    problem = description.extra_problem(settings)
+    if problem is None and from_plugin:
+        problem = description.settings_problem(settings)
+        if problem is None and not listing_only(config):  # listing cases spends nothing
+            problem = description.key_problem(settings)
     if problem is not None:
         raise RegistryError(f"{problem[0]}; {problem[1]}")
 
 
-def _require_extra(config: pytest.Config, runner: str) -> None:
-    """A framework runner is available only with its extra installed (checked, not imported)."""
-    # The runner's module is light: it finds the framework's modules without importing them.
-    module = import_module(FRAMEWORK_RUNNERS[runner], __package__)
-    state = get_state(config)
-    missing = module.missing_extra(state.settings.model if state is not None else None)
-    if missing is not None:
-        raise RegistryError(
-            f"the runner {runner!r} needs the {runner} extra, which is not installed "
-            f"(no module named {missing!r}); install it: {module.EXTRA_INSTALL}"
-        )
-
-
-def _unknown(kind: str, name: str, known: Mapping[str, Any]) -> str:
-    if name in PLANNED[kind]:
+def _unknown(kind: str, name: str, known: Mapping[str, Any], builtin: _Described | None) -> str:
+    available = ", ".join(sorted(known))
+    if builtin is not None and builtin.planned:
         return (
             f"the {kind} {name!r} is not available in this version of pytest-skill-lens yet; "
-            f"available: {', '.join(sorted(known))}"
+            f"available: {available}"
         )
-    return f"unknown {kind} {name!r}; available: {', '.join(sorted(known))}"
+    return f"unknown {kind} {name!r}; available: {available}"
 
 
-def build_runner(config: pytest.Config, name: str, settings: Any, sandbox: Any = None) -> Any:
-    context = RunnerContext(name=name, settings=settings, sandbox=sandbox)
-    return runner_factories(config)[name](context)
+def build_runner(
+    config: pytest.Config, name: str, settings: Settings, sandbox: Any = None
+) -> Runner:
+    factory = runner_descriptions(config)[name].factory
+    assert factory is not None  # a planned runner never gets past check_names
+    return factory(RunnerContext(name=name, settings=settings, sandbox=sandbox))
 
 
-def build_judge(config: pytest.Config, name: str, settings: Any) -> Any:
-    return judge_factories(config)[name](JudgeContext(name=name, settings=settings))
+def build_judge(config: pytest.Config, name: str, settings: Settings) -> Judge:
+    factory = judge_descriptions(config)[name].factory
+    assert factory is not None  # a planned judge never gets past check_names
+    return factory(JudgeContext(name=name, settings=settings))

@@ -1,76 +1,34 @@
 """The ``langchain`` runner: a LangChain 1.x ``create_agent`` agent with the case's mock tools.
 
-Nothing from LangChain is imported at module level: the plugin imports this
-module to check the extra and the settings, and collecting must not load a
-framework. The agent itself is built in :mod:`.langchain_agent`, imported by
-:meth:`LangChainRunner.run` only. What the runner does, per attempt:
-
-* builds the chat model: ``openai:`` is ``ChatOpenAI`` on the Chat Completions
-  API (at ``base_url`` when one is set, so any OpenAI-compatible server works),
-  ``anthropic:`` is ``ChatAnthropic``; no other prefix is served (preflight
-  refuses it with the fix);
-* under ``mode: offered``, keeps the skill out of the system prompt and offers
-  it as a tool instead (:mod:`..skill_tool`); ``skill_triggered`` is whether the
-  attempt's recorded calls include it;
-* hands the model every tool definition exactly as declared, in the
-  provider's own format, so LangChain's schema conversion (which inlines
-  ``$ref``, drops ``title``) never touches it, and no ``strict`` flag is added;
-* answers every call from the mock (or built-in) tool with the arguments as
-  the model sent them, never validated or coerced by the framework;
-* stops the agent at the first model response that takes the run's token
-  total over the case's ``budget.max_tokens``;
-* reads everything it reports from the agent's messages, which are kept
-  after every step, so a run that stops or fails still says what it did.
+Nothing from LangChain is imported here: the plugin imports this module to check
+the settings before anything is collected. The agent is built in
+:mod:`.langchain_agent`, imported by :meth:`LangChainRunner.attempt` only; what
+reaches the model and what is measured is in ``docs/runners.md``.
 """
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
 from ...settings import Settings
 from ...spec.model import EvalCase
 from ...spec.skill import Skill
-from ..providers import provider_of
 from ..result import RunResult
 from ..retry import Attempt, transient_status
 from ..skill_tool import skill_triggered
 from ..workspace import Workspace
 from .framework import FrameworkRunner
+from .langchain_model import EXTRA_INSTALL as EXTRA_INSTALL
+from .langchain_model import PROVIDER_MODULES as PROVIDER_MODULES
+from .langchain_model import missing_extra as missing_extra
+from .langchain_model import model_problem
 
 NAME = "langchain"
-EXTRA_INSTALL = 'pip install "pytest-skill-lens[langchain]"'
 STOP_NOTE = "langchain stopped the run before the agent finished, at the case's max_tokens"
 NO_USAGE_NOTE = "langchain received no token usage from the provider"
-# The provider prefixes this runner serves, and the integration package each needs.
-PROVIDER_MODULES = {"openai": "langchain_openai", "anthropic": "langchain_anthropic"}
-
-
-def missing_extra(model: str | None = None) -> str | None:
-    """The module the runner needs that is not installed, found without importing it."""
-    needed = ["langchain", "langgraph", "genai_prices"]
-    if model is not None and provider_of(model) in PROVIDER_MODULES:
-        needed.append(PROVIDER_MODULES[provider_of(model)])
-    for module in needed:
-        if find_spec(module) is None:
-            return module
-    return None
 
 
 def settings_problem(settings: Settings) -> str | None:
     """A model this runner cannot serve, said before any case runs."""
-    prefix = provider_of(settings.model)
-    if not prefix or not settings.model.partition(":")[2]:
-        return (
-            f"the model {settings.model!r} is not of the form provider:name "
-            "(e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5)"
-        )
-    if prefix not in PROVIDER_MODULES:
-        return (
-            f"the langchain runner serves openai: and anthropic: models, not {prefix}:; "
-            "a self-hosted or gateway model is reached as openai:<name> with base_url "
-            "set to its OpenAI-compatible endpoint"
-        )
-    return None
+    return model_problem(settings.model, role="runner", base_url_key="base_url")
 
 
 class LangChainRunner(FrameworkRunner):

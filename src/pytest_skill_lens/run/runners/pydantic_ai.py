@@ -1,26 +1,9 @@
 """The ``pydantic-ai`` runner: a real PydanticAI ``Agent`` with the case's mock tools.
 
-``pydantic_ai`` is imported inside :meth:`PydanticAIRunner.run` only, so
-collecting, listing and every other runner never load it. What the runner
-does, per attempt:
-
-* builds the model: ``openai:`` (and ``openai-chat:``) always goes to the Chat
-  Completions API, the one every OpenAI-compatible server speaks, at
-  ``base_url`` when one is set; ``ollama:`` and ``anthropic:`` take the
-  endpoint too; any other prefix is built by pydantic-ai as it would be;
-* registers each mock tool with its JSON schema exactly as declared (the
-  framework's schema rewriting is switched off for the models built here, and
-  no ``strict`` flag is added);
-* in a case with a workspace, also registers ``list_files``, ``read_file`` and
-  ``write_file`` over the directory it is handed, and appends the workspace
-  preamble to the system prompt; their calls are recorded like any other;
-* under ``mode: offered``, keeps the skill out of the system prompt and registers
-  it as a tool instead (:mod:`..skill_tool`); ``skill_triggered`` is whether the
-  attempt's recorded calls include it;
-* runs the task with the case's ``budget.max_tokens`` as a usage limit, so a
-  runaway run stops at the first response over it;
-* reads everything it reports (tool calls, output, tokens, model) from the
-  messages of the run, which are kept even when the run stops or fails.
+``pydantic_ai`` is imported inside :meth:`PydanticAIRunner.attempt` only, so the
+plugin can import this module to check the settings without loading the
+framework. The model is built in :mod:`.pydantic_ai_model` (shared with the
+judge); what reaches the model and what is measured is in ``docs/runners.md``.
 """
 
 from __future__ import annotations
@@ -43,7 +26,6 @@ from .framework import FrameworkRunner
 from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
 from .pydantic_ai_model import build_model, model_problem, response_usage
 from .pydantic_ai_model import is_transient as is_transient
-from .pydantic_ai_model import missing_extra as missing_extra
 
 NAME = "pydantic-ai"
 STOP_NOTE = "pydantic-ai stopped the run before the agent finished, at the case's max_tokens"

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..pricing import ResponseUsage
 from ..providers import provider_of
+from ..requirements import Extra, form_problem
 from ..retry import transient_status
 
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
@@ -44,14 +45,16 @@ def missing_extra(model: str | None = None) -> str | None:
     return None
 
 
+# What the pydantic-ai runner and judge need installed.
+EXTRA = Extra("pydantic-ai", EXTRA_INSTALL, missing_extra)
+
+
 def model_problem(model: str, base_url: str) -> str | None:
     """Why pydantic-ai cannot serve ``model`` at ``base_url`` (``""``: the default), or None."""
+    problem = form_problem(model)
+    if problem is not None:
+        return problem
     prefix = provider_of(model)
-    if not prefix or not model.partition(":")[2]:
-        return (
-            f"the model {model!r} is not of the form provider:name "
-            "(e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5)"
-        )
     if base_url and prefix not in BASE_URL_PREFIXES:
         return (
             f"pydantic-ai cannot send {prefix}: models to base_url; only "

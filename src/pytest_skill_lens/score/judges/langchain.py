@@ -1,13 +1,9 @@
 """``judge = "langchain"``: a LangChain chat model with structured output returns the verdict.
 
-LangChain is imported inside :meth:`LangChainJudge.judge` only. The chat model
-is the one the ``langchain`` runner builds (``ChatOpenAI`` on Chat Completions,
-or ``ChatAnthropic``), from the judge's model, endpoint and temperature
-(:mod:`.resolve`). The verdict comes through ``with_structured_output`` by
-tool calling, the ``JudgeOutput`` tool forced; a reply it cannot parse (no
-call, arguments that are not JSON, a shape that does not fit) is unreadable:
-errored after a single attempt, never a low score. Transient provider failures
-are retried as the runner's are. Nothing here raises.
+LangChain is imported inside :meth:`LangChainJudge.attempt` only. The chat model
+is the one the ``langchain`` runner builds, from the judge's model, endpoint and
+temperature (:mod:`.resolve`); the verdict rules are in ``docs/judges.md``.
+Nothing here raises.
 """
 
 from __future__ import annotations

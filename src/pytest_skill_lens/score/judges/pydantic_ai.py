@@ -1,13 +1,8 @@
 """``judge = "pydantic-ai"``: a PydanticAI agent with no tools that returns a structured verdict.
 
-``pydantic_ai`` is imported inside :meth:`PydanticAIJudge.judge` only. The model
-is built as the ``pydantic-ai`` runner builds its own
-(:mod:`...run.runners.pydantic_ai_model`), from the judge's model and endpoint
-(:mod:`.resolve`). The verdict is the model's one call to the ``JudgeOutput``
-tool (:mod:`.output`); a reply that makes no such call, or one whose arguments
-do not fit, is unreadable: errored after a single attempt, never re-asked and
-never a low score. Transient provider failures are retried as the runners'
-are. Nothing here raises.
+``pydantic_ai`` is imported inside :meth:`PydanticAIJudge.attempt` only. The model
+is built as the runner builds its own (:mod:`...run.runners.pydantic_ai_model`);
+the verdict rules are in ``docs/judges.md``. Nothing here raises.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Which model a keyed judge grades with, and at which endpoint.
+"""Which model a keyed judge grades with, at which endpoint, and whether it can.
 
 * The judge's model is ``judge_model`` (``--skill-lens-judge-model`` sets it),
   or else the runners' ``model``: an empty ``judge_model`` means "inherit".
@@ -12,9 +12,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ...run.providers import base_url_problem
+from ...run.requirements import Problem
 from ...settings import Settings
 
-KEYED_JUDGES = ("pydantic-ai", "langchain")
+# Why a judge's framework cannot serve (model, base_url), or None.
+ServedCheck = Callable[[str, str], str | None]
+MODEL_FIX = "set --skill-lens-judge-model / judge_model (and judge_base_url) to a model it serves"
 
 
 def inherits_model(settings: Settings) -> bool:
@@ -35,3 +41,33 @@ def judge_temperature(settings: Settings) -> float | None:
     """The temperature to send, or None to send none (``"unset"``, for reasoning models)."""
     value = settings.judge_temperature
     return None if value == "unset" else value
+
+
+def source_of_model(settings: Settings) -> str:
+    """Where the judge's model id was set, for messages."""
+    if inherits_model(settings):
+        return "the runners' model, which the judge inherits (--skill-lens-model / model)"
+    return "--skill-lens-judge-model / judge_model"
+
+
+def model_problem(judge: str, settings: Settings, served: ServedCheck) -> Problem | None:
+    """A model or endpoint the keyed judge ``judge`` cannot use, in the order a user fixes them."""
+    model = judge_model(settings)
+    if not model.strip():
+        return (
+            f"the judge {judge!r} has a blank model, from {source_of_model(settings)}",
+            "set --skill-lens-judge-model / judge_model to provider:name, e.g. openai:gpt-4o-mini",
+        )
+    if settings.judge_base_url:
+        problem = base_url_problem(settings.judge_base_url)
+        if problem is not None:
+            return (
+                f"judge_base_url cannot be used: {problem}",
+                "set judge_base_url to an http(s) URL such as http://localhost:11434/v1, "
+                "or remove it",
+            )
+    problem = served(model, judge_base_url(settings))
+    if problem is None:
+        return None
+    said = f"the judge {judge!r} grades with {model!r}, from {source_of_model(settings)}"
+    return (f"{said}: {problem}", MODEL_FIX)

@@ -1,0 +1,147 @@
+"""Every runner this version knows, one typed description each: the plugin only loops over them.
+
+A runner a plugin registers through ``pytest_skill_lens_runners`` joins them;
+given as a bare factory, it gets the defaults of :class:`RunnerDescription`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from ..settings import Settings
+from ..spec.model import EvalCase
+from .fake import FakeRunner
+from .requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
+from .runner import Runner, RunnerContext, RunnerFactory
+from .runners import langchain_model, pydantic_ai_model
+
+CaseFeature = Literal["tools", "trajectory", "offered", "workspace", "sessions", "judge"]
+EVERY_FEATURE: frozenset[CaseFeature] = frozenset(get_args(CaseFeature))
+# How each feature is spelled in an eval file, for messages.
+FEATURE_FIELDS: dict[CaseFeature, str] = {
+    "tools": "tools:",
+    "trajectory": "trajectory:",
+    "offered": "mode: offered",
+    "workspace": "workspace:",
+    "sessions": "sessions:",
+    "judge": "judge:",
+}
+
+
+def features_of(case: EvalCase) -> list[CaseFeature]:
+    """The features ``case`` uses, in the order of :data:`CaseFeature`."""
+    used: dict[CaseFeature, bool] = {
+        "tools": bool(case.tools),
+        "trajectory": case.trajectory is not None,
+        "offered": case.mode == "offered",
+        "workspace": case.workspace is not None,
+        "sessions": case.sessions is not None,
+        "judge": case.judge is not None,
+    }
+    return [feature for feature in get_args(CaseFeature) if used[feature]]
+
+
+@dataclass(frozen=True)
+class RunnerDescription:
+    """One runner: what builds it, what it needs before it runs, what it serves.
+
+    ``factory`` is ``None`` for a runner planned but not built in this version.
+    ``reads_model``: it runs ``model`` (at ``base_url``), so that model's API key is
+    checked before any case runs. ``declares_every_tool``: its agent sees only the
+    case's tools and the harness's, so a trajectory naming another is an authoring error.
+    """
+
+    name: str
+    factory: RunnerFactory | None = None
+    extra: Extra | None = None
+    check_settings: SettingsCheck | None = None
+    serves: frozenset[CaseFeature] = EVERY_FEATURE
+    reads_model: bool = False
+    declares_every_tool: bool = False
+
+    @property
+    def planned(self) -> bool:
+        return self.factory is None
+
+    def extra_problem(self, settings: Settings) -> Problem | None:
+        if self.extra is None:
+            return None
+        return extra_problem("runner", self.name, self.extra, settings.model)
+
+    def settings_problem(self, settings: Settings) -> Problem | None:
+        return None if self.check_settings is None else self.check_settings(settings)
+
+    def key_problem(self, settings: Settings) -> Problem | None:
+        return key_problem("runner", self.name, settings.model) if self.reads_model else None
+
+    def unserved(self, case: EvalCase) -> CaseFeature | None:
+        """The first feature ``case`` uses that this runner does not serve."""
+        return next((f for f in features_of(case) if f not in self.serves), None)
+
+
+RUNNER_SETTINGS_FIX = "fix --skill-lens-model / model, or --skill-lens-base-url / base_url"
+
+# The framework runners' modules are imported when asked: they bring the agent
+# machinery (tools, sandbox, retries) that a run not naming them never needs.
+
+
+def _fake(context: RunnerContext) -> Runner:
+    return FakeRunner()
+
+
+def _pydantic_ai(context: RunnerContext) -> Runner:
+    from .runners.pydantic_ai import PydanticAIRunner
+
+    return PydanticAIRunner(context.settings, sandbox=context.sandbox)
+
+
+def _pydantic_ai_settings(settings: Settings) -> Problem | None:
+    from .runners.pydantic_ai import settings_problem
+
+    problem = settings_problem(settings)
+    return None if problem is None else (problem, RUNNER_SETTINGS_FIX)
+
+
+def _langchain(context: RunnerContext) -> Runner:
+    from .runners.langchain import LangChainRunner
+
+    return LangChainRunner(context.settings, sandbox=context.sandbox)
+
+
+def _langchain_settings(settings: Settings) -> Problem | None:
+    from .runners.langchain import settings_problem
+
+    problem = settings_problem(settings)
+    return None if problem is None else (problem, RUNNER_SETTINGS_FIX)
+
+
+BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
+    RunnerDescription("fake", _fake, declares_every_tool=True),
+    RunnerDescription(
+        "pydantic-ai",
+        _pydantic_ai,
+        extra=pydantic_ai_model.EXTRA,
+        check_settings=_pydantic_ai_settings,
+        reads_model=True,
+        declares_every_tool=True,
+    ),
+    RunnerDescription(
+        "langchain",
+        _langchain,
+        extra=langchain_model.EXTRA,
+        check_settings=_langchain_settings,
+        reads_model=True,
+        declares_every_tool=True,
+    ),
+    # Named in the specification and reserved; not built in this version yet.
+    RunnerDescription("copilot"),
+    RunnerDescription("claude-code"),
+    RunnerDescription("cli"),
+)
+_BY_NAME = {description.name: description for description in BUILTIN_RUNNERS}
+
+
+def builtin_runner(name: str) -> RunnerDescription | None:
+    """The built-in (or planned) runner ``name``; ``None`` for a name a plugin may register."""
+    return _BY_NAME.get(name)

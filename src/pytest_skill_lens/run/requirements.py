@@ -1,0 +1,60 @@
+"""What a runner or judge needs before it can run: its extra, usable settings, an API key.
+
+Each check returns a :data:`Problem` or ``None``; none of them imports a framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..settings import Settings
+from .providers import missing_api_key, provider_of
+
+Problem = tuple[str, str]  # (what is wrong, how to fix it)
+SettingsCheck = Callable[[Settings], Problem | None]
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A package extra, and how to tell which of its modules is missing without importing it.
+
+    ``missing`` takes the model id (its provider may need one more package) and
+    returns the first module not installed, or ``None``.
+    """
+
+    name: str
+    install: str
+    missing: Callable[[str | None], str | None]
+
+
+def extra_problem(kind: str, name: str, extra: Extra, model: str | None) -> Problem | None:
+    module = extra.missing(model)
+    if module is None:
+        return None
+    return (
+        f"the {kind} {name!r} needs the {extra.name} extra, which is not installed "
+        f"(no module named {module!r})",
+        f"install it: {extra.install}",
+    )
+
+
+def key_problem(kind: str, name: str, model: str) -> Problem | None:
+    variable = missing_api_key(model)
+    if variable is None:
+        return None
+    return (
+        f"the {kind} {name!r} needs {variable} for the model {model!r}, and it is not set",
+        f"export {variable}=... (API keys are read from the environment only; a self-hosted "
+        "endpoint that takes none accepts any placeholder value)",
+    )
+
+
+def form_problem(model: str) -> str | None:
+    """Why ``model`` is not a ``provider:name`` id, or ``None``."""
+    if provider_of(model) and model.partition(":")[2]:
+        return None
+    return (
+        f"the model {model!r} is not of the form provider:name "
+        "(e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5)"
+    )

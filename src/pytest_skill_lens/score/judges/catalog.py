@@ -1,0 +1,102 @@
+"""Every judge this version knows, one typed description each: the plugin only loops over them.
+
+A judge a plugin registers through ``pytest_skill_lens_judges`` joins them;
+given as a bare factory, it gets the defaults of :class:`JudgeDescription`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...run.requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
+from ...run.runners import langchain_model, pydantic_ai_model
+from ...settings import Settings
+from ..judge import FakeJudge, Judge, JudgeContext, JudgeFactory
+from .resolve import judge_model, model_problem
+
+
+@dataclass(frozen=True)
+class JudgeDescription:
+    """One judge: what builds it and what it needs before it grades.
+
+    ``factory`` is ``None`` for a judge planned but not built in this version.
+    ``reads_model``: it grades with ``judge_model``, or else inherits the runners'
+    ``model`` and endpoint, so that model's API key is checked before any case runs.
+    """
+
+    name: str
+    factory: JudgeFactory | None = None
+    extra: Extra | None = None
+    check_settings: SettingsCheck | None = None
+    reads_model: bool = False
+
+    @property
+    def planned(self) -> bool:
+        return self.factory is None
+
+    def extra_problem(self, settings: Settings) -> Problem | None:
+        if self.extra is None:
+            return None
+        return extra_problem("judge", self.name, self.extra, judge_model(settings))
+
+    def settings_problem(self, settings: Settings) -> Problem | None:
+        return None if self.check_settings is None else self.check_settings(settings)
+
+    def key_problem(self, settings: Settings) -> Problem | None:
+        return key_problem("judge", self.name, judge_model(settings)) if self.reads_model else None
+
+
+# The judges' modules are imported when a judge is built: collecting never needs them.
+
+
+def _pydantic_ai(context: JudgeContext) -> Judge:
+    from .pydantic_ai import PydanticAIJudge
+
+    return PydanticAIJudge(context.settings)
+
+
+def _pydantic_ai_settings(settings: Settings) -> Problem | None:
+    return model_problem("pydantic-ai", settings, pydantic_ai_model.model_problem)
+
+
+def _langchain(context: JudgeContext) -> Judge:
+    from .langchain import LangChainJudge
+
+    return LangChainJudge(context.settings)
+
+
+def _langchain_served(model: str, base_url: str) -> str | None:
+    return langchain_model.model_problem(model, role="judge", base_url_key="judge_base_url")
+
+
+def _langchain_settings(settings: Settings) -> Problem | None:
+    return model_problem("langchain", settings, _langchain_served)
+
+
+BUILTIN_JUDGES: tuple[JudgeDescription, ...] = (
+    JudgeDescription("fake", FakeJudge),
+    JudgeDescription(
+        "pydantic-ai",
+        _pydantic_ai,
+        extra=pydantic_ai_model.EXTRA,
+        check_settings=_pydantic_ai_settings,
+        reads_model=True,
+    ),
+    JudgeDescription(
+        "langchain",
+        _langchain,
+        extra=langchain_model.EXTRA,
+        check_settings=_langchain_settings,
+        reads_model=True,
+    ),
+    # Named in the specification and reserved; not built in this version yet.
+    JudgeDescription("copilot"),
+    JudgeDescription("claude-code"),
+    JudgeDescription("cli"),
+)
+_BY_NAME = {description.name: description for description in BUILTIN_JUDGES}
+
+
+def builtin_judge(name: str) -> JudgeDescription | None:
+    """The built-in (or planned) judge ``name``; ``None`` for a name a plugin may register."""
+    return _BY_NAME.get(name)

@@ -1,0 +1,161 @@
+"""The runner and judge descriptions: one table of what each is, needs and serves."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_skill_lens.run.catalog import (
+    BUILTIN_RUNNERS,
+    EVERY_FEATURE,
+    RunnerDescription,
+    builtin_runner,
+    features_of,
+)
+from pytest_skill_lens.run.fake import FakeRunner
+from pytest_skill_lens.run.requirements import Extra, extra_problem, form_problem, key_problem
+from pytest_skill_lens.run.runner import RunnerContext
+from pytest_skill_lens.run.runners import langchain_model
+from pytest_skill_lens.score.judge import FakeJudge
+from pytest_skill_lens.score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
+from pytest_skill_lens.settings import Settings
+from pytest_skill_lens.spec.model import EvalCase
+
+PLANNED = ["copilot", "claude-code", "cli"]
+NOT_INSTALLED = Extra("mine", 'pip install "mine[x]"', lambda model: "mine_sdk")
+
+
+def test_the_builtin_and_planned_names() -> None:
+    assert [d.name for d in BUILTIN_RUNNERS] == ["fake", "pydantic-ai", "langchain", *PLANNED]
+    assert [d.name for d in BUILTIN_JUDGES] == ["fake", "pydantic-ai", "langchain", *PLANNED]
+    assert [d.name for d in BUILTIN_RUNNERS if d.planned] == PLANNED
+    assert [d.name for d in BUILTIN_JUDGES if d.planned] == PLANNED
+    assert builtin_runner("mine") is None
+    assert builtin_judge("mine") is None
+
+
+def test_what_each_builtin_runner_is_held_to() -> None:
+    def facts(name: str) -> tuple[bool, bool, bool]:
+        description = builtin_runner(name)
+        assert description is not None
+        return description.reads_model, description.declares_every_tool, description.extra is None
+
+    assert facts("fake") == (False, True, True)
+    assert facts("pydantic-ai") == (True, True, False)
+    assert facts("langchain") == (True, True, False)
+    assert all(facts(name) == (False, False, True) for name in PLANNED)
+    assert all(d.serves == EVERY_FEATURE for d in BUILTIN_RUNNERS)
+
+
+def test_only_the_framework_judges_read_a_model() -> None:
+    assert [d.name for d in BUILTIN_JUDGES if d.reads_model] == ["pydantic-ai", "langchain"]
+
+
+def test_a_bare_factory_is_described_as_plugin_runners_always_were() -> None:
+    described = RunnerDescription("mine", lambda context: FakeRunner())
+
+    assert not described.planned
+    assert described.serves == EVERY_FEATURE
+    assert not described.declares_every_tool
+    assert not described.reads_model
+    settings = Settings(model="openai:gpt-4o")
+    assert described.extra_problem(settings) is None
+    assert described.settings_problem(settings) is None
+    assert described.key_problem(settings) is None
+
+
+def test_the_builtin_factories_build_their_runner_and_judge() -> None:
+    fake = builtin_runner("fake")
+    assert fake is not None and fake.factory is not None
+    assert fake.factory(RunnerContext(name="fake", settings=Settings())).name == "fake"
+    judge = builtin_judge("fake")
+    assert judge is not None and judge.factory is FakeJudge
+
+
+def test_a_missing_extra_names_the_module_and_the_install() -> None:
+    assert extra_problem("runner", "mine", NOT_INSTALLED, None) == (
+        "the runner 'mine' needs the mine extra, which is not installed "
+        "(no module named 'mine_sdk')",
+        'install it: pip install "mine[x]"',
+    )
+    judge = JudgeDescription("mine", lambda context: FakeJudge(), extra=NOT_INSTALLED)
+    problem = judge.extra_problem(Settings())
+    assert problem is not None and problem[0].startswith("the judge 'mine' needs the mine extra")
+
+
+def test_a_missing_key_reads_the_same_for_a_runner_and_a_judge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+
+    runner = key_problem("runner", "pydantic-ai", "groq:llama")
+    judge = key_problem("judge", "langchain", "groq:llama")
+
+    assert runner is not None and judge is not None
+    assert runner[0] == (
+        "the runner 'pydantic-ai' needs GROQ_API_KEY for the model 'groq:llama', and it is not set"
+    )
+    assert judge[0] == runner[0].replace("runner 'pydantic-ai'", "judge 'langchain'")
+    assert runner[1] == judge[1]
+    monkeypatch.setenv("GROQ_API_KEY", "x")
+    assert key_problem("runner", "pydantic-ai", "groq:llama") is None
+
+
+def test_the_langchain_runner_and_judge_share_one_check_of_the_model() -> None:
+    runner = langchain_model.model_problem("groq:llama", role="runner", base_url_key="base_url")
+    judge = langchain_model.model_problem("groq:llama", role="judge", base_url_key="judge_base_url")
+
+    assert runner == (
+        "the langchain runner serves openai: and anthropic: models, not groq:; a self-hosted "
+        "or gateway model is reached as openai:<name> with base_url set to its "
+        "OpenAI-compatible endpoint"
+    )
+    assert judge == runner.replace("runner", "judge").replace(" base_url", " judge_base_url")
+    assert langchain_model.model_problem("gpt-4o", role="judge", base_url_key="x") == (
+        form_problem("gpt-4o")
+    )
+    assert langchain_model.model_problem("openai:gpt-4o", role="runner", base_url_key="x") is None
+
+
+def test_the_builtin_settings_checks_carry_their_fix() -> None:
+    runner = builtin_runner("langchain")
+    judge = builtin_judge("langchain")
+    assert runner is not None and judge is not None
+
+    said = runner.settings_problem(Settings(model="groq:llama"))
+    graded = judge.settings_problem(Settings(judge_model="groq:llama"))
+
+    assert said is not None and graded is not None
+    assert said[1] == "fix --skill-lens-model / model, or --skill-lens-base-url / base_url"
+    assert graded[0].startswith(
+        "the judge 'langchain' grades with 'groq:llama', from --skill-lens-judge-model / "
+        "judge_model: the langchain judge serves openai: and anthropic: models, not groq:"
+    )
+    assert graded[1].startswith("set --skill-lens-judge-model / judge_model")
+
+
+def case(**fields: object) -> EvalCase:
+    return EvalCase.model_validate({"name": "c", "task": "t", **fields})
+
+
+def test_the_features_a_case_uses() -> None:
+    assert features_of(case()) == []
+    used = case(
+        tools=[{"name": "lookup"}],
+        trajectory={"called": ["lookup"]},
+        mode="offered",
+        workspace={"files": {}},
+        judge={"rubric": ["says hi"]},
+    )
+    assert features_of(used) == ["tools", "trajectory", "offered", "workspace", "judge"]
+    sessions = EvalCase.model_validate({"name": "c", "sessions": ["a", "b"]})
+    assert features_of(sessions) == ["sessions"]
+
+
+def test_the_first_unserved_feature_is_named() -> None:
+    narrow = RunnerDescription(
+        "narrow", lambda context: FakeRunner(), serves=frozenset({"workspace", "judge"})
+    )
+
+    assert narrow.unserved(case(workspace={"files": {}})) is None
+    assert narrow.unserved(case(mode="offered", workspace={"files": {}})) == "offered"
+    assert narrow.unserved(case(tools=[{"name": "x"}], mode="offered")) == "tools"
