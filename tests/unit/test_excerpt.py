@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_skill_lens.gate.outcome import Outcome, Status
+from pytest_skill_lens.labels import Status
+from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.report.excerpt import (
     build_excerpt,
     cut_output,

@@ -4,7 +4,6 @@ from collections.abc import Mapping
 
 import pytest
 
-from pytest_skill_lens.gate.outcome import Arm, Outcome, Status
 from pytest_skill_lens.gate.record import GateResult, RunRecord
 from pytest_skill_lens.gate.verdict import (
     DEFAULT_NOT_RUN_CAUSE,
@@ -14,6 +13,8 @@ from pytest_skill_lens.gate.verdict import (
     pass_rate_by_skill,
     percent,
 )
+from pytest_skill_lens.labels import Arm, Status
+from pytest_skill_lens.perform.outcome import Outcome
 
 
 def outcome(

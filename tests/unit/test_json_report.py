@@ -3,8 +3,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_skill_lens.gate.outcome import Arm, Outcome, Status
 from pytest_skill_lens.gate.record import GateResult, RunRecord
+from pytest_skill_lens.labels import Arm, Status
+from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.report.json_report import render_json
 from pytest_skill_lens.run.result import ToolCall
 from pytest_skill_lens.score.check import CheckResult, Score

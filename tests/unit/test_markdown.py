@@ -4,8 +4,9 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.gate.outcome import Arm, Outcome, Status
 from pytest_skill_lens.gate.record import GateResult, RunRecord
+from pytest_skill_lens.labels import Arm, Status
+from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.report.markdown import (
     TRUNCATED_NOTE,
     code,

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.gate.outcome import Outcome
 from pytest_skill_lens.gate.record import GateResult, RunRecord
+from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.report.json_report import render_json
 from pytest_skill_lens.report.junit_gate import add_gate_case
 from pytest_skill_lens.report.junit_properties import add_suite_properties

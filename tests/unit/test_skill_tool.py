@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.gate.outcome import Outcome
+from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.report.excerpt import build_excerpt
 from pytest_skill_lens.report.markdown import failure_entry
 from pytest_skill_lens.run.fake import FakeRunner

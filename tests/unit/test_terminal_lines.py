@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_skill_lens.gate.outcome import Arm, Outcome, Status
 from pytest_skill_lens.gate.record import GateResult, RunRecord
+from pytest_skill_lens.labels import Arm, Status
+from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.report.terminal import format_latency, summary_lines, totals_line
 from pytest_skill_lens.score.check import Score
 

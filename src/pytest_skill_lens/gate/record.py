@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .outcome import Outcome
+from ..perform.outcome import Outcome
 
 
 @dataclass(frozen=True)

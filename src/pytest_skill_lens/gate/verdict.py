@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from .outcome import Outcome
+from ..perform.outcome import Outcome
 from .record import GateResult, RunRecord
 
 # Pass rates are ratios of small integers, and the ones users compare (0.6 - 0.4

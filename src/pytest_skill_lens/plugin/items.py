@@ -5,18 +5,25 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from ..gate.outcome import Outcome
+from ..labels import Arm
+from ..perform import CaseIdentity, Outcome, errored_outcome, perform
 from ..spec.model import EvalCase
 from ..spec.skill import Skill
 from ..spec.suite import LoadedCase
-from .act import CaseErrored, CaseFailed, errored_outcome, failure_text, perform
+from .act import CaseErrored, CaseFailed, evaluators, failure_text, junit_properties
 from .isolation import SkillHooks  # hooks as the directory above the skill sees them
 from .state import STATE_KEY, SessionState, get_state
+
+if TYPE_CHECKING:
+    from ..run.runner import Runner
+    from ..run.workspace import Workspace
+    from ..score.judge import Judge
 
 NO_CASES = "(no eval cases)"
 # Markers that change how pytest runs an item. A case tag spelled like one must
@@ -128,33 +135,38 @@ class CaseItem(SkillHooks, pytest.Function):
         label = f"{self.skill.name} :: {self.case_name} ({detail})"
         return self.loaded.file, self.loaded.line - 1, label
 
+    def identity(self) -> CaseIdentity:
+        """Which run of which case this item is (its order is known once collected)."""
+        return CaseIdentity(
+            skill_name=self.skill.name,
+            case_name=self.case_name,
+            runner=self.runner_name,
+            arm=cast(Arm, self.arm),  # collection makes only the two arms
+            repeat_index=self.repeat_index,
+            nodeid=self.nodeid,
+            order=self.order,
+        )
+
     def setup(self) -> None:
         try:
             super().setup()  # pytest fills the fixtures the signature names
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
-            self.outcome = errored_outcome(self, f"{_fixture_failure(exc)}")
+            self.outcome = errored_outcome(self.identity(), _fixture_failure(exc))
             raise CaseErrored(self.outcome) from exc
-        outcome = perform(
-            self,
-            runner=self.funcargs["skill_lens_runner"],
-            judge=self.funcargs.get("skill_lens_judge"),
-            workspace=self.funcargs.get("skill_lens_workspace"),  # type: ignore[arg-type]
+        state = get_state(self.config)
+        assert state is not None, "pytest-skill-lens items need --skill-lens"
+        fixtures = self.funcargs  # what a conftest override returned is checked by perform
+        self.outcome = outcome = perform(
+            self.skill,
+            self.loaded.case,
+            cast("Runner", fixtures["skill_lens_runner"]),
+            cast("Judge | None", fixtures.get("skill_lens_judge")),
+            cast("Workspace | None", fixtures.get("skill_lens_workspace")),
+            partial(evaluators, self.config),  # asked for once scoring starts
+            identity=self.identity(),
+            settings=state.settings,
         )
-        self.outcome = outcome
-        # pytest's --junitxml writes these as <properties> of the test case.
-        self.user_properties.extend(
-            [
-                ("skill", outcome.skill_name),
-                ("case", outcome.case_name),
-                ("runner", outcome.runner),
-                ("arm", outcome.arm),
-                ("repeat", outcome.repeat_index),
-                ("status", outcome.status),
-                ("tokens", outcome.tokens),
-                ("cost_usd", outcome.cost_usd),
-                ("latency_ms", round(outcome.latency_ms, 3)),
-            ]
-        )
+        self.user_properties.extend(junit_properties(outcome))
         if outcome.status == "errored":
             raise CaseErrored(outcome)
 

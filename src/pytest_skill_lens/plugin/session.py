@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ..gate.outcome import Outcome
+from ..perform.outcome import Outcome
 from ..run.leftovers import sweep
 from ..spec.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..spec.parse_cache import ParseCache

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
-    from ..gate.outcome import Outcome
     from ..gate.record import GateResult, RunRecord
+    from ..perform.outcome import Outcome
     from ..run.runner import Runner
     from ..run.sandbox import SandboxDecision
     from ..score.check import Evaluator

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..gate.outcome import Outcome
 from ..matching import json_head
+from ..perform.outcome import Outcome
 from ..run.result import ToolCall
 
 OUTPUT_LIMIT = 500

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..gate.outcome import Outcome
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import pass_rate, pass_rate_by_skill
+from ..perform.outcome import Outcome
 from ..score.check import Score
 from .printable import scrub, scrub_data
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..gate.outcome import Outcome
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import pass_rate_by_skill
+from ..perform.outcome import Outcome
 from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
 from .printable import printable

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..gate.outcome import Status
+from ..labels import Status
 from ..run.result import RunResult
 from ..spec.model import EvalCase
 from ..wellformed import summary

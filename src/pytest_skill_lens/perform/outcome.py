@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any
 
-from ..run.result import ToolCall
+from ..labels import Arm, Status
+from ..run.result import RunResult, ToolCall
 from ..score.check import Score
 
-Status = Literal["passed", "failed", "errored"]
-Arm = Literal["candidate", "baseline"]
+
+@dataclass(frozen=True)
+class CaseIdentity:
+    """Which run of which case: what the item knows before it acts.
+
+    Each field is the :class:`Outcome` field of the same name.
+    """
+
+    skill_name: str
+    case_name: str
+    runner: str
+    arm: Arm = "candidate"
+    repeat_index: int = 0
+    nodeid: str = ""
+    order: int = 0  # position in the planned order (skill, case, arm, runner, repeat)
 
 
 @dataclass
@@ -69,3 +83,32 @@ class Outcome:
 
 
 _OUTCOME_FIELDS = fields(Outcome)
+# What of a run an Outcome does not keep: the transcript is never reported.
+UNRECORDED_RUN_FIELDS = frozenset({"transcript"})
+# Copied by name, so no field is copied by hand: a RunResult or CaseIdentity field
+# that Outcome lacks (and is not declared unrecorded) fails every outcome built.
+_FROM_IDENTITY = tuple(f.name for f in fields(CaseIdentity))
+_FROM_RUN = (
+    *(f.name for f in fields(RunResult) if f.name not in UNRECORDED_RUN_FIELDS),
+    "tokens",  # a property of the run, a figure of the outcome
+)
+
+
+def outcome_of(
+    identity: CaseIdentity,
+    status: Status,
+    scores: list[Score],
+    result: RunResult,
+    workspace: str | None = None,
+) -> Outcome:
+    """The recorded outcome of one run: its identity, its verdict and the run's figures."""
+    values: dict[str, Any] = {name: getattr(identity, name) for name in _FROM_IDENTITY}
+    for name in _FROM_RUN:
+        value = getattr(result, name)
+        values[name] = list(value) if isinstance(value, list) else value  # never shared
+    return Outcome(**values, status=status, scores=scores, workspace=workspace)
+
+
+def errored_outcome(identity: CaseIdentity, error: str) -> Outcome:
+    """The outcome of a run that could not act at all (say, a fixture failed)."""
+    return outcome_of(identity, "errored", [], RunResult(error=error))
