@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import fields
@@ -11,7 +10,6 @@ from typing import Any
 
 import pytest
 
-import pytest_skill_lens
 from pytest_skill_lens.perform import CaseIdentity, Outcome, errored_outcome, perform
 from pytest_skill_lens.perform.calls import DISCARDED
 from pytest_skill_lens.perform.outcome import UNRECORDED_RUN_FIELDS, outcome_of
@@ -452,53 +450,3 @@ def test_concurrent_callers_each_get_their_own_deadline_thread() -> None:
         thread.join(10)
 
     assert [o.status for o in outcomes] == ["passed", "passed"]
-
-
-# --- layers --------------------------------------------------------------------------------------
-
-
-# Bottom to top; top-level helpers (settings.py, wellformed.py, labels.py, ...) sit beside spec/.
-LAYERS = ("spec", "run", "score", "perform", "gate", "report", "plugin")
-PACKAGE = Path(pytest_skill_lens.__file__).parent
-
-
-@pytest.mark.parametrize("layer", LAYERS)
-def test_no_layer_imports_upward_and_only_plugin_imports_pytest(layer: str) -> None:
-    above = set(LAYERS[LAYERS.index(layer) + 1 :])
-    if layer != "plugin":
-        above |= {"pytest", "_pytest"}
-    found = [
-        f"{path.relative_to(PACKAGE)} imports {target}"
-        for path in sorted((PACKAGE / layer).rglob("*.py"))
-        for target in _imports(path)
-        if target.split(".")[0] in above
-    ]
-    assert found == []
-
-
-def test_the_top_level_helpers_import_no_layer_above_spec() -> None:
-    found = [
-        f"{path.name} imports {target}"
-        for path in sorted(PACKAGE.glob("*.py"))
-        for target in _imports(path)
-        if target.split(".")[0] in {*LAYERS[1:], "pytest", "_pytest"}
-    ]
-    assert found == []
-
-
-def _imports(path: Path) -> list[str]:
-    """Every module ``path`` imports; ours relative to the package (``gate.record``)."""
-    package = list(path.relative_to(PACKAGE).parent.parts)
-    targets: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            targets += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and not node.level:
-            targets.append(node.module or "")
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1]
-            if node.module:
-                targets.append(".".join([*base, node.module]))
-            else:  # from .. import settings
-                targets += [".".join([*base, alias.name]) for alias in node.names]
-    return targets

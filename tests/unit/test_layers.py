@@ -1,0 +1,126 @@
+"""The layers of docs/architecture.md, checked on the source: nothing imports upward.
+
+Bottom to top: spec, run, score, perform, gate, report, plugin. The top-level helpers
+(settings.py, labels.py, matching.py, wellformed.py, gcpause.py) sit beside spec/ and
+import nothing above it. Only plugin/ imports pytest, and the agent frameworks are
+imported only inside a function, never when a module loads (collection stays light),
+except by the one framework seam, which is itself imported only inside a function.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import pytest_skill_lens
+
+LAYERS = ("spec", "run", "score", "perform", "gate", "report", "plugin")
+PACKAGE = Path(pytest_skill_lens.__file__).parent
+FRAMEWORKS = {"pydantic_ai", "langchain", "langchain_core", "langchain_openai"}
+FRAMEWORKS |= {"langchain_anthropic", "openai", "anthropic", "genai_prices", "mcp"}
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_no_layer_imports_upward_and_only_plugin_imports_pytest(layer: str) -> None:
+    above = set(LAYERS[LAYERS.index(layer) + 1 :])
+    if layer != "plugin":
+        above |= {"pytest", "_pytest"}
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / layer).rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] in above
+    ]
+    assert found == []
+
+
+def test_the_top_level_helpers_import_nothing_above_spec() -> None:
+    found = [
+        f"{path.name} imports {target}"
+        for path in sorted(PACKAGE.glob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] in {*LAYERS[1:], "pytest", "_pytest"}
+    ]
+    assert found == []
+
+
+# The one module that is the framework's side of a runner: it may import LangChain when it
+# loads, because nothing imports it before a case runs.
+FRAMEWORK_SEAMS = {"run.runners.langchain_agent"}
+
+
+def test_no_module_imports_an_agent_framework_when_it_loads() -> None:
+    found = [
+        f"{name} imports {target} at module level"
+        for path, name in _modules()
+        if name not in FRAMEWORK_SEAMS
+        for target, top_level in _imports(path)
+        if top_level and target.split(".")[0] in FRAMEWORKS
+    ]
+    assert found == []
+
+
+def test_a_framework_seam_is_imported_only_inside_a_function() -> None:
+    found = [
+        f"{name} imports {target} at module level"
+        for path, name in _modules()
+        for target, top_level in _imports(path)
+        if top_level and target in FRAMEWORK_SEAMS
+    ]
+    assert found == []
+
+
+def _modules() -> list[tuple[Path, str]]:
+    return [
+        (path, ".".join(path.relative_to(PACKAGE).with_suffix("").parts))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    ]
+
+
+def test_the_checker_sees_every_spelling_of_an_import(tmp_path: Path) -> None:
+    # A guard on the guard: relative, absolute and lazy imports are all found.
+    module = PACKAGE / "score" / "example.py"
+    source = (
+        "from ..gate import verdict\nfrom .. import plugin\n"
+        "import pytest_skill_lens.report.markdown\n"
+        "def later():\n    import pydantic_ai\n"
+    )
+    found = _imports(module, source)
+    assert found == [
+        ("gate", True),
+        ("plugin", True),
+        ("report.markdown", True),
+        ("pydantic_ai", False),
+    ]
+
+
+def _imports(path: Path, source: str | None = None) -> list[tuple[str, bool]]:
+    """Every module ``path`` imports (ours relative to the package: ``gate.record``),
+    each with whether the import runs when the module loads (outside any function)."""
+    package = list(path.relative_to(PACKAGE).parent.parts)
+    tree = ast.parse(source if source is not None else path.read_text(encoding="utf-8"))
+    lazy = {
+        id(node)
+        for function in ast.walk(tree)
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for node in ast.walk(function)
+    }
+    targets: list[tuple[str, bool]] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1]
+            if node.module:
+                names = [".".join([*base, node.module])]
+            else:  # from .. import settings
+                names = [".".join([*base, alias.name]) for alias in node.names]
+        for name in names:
+            own = name.removeprefix("pytest_skill_lens.")
+            targets.append((own if own != name else name, id(node) not in lazy))
+    return targets
