@@ -24,7 +24,8 @@ from ..gate.record import GateResult, RunRecord
 from ..report.junit_gate import aborted_junit
 from ..report.printable import one_line
 from .report_files import Target, report_targets, write_report_files
-from .state import SessionState
+from .results import SessionResults
+from .run_config import RunConfig
 
 ABORT_KEY = pytest.StashKey["AbortWatch"]()
 WATCH_NAME = "skill-lens-abort-watch"
@@ -35,9 +36,10 @@ _NEVER_STARTED = "the session never started: a pytest_configure or pytest_sessio
 class AbortWatch:
     """What may end a session without a gate, noted as pytest reports it."""
 
-    def __init__(self, config: pytest.Config, state: SessionState) -> None:
+    def __init__(self, config: pytest.Config, run: RunConfig, results: SessionResults) -> None:
         self.config = config
-        self.state = state
+        self.run = run
+        self.results = results
         self.is_worker = hasattr(config, "workerinput")
         self.collection_errors: list[str] = []  # the first line of each
         self.stop: str | None = None  # an interruption, pytest.exit or an internal error
@@ -76,7 +78,7 @@ class AbortWatch:
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         # Session finish records the run; without one, the session never reached its end.
-        if self.is_worker or self.state.record is not None:
+        if self.is_worker or self.results.record is not None:
             return
         exc = sys.exc_info()[1]
         if self.stop is not None:
@@ -85,11 +87,11 @@ class AbortWatch:
             reason, code = exception_reason(exc)
         else:
             reason, code = _NEVER_STARTED, int(pytest.ExitCode.INTERNAL_ERROR)
-        _rewrite_unstarted(config, self.state.json_path, self.state.markdown_path, reason, code)
+        _rewrite_unstarted(config, self.run.json_path, self.run.markdown_path, reason, code)
 
 
-def watch_session(config: pytest.Config, state: SessionState) -> AbortWatch:
-    watch = AbortWatch(config, state)
+def watch_session(config: pytest.Config, run: RunConfig, results: SessionResults) -> AbortWatch:
+    watch = AbortWatch(config, run, results)
     config.stash[ABORT_KEY] = watch
     config.pluginmanager.register(watch, WATCH_NAME)
     return watch

@@ -1,4 +1,4 @@
-"""The pytest side of an item's act: its verdict as exceptions, its evaluators, its text.
+"""The pytest side of an item's act: its verdict as exceptions, its text.
 
 The case itself is performed by :func:`pytest_skill_lens.perform.perform`, called
 once from the item's setup with the item's fixtures (the runner, the judge, the
@@ -18,13 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from ..perform import Outcome
 from ..report.excerpt import failure_lines
 from ..report.printable import scrub
-from ..score.check import Evaluator
-from .state import get_state
+from .state import get_session
 
 
 class CaseErrored(Exception):
@@ -43,16 +40,6 @@ class CaseFailed(AssertionError):
         self.outcome = outcome
 
 
-def evaluators(config: pytest.Config) -> tuple[Evaluator, ...]:
-    """Evaluators that conftests add, asked for once every conftest has loaded."""
-    state = get_state(config)
-    assert state is not None, "pytest-skill-lens items need --skill-lens"
-    if state.evaluators is None:
-        groups = config.hook.pytest_skill_lens_evaluators(config=config)
-        state.evaluators = tuple(evaluator for group in groups for evaluator in group or ())
-    return state.evaluators
-
-
 def junit_properties(outcome: Outcome) -> list[tuple[str, object]]:
     """What pytest's ``--junitxml`` writes as the ``<properties>`` of the test case."""
     return [
@@ -69,7 +56,7 @@ def junit_properties(outcome: Outcome) -> list[tuple[str, object]]:
 
 
 def failure_text(item: Any, outcome: Outcome) -> str:
-    state = get_state(item.config)
-    full = bool(state and state.settings.full_output) or item.config.get_verbosity() >= 2
+    session = get_session(item.config)
+    full = bool(session and session.run.settings.full_output) or item.config.get_verbosity() >= 2
     # A lone surrogate would reach the console as an invalid UTF-8 byte: U+FFFD instead.
     return scrub("\n".join(failure_lines(outcome, full)))

@@ -6,7 +6,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -27,7 +27,12 @@ from ..spec.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
 from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem, case_signature
 from .registry import RegistryError, check_names, described_runners
-from .state import SessionState, get_state, listing_only
+from .state import get_session, listing_only
+
+if TYPE_CHECKING:
+    from ..settings import Settings
+    from .facts import CollectionFacts
+    from .session import SkillLensSession
 
 
 class SkillDir(SkillHooks, pytest.Collector):
@@ -54,10 +59,11 @@ class SkillDir(SkillHooks, pytest.Collector):
         )
 
     def collect(self) -> Iterator[pytest.Collector]:
-        state = get_state(self.config)
-        assert state is not None
+        session = get_session(self.config)
+        assert session is not None
+        roots = session.run.roots
         skill_md = self.path / SKILL_FILE
-        if skill_md.is_file() and is_skill_in_scope(skill_md, state.roots):
+        if skill_md.is_file() and is_skill_in_scope(skill_md, roots):
             yield SkillFile.from_parent(self, path=skill_md)
         with os.scandir(self.path) as scanned:
             entries = sorted(scanned, key=lambda entry: entry.name)
@@ -66,12 +72,12 @@ class SkillDir(SkillHooks, pytest.Collector):
             if not entry.is_dir(follow_symlinks=False):
                 continue
             path = Path(entry.path)
-            if not reaches_scope(path, state.roots):
+            if not reaches_scope(path, roots):
                 continue
             if self.ihook.pytest_ignore_collect(collection_path=path, config=self.config):
                 continue  # --ignore, norecursedirs, collect_ignore of the conftests above
             # pytest's own walk (which this replaces) would have judged it in the session.
-            error = directory_problem(path, state.roots)
+            error = directory_problem(path, roots)
             if error is not None:
                 raise self.CollectError("skill-lens authoring error: " + error.message)
             yield SkillDir.for_directory(self, path, self.skill_hooks_dir)
@@ -85,34 +91,35 @@ class SkillFile(SkillHooks, pytest.File):
             return list(self._items())
 
     def _items(self) -> Iterator[pytest.Item]:
-        state = get_state(self.config)
-        assert state is not None
-        if not _registry_ok(self.config, state):
+        session = get_session(self.config)
+        assert session is not None
+        if not _registry_ok(self.config, session):
             return
+        run, facts = session.run, session.facts
         skill = load_skill(self.path)
-        _claim_name(state, skill)
-        files = eval_files_for(skill.directory, state.evals_override)
-        skill = _withholding(skill, state.evals_override, files)
-        if state.settings.allow_scripts and not listing_only(self.config):
-            _preflight_interpreters(skill, state)  # every discovered skill, selected or not
-        elif not state.settings.allow_scripts:
-            _note_idle_scripts(skill, state)
-        suite = load_suite(skill, files, state.parse_cache) if files else None
+        _claim_name(facts, skill)
+        files = eval_files_for(skill.directory, run.evals_override)
+        skill = _withholding(skill, run.evals_override, files)
+        if run.settings.allow_scripts and not listing_only(self.config):
+            _preflight_interpreters(skill, run.settings)  # every discovered skill, selected or not
+        elif not run.settings.allow_scripts:
+            _note_idle_scripts(skill, run.settings, facts)
+        suite = load_suite(skill, files, session.caches.parse_cache) if files else None
         if suite is None or not suite.cases:
-            state.skipped_skills.add(skill.name)
+            facts.skipped_skills.add(skill.name)
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
         if not listing_only(self.config):
-            _preflight(suite.cases, described_runners(self.config, state.runner_names), skill.name)
+            _preflight(suite.cases, described_runners(self.config, run.runner_names), skill.name)
         arms = ["candidate"]
-        repeats = state.settings.repeat
+        repeats = run.settings.repeat
         # Items asking for the same fixtures share their resolution, done once per file
         # (pytest shares it the same way between the items of a parametrized test).
         resolved: dict[Callable[..., None], Any] = {}
         for position, loaded in enumerate(suite.cases):
             signature = case_signature(loaded.case)
             for arm in arms:
-                for runner in state.runner_names:
+                for runner in run.runner_names:
                     for repeat in range(repeats):
                         item = CaseItem.from_parent(
                             self,
@@ -205,24 +212,24 @@ def _withholding(skill: Skill, override: Path | None, files: list[Path]) -> Skil
     return dataclasses.replace(skill, withheld=tuple(withheld))
 
 
-def _note_idle_scripts(skill: Skill, state: SessionState) -> None:
+def _note_idle_scripts(skill: Skill, settings: Settings, facts: CollectionFacts) -> None:
     """Remember a skill whose scripts will not run, so the report says so."""
     if not skill.ships_scripts_dir:
         return  # most skills ship none: no walk of their files, no script modules loaded
     from ..run.script_tool import runnable_script_count
 
-    count = runnable_script_count(skill.directory, state.settings, also_withheld=skill.withheld)
+    count = runnable_script_count(skill.directory, settings, also_withheld=skill.withheld)
     if count:
-        state.idle_scripts[skill.name] = count
+        facts.idle_scripts[skill.name] = count
 
 
-def _preflight_interpreters(skill: Skill, state: SessionState) -> None:
+def _preflight_interpreters(skill: Skill, settings: Settings) -> None:
     """Each bundled script's interpreter must be on PATH, or the run stops before any case."""
     if not skill.ships_scripts_dir:
         return  # nothing to run, so nothing to check (and no walk of the skill's files)
     from ..run.script_tool import missing_interpreters
 
-    found = missing_interpreters(skill.directory, state.settings, also_withheld=skill.withheld)
+    found = missing_interpreters(skill.directory, settings, also_withheld=skill.withheld)
     if found is None:
         return
     script, interpreter = found
@@ -237,29 +244,30 @@ def _preflight_interpreters(skill: Skill, state: SessionState) -> None:
     )
 
 
-def _registry_ok(config: pytest.Config, state: SessionState) -> bool:
+def _registry_ok(config: pytest.Config, session: SkillLensSession) -> bool:
     """Check runner and judge names once every conftest on the way here has loaded.
 
     The error is raised by the first skill only, so a hundred skills give one
     message, not a hundred; the others collect nothing (the run stops anyway).
     """
-    if state.registry_error is None and not state.registry_checked:
-        state.registry_checked = True
+    caches = session.caches
+    if caches.registry_error is None and not caches.registry_checked:
+        caches.registry_checked = True
         try:
-            check_names(config, state.runner_names, state.settings.judge)
+            check_names(config, session.run.runner_names, session.run.settings.judge)
         except RegistryError as exc:
-            state.registry_error = str(exc)
-    if state.registry_error is None:
+            caches.registry_error = str(exc)
+    if caches.registry_error is None:
         return True
-    if state.registry_error_reported:
+    if caches.registry_error_reported:
         return False
-    state.registry_error_reported = True
-    raise RegistryError(state.registry_error)
+    caches.registry_error_reported = True
+    raise RegistryError(caches.registry_error)
 
 
-def _claim_name(state: SessionState, skill: Skill) -> None:
+def _claim_name(facts: CollectionFacts, skill: Skill) -> None:
     key = skill.name.casefold()
-    other = state.skills_by_name.get(key)
+    other = facts.skills_by_name.get(key)
     if other is not None and other != skill.path:
         raise AuthoringError(
             f"the skill name {skill.name!r} is also the name of {other.parent} (names are "
@@ -267,4 +275,4 @@ def _claim_name(state: SessionState, skill: Skill) -> None:
             where=Where(skill.path, field="name"),
             fix="rename one of them in its SKILL.md, or run the two directories separately",
         )
-    state.skills_by_name[key] = skill.path
+    facts.skills_by_name[key] = skill.path

@@ -1,4 +1,4 @@
-"""Turn flags, ini keys and ``skill-lens.toml`` into the session's state.
+"""Turn flags, ini keys and ``skill-lens.toml`` into the run's configuration.
 
 Every user mistake found here stops the run with exit 2 and the fix, before
 anything is collected or spent.
@@ -18,7 +18,8 @@ from ..settings import Settings, find_config, load_settings
 from ..spec.discovery import directory_problem
 from ..spec.errors import ConfigError
 from ..spec.regular_files import special_kind
-from .state import SessionState, listing_only
+from .run_config import RunConfig
+from .state import listing_only
 
 
 def user_error(message: str, fix: str | None = None) -> NoReturn:
@@ -119,8 +120,8 @@ def _check_root_kind(root: Path) -> None:
         user_error(error.message)
 
 
-def build_state(config: pytest.Config) -> SessionState | None:
-    """The session state, or ``None`` when no skill path turns the plugin on."""
+def build_run_config(config: pytest.Config) -> RunConfig | None:
+    """The run's configuration, or ``None`` when no skill path turns the plugin on."""
     option = config.option
     here = config.invocation_params.dir
     cli_roots = [(here / p).resolve() for p in option.skill_lens_paths]
@@ -168,11 +169,11 @@ def build_state(config: pytest.Config) -> SessionState | None:
     _preflight_judge(option, settings, collect_only=listing_only(config))
     scripts = _prepare_scripts(settings, collect_only=listing_only(config))
 
-    state = SessionState(
+    run = RunConfig(
         settings=settings,
         config_path=config_path,
-        roots=cli_roots or ini_roots,
-        runner_names=settings.runner_names,
+        roots=tuple(cli_roots or ini_roots),
+        runner_names=tuple(settings.runner_names),
         evals_override=(here / option.skill_lens_evals).resolve()
         if option.skill_lens_evals
         else None,
@@ -182,7 +183,7 @@ def build_state(config: pytest.Config) -> SessionState | None:
         scripts=scripts,
     )
     _choose_args(config, cli_roots, ini_roots)
-    return state
+    return run
 
 
 def _prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str | None] | None:

@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .state import SessionState, get_state
+from .state import get_session
 
 if TYPE_CHECKING:
     from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
     from .items import CaseItem
+    from .session import SkillLensSession
 
 CASE_FIXTURES = (
     "skill_lens_sandbox",
@@ -47,11 +48,11 @@ def _case_item(request: pytest.FixtureRequest, fixture: str) -> CaseItem:
     return node
 
 
-def _state(config: pytest.Config, fixture: str) -> SessionState:
-    state = get_state(config)
-    if state is None:
+def _session(config: pytest.Config, fixture: str) -> SkillLensSession:
+    session = get_session(config)
+    if session is None:
         pytest.skip(f"{fixture}: pytest-skill-lens is not enabled (no --skill-lens PATH)")
-    return state
+    return session
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +64,7 @@ def skill_lens_sandbox(request: pytest.FixtureRequest) -> SandboxDecision | None
     from ..run.sandbox import decide
 
     # request.config, not pytestconfig: one fixture less to resolve for every item.
-    settings = _state(request.config, "skill_lens_sandbox").settings
+    settings = _session(request.config, "skill_lens_sandbox").run.settings
     return decide(settings.script_sandbox) if settings.allow_scripts else None
 
 
@@ -72,36 +73,15 @@ def skill_lens_runner(
     request: pytest.FixtureRequest, skill_lens_sandbox: SandboxDecision | None
 ) -> Any:
     """The runner that performs this item, shared by every item of the same runner name."""
-    from .registry import build_runner
-
     item = _case_item(request, "skill_lens_runner")
-    state = _state(request.config, "skill_lens_runner")
-    _note_sandbox(state, skill_lens_sandbox)
-    key = (item.runner_name, skill_lens_sandbox)
-    runner = state.runners.get(key)
-    if runner is None:
-        runner = build_runner(item.config, item.runner_name, state.settings, skill_lens_sandbox)
-        state.runners[key] = runner
-    return runner
-
-
-def _note_sandbox(state: SessionState, decision: SandboxDecision | None) -> None:
-    """Remember a sandbox a conftest chose instead of the run's, so the report says so."""
-    if decision is None or state.scripts is None:
-        return
-    if (decision.backend, decision.detail) != (state.scripts["sandbox"], state.scripts["detail"]):
-        state.sandbox_overrides.add(decision.label)
+    session = _session(request.config, "skill_lens_runner")
+    return session.runner_for(item.runner_name, skill_lens_sandbox)
 
 
 @pytest.fixture(scope="session")
 def skill_lens_judge(request: pytest.FixtureRequest) -> Any:
     """The judge that grades every rubric of the session."""
-    from .registry import build_judge
-
-    state = _state(request.config, "skill_lens_judge")
-    if state.judge is None:
-        state.judge = build_judge(request.config, state.settings.judge, state.settings)
-    return state.judge
+    return _session(request.config, "skill_lens_judge").judge()
 
 
 @pytest.fixture
@@ -114,7 +94,7 @@ def skill_lens_workspace(request: pytest.FixtureRequest) -> Iterator[Workspace |
     from ..run.workspace import Limits, Workspace, workspace_label
 
     item = _case_item(request, "skill_lens_workspace")
-    state = _state(request.config, "skill_lens_workspace")
+    settings = _session(request.config, "skill_lens_workspace").run.settings
     block = item.loaded.case.workspace
     if block is None:
         yield None
@@ -125,11 +105,11 @@ def skill_lens_workspace(request: pytest.FixtureRequest) -> Iterator[Workspace |
     workspace = Workspace.create(
         label,
         block.files,
-        Limits.from_settings(state.settings),
-        kept=state.settings.keep_workspace,  # a kept one is never swept by a later run
+        Limits.from_settings(settings),
+        kept=settings.keep_workspace,  # a kept one is never swept by a later run
     )
     try:
         yield workspace
     finally:
-        if not state.settings.keep_workspace:
+        if not settings.keep_workspace:
             workspace.cleanup()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from . import hookspecs
-from .state import STATE_KEY, get_state
+from .state import SESSION_KEY, get_session
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -45,7 +45,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     # Ahead of pytest's Dir and Package, which would load the skill's conftest.py.
-    if get_state(parent.config) is None:
+    if get_session(parent.config) is None:
         return None
     from .isolation import skill_dir_hooks
 
@@ -63,37 +63,39 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.option.skill_lens_paths and not config.getini("skill_lens_paths"):
         return
     from .aborted import rewrite_reports_before_state, watch_session
-    from .configure import build_state
+    from .configure import build_run_config
     from .session import SkillLensSession
 
     try:
-        state = build_state(config)
+        run = build_run_config(config)
     except BaseException:
         rewrite_reports_before_state(config)  # a refused run leaves no earlier green report
         raise
-    if state is not None:
-        config.stash[STATE_KEY] = state
-        config.pluginmanager.register(SkillLensSession(config, state), PLUGIN_NAME)
-        watch_session(config, state)
+    if run is not None:
+        session = SkillLensSession(config, run)
+        config.stash[SESSION_KEY] = session
+        config.pluginmanager.register(session, PLUGIN_NAME)
+        watch_session(config, run, session.results)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    state = get_state(config)
-    if state is None:
+    session = get_session(config)
+    if session is None:
         return None
     from .. import __version__
 
-    source = str(state.config_path) if state.config_path else "defaults (no skill-lens.toml)"
+    run = session.run
+    source = str(run.config_path) if run.config_path else "defaults (no skill-lens.toml)"
     return [
-        f"skill-lens {__version__}: runner(s) {', '.join(state.runner_names)}; "
-        f"judge {state.settings.judge}; config {source}"
+        f"skill-lens {__version__}: runner(s) {', '.join(run.runner_names)}; "
+        f"judge {run.settings.judge}; config {source}"
     ]
 
 
 @pytest.fixture(scope="session")
 def skill_lens_config(pytestconfig: pytest.Config) -> Settings:
     """The resolved skill-lens settings (command line over skill-lens.toml over defaults)."""
-    state = get_state(pytestconfig)
-    if state is None:
+    session = get_session(pytestconfig)
+    if session is None:
         pytest.skip("pytest-skill-lens is not enabled (no --skill-lens PATH)")
-    return state.settings
+    return session.run.settings

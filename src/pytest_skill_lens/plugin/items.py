@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -16,14 +15,15 @@ from ..perform import CaseIdentity, Outcome, errored_outcome, perform
 from ..spec.model import EvalCase
 from ..spec.skill import Skill
 from ..spec.suite import LoadedCase
-from .act import CaseErrored, CaseFailed, evaluators, failure_text, junit_properties
+from .act import CaseErrored, CaseFailed, failure_text, junit_properties
 from .isolation import SkillHooks  # hooks as the directory above the skill sees them
-from .state import STATE_KEY, SessionState, get_state
+from .state import SESSION_KEY, get_session
 
 if TYPE_CHECKING:
     from ..run.runner import Runner
     from ..run.workspace import Workspace
     from ..score.judge import Judge
+    from .caches import SessionCaches
 
 NO_CASES = "(no eval cases)"
 # Markers that change how pytest runs an item. A case tag spelled like one must
@@ -102,12 +102,12 @@ class CaseItem(SkillHooks, pytest.Function):
         self.position = position
         self.order = 0
         self.outcome: Outcome | None = None
-        state = get_state(self.config)
-        assert state is not None
+        session = get_session(self.config)
+        assert session is not None
         self.add_marker(_SKILL_LENS_MARK)
         for tag in loaded.case.tags:
             self.extra_keyword_matches.add(tag)
-            mark = _tag_marker(tag, self.config, state)
+            mark = _tag_marker(tag, self.config, session.caches)
             if mark is not None:
                 self.add_marker(mark)
 
@@ -116,8 +116,8 @@ class CaseItem(SkillHooks, pytest.Function):
         return self.loaded.name
 
     def sort_key(self) -> tuple[str, int, int, int, int]:
-        state = get_state(self.config)
-        runners = state.runner_names if state else [self.runner_name]
+        session = get_session(self.config)
+        runners = session.run.runner_names if session else (self.runner_name,)
         return (
             self.skill.name,
             self.position,
@@ -129,7 +129,7 @@ class CaseItem(SkillHooks, pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         # The case's line in its eval file, so an IDE jumps to the YAML.
         detail = self.runner_name + (", baseline" if self.arm == "baseline" else "")
-        repeats = self.config.stash[STATE_KEY].settings.repeat
+        repeats = self.config.stash[SESSION_KEY].run.settings.repeat
         if repeats > 1:
             detail += f", run {self.repeat_index + 1}/{repeats}"
         label = f"{self.skill.name} :: {self.case_name} ({detail})"
@@ -153,8 +153,8 @@ class CaseItem(SkillHooks, pytest.Function):
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
             self.outcome = errored_outcome(self.identity(), _fixture_failure(exc))
             raise CaseErrored(self.outcome) from exc
-        state = get_state(self.config)
-        assert state is not None, "pytest-skill-lens items need --skill-lens"
+        session = get_session(self.config)
+        assert session is not None, "pytest-skill-lens items need --skill-lens"
         fixtures = self.funcargs  # what a conftest override returned is checked by perform
         self.outcome = outcome = perform(
             self.skill,
@@ -162,9 +162,9 @@ class CaseItem(SkillHooks, pytest.Function):
             cast("Runner", fixtures["skill_lens_runner"]),
             cast("Judge | None", fixtures.get("skill_lens_judge")),
             cast("Workspace | None", fixtures.get("skill_lens_workspace")),
-            partial(evaluators, self.config),  # asked for once scoring starts
+            session.evaluators,  # asked for once scoring starts
             identity=self.identity(),
-            settings=state.settings,
+            settings=session.run.settings,
         )
         self.user_properties.extend(junit_properties(outcome))
         if outcome.status == "errored":
@@ -204,23 +204,23 @@ def _parse_runner_params(item: pytest.Item) -> None:
 
 
 def _tag_marker(
-    tag: str, config: pytest.Config, state: SessionState
+    tag: str, config: pytest.Config, caches: SessionCaches
 ) -> pytest.MarkDecorator | None:
     """The marker for a case tag, or ``None`` when the tag must stay a plain keyword."""
-    if tag in state.tag_markers:
-        return state.tag_markers[tag]
+    if tag in caches.tag_markers:
+        return caches.tag_markers[tag]
     mark: pytest.MarkDecorator | None = None
     if tag.isidentifier() and not keyword.iskeyword(tag) and tag not in _BEHAVIOUR_MARKERS:
-        foreign = state.foreign_markers
+        foreign = caches.foreign_markers
         if foreign is None:
             lines = config.getini("markers")
             foreign = {line.split(":")[0].split("(")[0].strip() for line in lines}
-            state.foreign_markers = foreign
+            caches.foreign_markers = foreign
         # Another plugin's marker has behaviour that is not ours to trigger.
         if tag not in foreign:
             config.addinivalue_line("markers", f"{tag}: skill-lens case tag")
             mark = getattr(pytest.mark, tag)
-    state.tag_markers[tag] = mark
+    caches.tag_markers[tag] = mark
     return mark
 
 

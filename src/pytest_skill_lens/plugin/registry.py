@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 import pytest
@@ -13,7 +13,7 @@ from ..run.runner import Runner, RunnerContext
 from ..score.judge import Judge, JudgeContext
 from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
 from ..settings import Settings
-from .state import get_state, listing_only
+from .state import get_session, listing_only
 
 
 class RegistryError(Exception):
@@ -83,30 +83,31 @@ def judge_descriptions(config: pytest.Config) -> dict[str, JudgeDescription]:
     return _merge("judge", BUILTIN_JUDGES, contributions, _judge)
 
 
-def described_runners(config: pytest.Config, names: list[str]) -> list[RunnerDescription]:
+def described_runners(config: pytest.Config, names: Sequence[str]) -> list[RunnerDescription]:
     """The descriptions of the runners ``names`` (each checked to exist)."""
     runners = runner_descriptions(config)
     return [runners[name] for name in names]
 
 
-def check_names(config: pytest.Config, runner_names: list[str], judge_name: str) -> None:
+def check_names(config: pytest.Config, runner_names: Sequence[str], judge_name: str) -> None:
     """Raise :class:`RegistryError` when a named runner or judge does not exist or cannot run.
 
     A built-in's settings and key were checked at configure time; a plugin's are
     checked here, once every ``conftest.py`` on the way has registered its own.
     """
-    state = get_state(config)
+    session = get_session(config)
+    settings = session.run.settings if session is not None else None
     runners = runner_descriptions(config)
     for name in runner_names:
         if name not in runners:
             raise RegistryError(_unknown("runner", name, runners, builtin_runner(name)))
-        if state is not None:
-            _require(runners[name], state.settings, config, builtin_runner(name) is None)
+        if settings is not None:
+            _require(runners[name], settings, config, builtin_runner(name) is None)
     judges = judge_descriptions(config)
     if judge_name not in judges:
         raise RegistryError(_unknown("judge", judge_name, judges, builtin_judge(judge_name)))
-    if state is not None:
-        _require(judges[judge_name], state.settings, config, builtin_judge(judge_name) is None)
+    if settings is not None:
+        _require(judges[judge_name], settings, config, builtin_judge(judge_name) is None)
 
 
 class _Checked(Protocol):

@@ -1,4 +1,10 @@
-"""Hooks that read or write the session's state (registered only when the plugin is on)."""
+"""The session of a run that has skill paths to collect: its parts and its behaviour.
+
+:class:`SkillLensSession` is registered as a plugin when the plugin is on and kept in
+``config.stash`` (:func:`.state.get_session`). It owns the run's configuration (frozen),
+the collection facts (what an xdist worker sends the controller), the results and the
+per-session caches, and carries every hook that reads or writes them.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ import gc
 import tempfile
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,52 +20,109 @@ from ..perform.outcome import Outcome
 from ..run.leftovers import sweep
 from ..spec.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..spec.parse_cache import ParseCache
+from .caches import SessionCaches
 from .collect import SkillFile
-from .finish import (
-    add_scripts_to_junit,
-    finish_session,
-    mark_failed_gate_in_junit,
-    merge_worker_facts,
-    worker_facts,
-    write_summary,
-)
+from .facts import CollectionFacts
+from .finish import add_scripts_to_junit, finish_session, mark_failed_gate_in_junit, write_summary
 from .items import CaseItem
-from .state import SessionState
+from .results import SessionResults
+from .run_config import RunConfig
 from .terminate import install_sigterm
+
+if TYPE_CHECKING:
+    from ..run.runner import Runner
+    from ..run.sandbox import SandboxDecision
+    from ..score.check import Evaluator
+    from ..score.judge import Judge
+
+WORKER_OUTPUT = "skill_lens"  # the key of an xdist worker's workeroutput
 
 
 class SkillLensSession:
-    """The hooks of one session that has skill paths to collect."""
+    """One session: its configuration, collection facts, results and caches, and its hooks."""
 
-    def __init__(self, config: pytest.Config, state: SessionState) -> None:
+    def __init__(self, config: pytest.Config, run: RunConfig) -> None:
         # Objects an earlier in-process session froze (pytester, pytest.main called
         # twice) go back to the collector. This session's stay frozen to the end, so
         # pytest's own closing gc.collect() passes skip them too.
         gc.unfreeze()
         self.config = config
-        self.state = state
+        self.run = run
+        self.facts = CollectionFacts()
+        self.results = SessionResults()
+        self.caches = SessionCaches()
         self.is_worker = hasattr(config, "workerinput")
         # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces.
         self.restore_sigterm = install_sigterm()
+
+    def runner_for(self, name: str, sandbox: SandboxDecision | None) -> Runner:
+        """The runner ``name``, built once per sandbox decision and shared by every item."""
+        from .registry import build_runner
+
+        self.note_sandbox(sandbox)
+        key = (name, sandbox)
+        runner = self.caches.runners.get(key)
+        if runner is None:
+            runner = build_runner(self.config, name, self.run.settings, sandbox)
+            self.caches.runners[key] = runner
+        return runner
+
+    def note_sandbox(self, decision: SandboxDecision | None) -> None:
+        """Remember a sandbox a conftest chose instead of the run's, so the report says so."""
+        scripts = self.run.scripts
+        if decision is None or scripts is None:
+            return
+        if (decision.backend, decision.detail) != (scripts["sandbox"], scripts["detail"]):
+            self.results.sandbox_overrides.add(decision.label)
+
+    def judge(self) -> Judge:
+        """The judge that grades every rubric of the session, built once."""
+        from .registry import build_judge
+
+        if self.caches.judge is None:
+            settings = self.run.settings
+            self.caches.judge = build_judge(self.config, settings.judge, settings)
+        return self.caches.judge
+
+    def evaluators(self) -> tuple[Evaluator, ...]:
+        """Evaluators that conftests add, asked for once every conftest has loaded."""
+        if self.caches.evaluators is None:
+            groups = self.config.hook.pytest_skill_lens_evaluators(config=self.config)
+            found = tuple(evaluator for group in groups for evaluator in group or ())
+            self.caches.evaluators = found
+        return self.caches.evaluators
+
+    def worker_output(self) -> dict[str, Any]:
+        """What an xdist worker learnt, as plain data for the controller's gate."""
+        return {
+            "facts": self.facts.to_dict(),
+            "sandbox_overrides": sorted(self.results.sandbox_overrides),
+        }
+
+    def take_worker_output(self, output: dict[str, Any] | None) -> None:
+        if not output:
+            return
+        self.facts.merge(CollectionFacts.from_dict(output["facts"]))
+        self.results.sandbox_overrides.update(output["sandbox_overrides"])
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if not self.is_worker:  # what a run killed by SIGKILL left behind
             sweep(Path(tempfile.gettempdir()))
         cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
         if cache is not None:
-            self.state.parse_cache = ParseCache(cache.mkdir("skill-lens-parsed"))
+            self.caches.parse_cache = ParseCache(cache.mkdir("skill-lens-parsed"))
 
     def pytest_collect_file(
         self, file_path: Path, parent: pytest.Collector
     ) -> pytest.Collector | None:
-        if file_path.name != SKILL_FILE or not is_skill_in_scope(file_path, self.state.roots):
+        if file_path.name != SKILL_FILE or not is_skill_in_scope(file_path, self.run.roots):
             return None
         return SkillFile.from_parent(parent, path=file_path)
 
     @pytest.hookimpl(tryfirst=True)  # before any hook that returns the directory's collector
     def pytest_collect_directory(self, path: Path, parent: pytest.Collector) -> None:
         # pytest walks regular files only: a FIFO SKILL.md would vanish without a word.
-        error = directory_problem(path, self.state.roots)
+        error = directory_problem(path, self.run.roots)
         if error is not None:  # reported on the parent, whose node id is still clean
             raise parent.CollectError("skill-lens authoring error: " + error.message)
 
@@ -73,7 +136,7 @@ class SkillLensSession:
             items[slot] = item
         if (
             self.is_worker
-            and self.state.collection_errors
+            and self.facts.collection_errors
             and not self.config.option.continue_on_collection_errors
         ):
             # pytest stops on a collection error in its own run loop, which an xdist
@@ -81,7 +144,7 @@ class SkillLensSession:
             items.clear()
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self.state.deselected_cases.update(
+        self.facts.deselected_cases.update(
             item.skill.name for item in items if isinstance(item, CaseItem)
         )
 
@@ -92,7 +155,7 @@ class SkillLensSession:
         selected: set[str] = set()
         for item in session.items:
             if isinstance(item, CaseItem):
-                self.state.planned[item.nodeid] = {
+                self.facts.planned[item.nodeid] = {
                     "skill_name": item.skill.name,
                     "case_name": item.case_name,
                     "runner": item.runner_name,
@@ -101,15 +164,15 @@ class SkillLensSession:
                     "order": item.order,
                 }
                 selected.add(item.skill.name)
-        self.state.deselected_skills |= self.state.deselected_cases - selected
+        self.facts.deselected_skills |= self.facts.deselected_cases - selected
         if self.config.option.keyword:
-            self.state.deselected_by.add("-k")
+            self.facts.deselected_by.add("-k")
         if self.config.option.markexpr:
-            self.state.deselected_by.add("-m")
+            self.facts.deselected_by.add("-m")
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.state.collection_errors += 1
+            self.facts.collection_errors += 1
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -143,21 +206,21 @@ class SkillLensSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "skill_lens_outcome", None)
         if isinstance(data, Outcome):
-            self.state.outcomes[report.nodeid] = data
+            self.results.outcomes[report.nodeid] = data
         elif data is not None:  # from an xdist worker
-            self.state.outcomes[report.nodeid] = Outcome.from_dict(data)
+            self.results.outcomes[report.nodeid] = Outcome.from_dict(data)
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
-            self.state.other_failures += 1  # an ordinary test in a mixed run
+            self.results.other_failures += 1  # an ordinary test in a mixed run
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        merge_worker_facts(self.state, getattr(node, "workeroutput", {}).get("skill_lens"))
+        self.take_worker_output(getattr(node, "workeroutput", {}).get(WORKER_OUTPUT))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.is_worker:
-            self.config.workeroutput["skill_lens"] = worker_facts(self.state)  # type: ignore[attr-defined]
+            self.config.workeroutput[WORKER_OUTPUT] = self.worker_output()  # type: ignore[attr-defined]
             return
-        session.exitstatus = finish_session(session, self.state, int(exitstatus))
+        session.exitstatus = finish_session(session, self, int(exitstatus))
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -166,9 +229,9 @@ class SkillLensSession:
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path and not self.is_worker:
-            add_scripts_to_junit(Path(path), self.state)
-            mark_failed_gate_in_junit(Path(path), self.state)
+            add_scripts_to_junit(Path(path), self.results)
+            mark_failed_gate_in_junit(Path(path), self.results)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.is_worker:
-            write_summary(terminalreporter, self.state)
+            write_summary(terminalreporter, self.results)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import AuthoringError, Where
@@ -11,7 +12,7 @@ from .regular_files import eval_like_files, not_regular, special_kind
 SKILL_FILE = "SKILL.md"
 
 
-def is_skill_in_scope(skill_file: Path, roots: list[Path]) -> bool:
+def is_skill_in_scope(skill_file: Path, roots: Sequence[Path]) -> bool:
     """Whether a ``SKILL.md`` met while walking belongs to the run.
 
     A root holding ``SKILL.md`` is that one skill (nested skills below it are
@@ -52,7 +53,7 @@ def skill_home(path: Path) -> Path | None:
     return home
 
 
-def reaches_scope(directory: Path, roots: list[Path]) -> bool:
+def reaches_scope(directory: Path, roots: Sequence[Path]) -> bool:
     """Whether a ``SKILL.md`` of the run can sit at or below ``directory``.
 
     It is on the way to a root, or below a root that takes every ``SKILL.md``
@@ -103,7 +104,7 @@ def _evals_in(directory: Path) -> list[Path]:
     )
 
 
-def directory_problem(directory: Path, roots: list[Path]) -> AuthoringError | None:
+def directory_problem(directory: Path, roots: Sequence[Path]) -> AuthoringError | None:
     """What keeps a directory pytest walks from being collected honestly, if anything.
 
     pytest collects regular files only, so a ``SKILL.md`` that is a FIFO, a device,

@@ -1,0 +1,23 @@
+"""What the session measured: outcomes while items run, the gate and record at its end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
+    from ..gate.record import GateResult, RunRecord
+    from ..perform.outcome import Outcome
+
+
+@dataclass
+class SessionResults:
+    outcomes: dict[str, Outcome] = field(default_factory=dict)  # nodeid -> outcome
+    other_failures: int = 0  # failures of ordinary tests in a mixed run
+    # Sandboxes a skill_lens_sandbox fixture override put scripts under (labels);
+    # an xdist worker sends its own to the controller.
+    sandbox_overrides: set[str] = field(default_factory=set)
+    # Filled at session end.
+    gate: GateResult | None = None
+    record: RunRecord | None = None
+    write_errors: list[str] = field(default_factory=list)

@@ -1,0 +1,102 @@
+"""The session's typed parts: the collection facts an xdist worker sends, and the frozen
+run configuration."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_skill_lens.plugin.facts import CollectionFacts
+from pytest_skill_lens.plugin.run_config import RunConfig
+from pytest_skill_lens.settings import Settings
+
+
+def _facts(skill: str, *, errors: int = 0) -> CollectionFacts:
+    nodeid = f"skills/{skill}/SKILL.md::case[fake]"
+    return CollectionFacts(
+        skills_by_name={skill.casefold(): Path(f"/work/skills/{skill}/SKILL.md")},
+        skipped_skills={f"{skill}-empty"},
+        deselected_skills={f"{skill}-gone"},
+        deselected_cases={f"{skill}-gone", skill},
+        deselected_by={"-k"},
+        planned={
+            nodeid: {
+                "skill_name": skill,
+                "case_name": "case",
+                "runner": "fake",
+                "arm": "candidate",
+                "repeat_index": 0,
+                "order": 3,
+            }
+        },
+        idle_scripts={skill: 2},
+        collection_errors=errors,
+    )
+
+
+def test_facts_survive_a_round_trip_through_json() -> None:
+    facts = _facts("Alpha", errors=1)
+    # What xdist sends between processes is plain data: JSON is the strictest such test.
+    sent = json.loads(json.dumps(facts.to_dict()))
+    assert CollectionFacts.from_dict(sent) == facts
+
+
+def test_empty_facts_survive_a_round_trip() -> None:
+    assert CollectionFacts.from_dict(CollectionFacts().to_dict()) == CollectionFacts()
+
+
+def test_to_dict_copies_so_the_sent_data_does_not_change_with_the_facts() -> None:
+    facts = _facts("alpha")
+    sent = facts.to_dict()
+    facts.planned["other"] = {"order": 9}
+    facts.idle_scripts["alpha"] = 5
+    assert "other" not in sent["planned"]
+    assert sent["idle_scripts"] == {"alpha": 2}
+
+
+def test_merge_unites_what_every_worker_found() -> None:
+    controller = CollectionFacts()
+    controller.merge(_facts("alpha"))
+    controller.merge(_facts("beta"))
+    controller.merge(_facts("beta"))  # every worker collects everything: merging is idempotent
+
+    assert set(controller.skills_by_name) == {"alpha", "beta"}
+    assert controller.skipped_skills == {"alpha-empty", "beta-empty"}
+    assert controller.deselected_skills == {"alpha-gone", "beta-gone"}
+    assert controller.deselected_cases == {"alpha-gone", "alpha", "beta-gone", "beta"}
+    assert controller.deselected_by == {"-k"}
+    assert sorted(controller.planned) == [
+        "skills/alpha/SKILL.md::case[fake]",
+        "skills/beta/SKILL.md::case[fake]",
+    ]
+    assert controller.idle_scripts == {"alpha": 2, "beta": 2}
+
+
+def test_merge_leaves_the_controllers_count_of_collection_errors() -> None:
+    # The controller counts each failed collection report once, as xdist relays it.
+    controller = CollectionFacts(collection_errors=1)
+    controller.merge(_facts("alpha", errors=1))
+    controller.merge(_facts("beta", errors=1))
+    assert controller.collection_errors == 1
+
+
+def test_merge_of_nothing_changes_nothing() -> None:
+    facts = _facts("alpha")
+    before = CollectionFacts.from_dict(facts.to_dict())
+    facts.merge(CollectionFacts())
+    assert facts == before
+
+
+def test_the_run_configuration_is_frozen() -> None:
+    run = RunConfig(
+        settings=Settings(),
+        config_path=None,
+        roots=(Path("/work/skills"),),
+        runner_names=("fake",),
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        run.roots = ()  # type: ignore[misc]
+    assert run.scripts is None and run.json_path is None
