@@ -46,8 +46,8 @@ from pytest_skill_lens.score.judge import (
     JudgeVerdict,
 )
 from pytest_skill_lens.settings import Settings
-from pytest_skill_lens.spec.model import EvalCase
-from pytest_skill_lens.spec.skill import Skill
+from pytest_skill_lens.suite.model import EvalCase
+from pytest_skill_lens.suite.skill import Skill
 
 STAND_IN_MODEL = "scripted-stand-in"
 # Nominal prices (US dollars per million tokens) for the stand-in's own figures, of the

@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .spec.errors import ConfigError, Where
-from .spec.regular_files import REGULAR_FIX, read_regular, special_kind
-from .spec.validation import field_path
+from .suite.errors import ConfigError, Where
+from .suite.regular_files import REGULAR_FIX, read_regular, special_kind
+from .suite.validation import field_path
 
 CONFIG_NAME = "skill-lens.toml"
 PosInt = Annotated[int, Field(gt=0)]

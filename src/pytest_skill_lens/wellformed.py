@@ -17,7 +17,7 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
-from .spec.validation import field_path
+from .suite.validation import field_path
 
 # The largest integer every JSON reader keeps exactly: a count past it measures nothing.
 MAX_COUNT = 2**53

@@ -867,8 +867,8 @@ def test_the_transcript_is_the_conversation_in_order_in_one_shape(
     from pytest_skill_lens.run.runners.langchain import LangChainRunner
     from pytest_skill_lens.run.runners.pydantic_ai import PydanticAIRunner
     from pytest_skill_lens.settings import Settings
-    from pytest_skill_lens.spec.model import EvalCase
-    from pytest_skill_lens.spec.skill import Skill
+    from pytest_skill_lens.suite.model import EvalCase
+    from pytest_skill_lens.suite.skill import Skill
 
     server.script["refund"] = [
         tool_calls([("lookup_order", '{"order_id": "1234"}')]),

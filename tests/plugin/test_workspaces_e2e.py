@@ -503,7 +503,7 @@ def test_each_repeat_runs_every_session_in_a_fresh_workspace(
 
 
 _RAISING_EVALUATOR = """
-from pytest_skill_lens.spec.errors import AuthoringError
+from pytest_skill_lens.suite.errors import AuthoringError
 
 
 class Raising:

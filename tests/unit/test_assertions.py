@@ -11,8 +11,8 @@ from pytest_skill_lens.score.assertions import (
     compile_regex,
 )
 from pytest_skill_lens.score.check import CheckResult, Score, ScoringContext
-from pytest_skill_lens.spec.errors import AuthoringError
-from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.suite.errors import AuthoringError
+from pytest_skill_lens.suite.model import EvalCase
 
 CONTEXT = ScoringContext(runner="fake")
 

@@ -25,7 +25,7 @@ from pytest_skill_lens.run.bundle_tools import bundle_tools, skill_bundle
 from pytest_skill_lens.run.toolkit import builtin_tools
 from pytest_skill_lens.run.workspace import Workspace
 from pytest_skill_lens.settings import Settings
-from pytest_skill_lens.spec.skill import Skill
+from pytest_skill_lens.suite.skill import Skill
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and links are POSIX here")
 

@@ -18,7 +18,7 @@ from pytest_skill_lens.run.runners import langchain_model
 from pytest_skill_lens.score.judge import FakeJudge
 from pytest_skill_lens.score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
 from pytest_skill_lens.settings import Settings
-from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.suite.model import EvalCase
 
 PLANNED = ["copilot", "claude-code", "cli"]
 NOT_INSTALLED = Extra("mine", 'pip install "mine[x]"', lambda model: "mine_sdk")

@@ -8,8 +8,8 @@ from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.score.check import Score, ScoringContext
 from pytest_skill_lens.score.evaluate import BUILTIN_EVALUATORS, evaluate
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeVerdict
-from pytest_skill_lens.spec.errors import AuthoringError
-from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.suite.errors import AuthoringError
+from pytest_skill_lens.suite.model import EvalCase
 
 CONTEXT = ScoringContext(runner="fake")
 

@@ -21,7 +21,7 @@ from pytest_skill_lens.score.artifacts import (
 )
 from pytest_skill_lens.score.assertions import FILE_NOT_SUPPORTED, AssertionEvaluator
 from pytest_skill_lens.score.check import CheckResult, Score, ScoringContext
-from pytest_skill_lens.spec.model import EvalCase, Judge
+from pytest_skill_lens.suite.model import EvalCase, Judge
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and links are POSIX here")
 
@@ -402,7 +402,7 @@ def built_in_code(assertion: dict[str, Any], files: dict[str, str] | None = None
 def test_a_case_built_in_code_gets_the_same_rules(
     ws: Workspace, assertion: dict[str, Any], field: str, problem: str
 ) -> None:
-    from pytest_skill_lens.spec.errors import AuthoringError
+    from pytest_skill_lens.suite.errors import AuthoringError
 
     case = built_in_code(assertion, {"sales.csv": "region,units\n"})
     context = ScoringContext(runner="fake", workspace=ws)

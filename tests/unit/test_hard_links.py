@@ -25,7 +25,7 @@ from pytest_skill_lens.run.workspace import Workspace
 from pytest_skill_lens.score.artifacts import HARD_LINKED, collect_artifacts
 from pytest_skill_lens.score.assertions import AssertionEvaluator
 from pytest_skill_lens.score.check import CheckResult, ScoringContext
-from pytest_skill_lens.spec.model import EvalCase, Judge
+from pytest_skill_lens.suite.model import EvalCase, Judge
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="hard links are POSIX here")
 

@@ -25,11 +25,11 @@ import pytest
 
 from pytest_skill_lens import matching
 from pytest_skill_lens.score.assertions import check_assertion
-from pytest_skill_lens.spec.errors import AuthoringError
-from pytest_skill_lens.spec.loader import load_yaml_eval_file
-from pytest_skill_lens.spec.model import Assertion
-from pytest_skill_lens.spec.schemas import NotEvaluated, violations
-from pytest_skill_lens.spec.yamlload import load_yaml_text
+from pytest_skill_lens.suite.errors import AuthoringError
+from pytest_skill_lens.suite.loader import load_yaml_eval_file
+from pytest_skill_lens.suite.model import Assertion
+from pytest_skill_lens.suite.schemas import NotEvaluated, violations
+from pytest_skill_lens.suite.yamlload import load_yaml_text
 
 HANG_GUARD = 120  # seconds: far beyond the bounded code, far short of the unbounded one
 
@@ -262,7 +262,7 @@ def test_a_catastrophic_schema_pattern_is_a_failed_check_within_the_bound() -> N
         """\
         import json
         from pytest_skill_lens.score.assertions import check_assertion
-        from pytest_skill_lens.spec.model import Assertion
+        from pytest_skill_lens.suite.model import Assertion
 
         slow = "^(a|aa)+$"
         schemas = [
@@ -313,7 +313,7 @@ def test_the_root_schema_keyword_is_kept_out_of_the_way_of_the_bound() -> None:
         f"""\
         import json
         from pytest_skill_lens.score.assertions import check_assertion
-        from pytest_skill_lens.spec.model import Assertion
+        from pytest_skill_lens.suite.model import Assertion
 
         document = json.dumps({{"next": {{"name": "a" * 40 + "!"}}}})
         result = check_assertion(Assertion(kind="json-schema", json_schema={schema!r}), 0, document)
@@ -346,7 +346,7 @@ def test_a_catastrophic_regex_is_a_failed_check_within_the_bound() -> None:
         """\
         import json
         from pytest_skill_lens.score.assertions import check_assertion
-        from pytest_skill_lens.spec.model import Assertion
+        from pytest_skill_lens.suite.model import Assertion
 
         out = []
         for pattern, text in [("(a+)+$", "a" * 34 + "!"), ("(a|aa)+$", "a" * 40 + "!")]:
@@ -488,7 +488,7 @@ def test_evidence_about_a_huge_value_built_in_code_is_bounded() -> None:
         from pytest_skill_lens.report.excerpt import render_call
         from pytest_skill_lens.run.result import RunResult, ToolCall
         from pytest_skill_lens.score.trajectory import trajectory_checks
-        from pytest_skill_lens.spec.model import Trajectory
+        from pytest_skill_lens.suite.model import Trajectory
 
         bomb = "lol"
         for _ in range(12):

@@ -20,7 +20,7 @@ from pytest_skill_lens.score.judges.prompt import (
     build_judge_prompt,
     fence,
 )
-from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.suite.model import EvalCase
 
 BLOCK = re.compile(r"^<<<BEGIN (\w+) ([0-9a-f]{24})>>>$", re.MULTILINE)
 

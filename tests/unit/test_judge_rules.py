@@ -15,7 +15,7 @@ from pytest_skill_lens.score.judge import (
     build_request,
 )
 from pytest_skill_lens.settings import Settings
-from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.suite.model import EvalCase
 
 RUBRIC = ["Names order 1234", "Explains the window closed", "Is polite"]
 

@@ -1,7 +1,7 @@
 """The layers of docs/architecture.md, checked on the source: nothing imports upward.
 
-Bottom to top: spec, run, score, perform, gate, report, plugin. The top-level helpers
-(settings.py, labels.py, matching.py, wellformed.py, gcpause.py) sit beside spec/ and
+Bottom to top: suite, run, score, perform, gate, report, plugin. The top-level helpers
+(settings.py, labels.py, matching.py, wellformed.py, gcpause.py) sit beside suite/ and
 import nothing above it. Only plugin/ imports pytest, and the agent frameworks are
 imported only inside a function, never when a module loads (collection stays light),
 except by the one framework seam, which is itself imported only inside a function.
@@ -16,7 +16,7 @@ import pytest
 
 import pytest_skill_lens
 
-LAYERS = ("spec", "run", "score", "perform", "gate", "report", "plugin")
+LAYERS = ("suite", "run", "score", "perform", "gate", "report", "plugin")
 PACKAGE = Path(pytest_skill_lens.__file__).parent
 FRAMEWORKS = {"pydantic_ai", "langchain", "langchain_core", "langchain_openai"}
 FRAMEWORKS |= {"langchain_anthropic", "openai", "anthropic", "genai_prices", "mcp"}
@@ -36,7 +36,7 @@ def test_no_layer_imports_upward_and_only_plugin_imports_pytest(layer: str) -> N
     assert found == []
 
 
-def test_the_top_level_helpers_import_nothing_above_spec() -> None:
+def test_the_top_level_helpers_import_nothing_above_suite() -> None:
     found = [
         f"{path.name} imports {target}"
         for path in sorted(PACKAGE.glob("*.py"))

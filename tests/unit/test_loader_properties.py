@@ -22,9 +22,9 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pytest_skill_lens.spec.errors import AuthoringError
-from pytest_skill_lens.spec.loader import load_suite
-from pytest_skill_lens.spec.skill import Skill
+from pytest_skill_lens.suite.errors import AuthoringError
+from pytest_skill_lens.suite.loader import load_suite
+from pytest_skill_lens.suite.skill import Skill
 
 SETTINGS = settings(
     max_examples=200,

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.spec.errors import AuthoringError
-from pytest_skill_lens.spec.loader import load_suite
-from pytest_skill_lens.spec.skill import Skill
-from pytest_skill_lens.spec.suite import SkillSuite
+from pytest_skill_lens.suite.errors import AuthoringError
+from pytest_skill_lens.suite.loaded import SkillSuite
+from pytest_skill_lens.suite.loader import load_suite
+from pytest_skill_lens.suite.skill import Skill
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import threading
 from typing import Any
 
 from pytest_skill_lens.run.mocktools import MockTool, build_mock_tools
-from pytest_skill_lens.spec.model import ToolSpec
+from pytest_skill_lens.suite.model import ToolSpec
 
 
 def tool(returns: Any, **extra: Any) -> MockTool:

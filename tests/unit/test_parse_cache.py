@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.spec import loader
-from pytest_skill_lens.spec.errors import AuthoringError
-from pytest_skill_lens.spec.model import EvalCase
-from pytest_skill_lens.spec.parse_cache import ParseCache, seal
-from pytest_skill_lens.spec.suite import LoadedCase
+from pytest_skill_lens.suite import loader
+from pytest_skill_lens.suite.errors import AuthoringError
+from pytest_skill_lens.suite.loaded import LoadedCase
+from pytest_skill_lens.suite.model import EvalCase
+from pytest_skill_lens.suite.parse_cache import ParseCache, seal
 
 SECRET = b"k" * 32  # the per-user key, given directly so no test writes one to $HOME
 CASES = (

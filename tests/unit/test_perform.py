@@ -19,8 +19,8 @@ from pytest_skill_lens.run.workspace import Workspace
 from pytest_skill_lens.score.check import Score, ScoringContext
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeRequest, JudgeVerdict
 from pytest_skill_lens.settings import Settings
-from pytest_skill_lens.spec.model import EvalCase
-from pytest_skill_lens.spec.skill import Skill
+from pytest_skill_lens.suite.model import EvalCase
+from pytest_skill_lens.suite.skill import Skill
 
 SKILL = Skill("greet", "Greets", "Say hello.", Path("/skills/greet/SKILL.md"))
 IDENTITY = CaseIdentity(

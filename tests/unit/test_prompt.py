@@ -10,7 +10,7 @@ from pytest_skill_lens.run.prompt import (
     system_prompt,
     workspace_preamble,
 )
-from pytest_skill_lens.spec.skill import Skill
+from pytest_skill_lens.suite.skill import Skill
 
 
 def skill(name: str = "pdf", description: str = "", instructions: str = "") -> Skill:

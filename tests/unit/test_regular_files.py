@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.spec import regular_files
-from pytest_skill_lens.spec.errors import AuthoringError
-from pytest_skill_lens.spec.names import case_name_problem, hidden_problem
-from pytest_skill_lens.spec.regular_files import eval_like_files, read_regular, special_kind
+from pytest_skill_lens.suite import regular_files
+from pytest_skill_lens.suite.errors import AuthoringError
+from pytest_skill_lens.suite.names import case_name_problem, hidden_problem
+from pytest_skill_lens.suite.regular_files import eval_like_files, read_regular, special_kind
 
 fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
 

@@ -18,7 +18,7 @@ from pytest_skill_lens.score.budget import BudgetEvaluator
 from pytest_skill_lens.score.check import CheckResult, Score, ScoringContext
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeVerdict
 from pytest_skill_lens.score.shapes import score_problems, verdict_problems
-from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.suite.model import EvalCase
 
 # --- a runner's RunResult ----------------------------------------------------------------
 

@@ -10,8 +10,8 @@ import pytest
 from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.run.sessions import merge_results, run_sessions, session_case
 from pytest_skill_lens.settings import Settings
-from pytest_skill_lens.spec.model import EvalCase
-from pytest_skill_lens.spec.skill import Skill
+from pytest_skill_lens.suite.model import EvalCase
+from pytest_skill_lens.suite.skill import Skill
 
 
 def case(sessions: list[str], **fields: Any) -> EvalCase:

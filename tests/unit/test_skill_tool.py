@@ -25,8 +25,8 @@ from pytest_skill_lens.run.workspace import Workspace
 from pytest_skill_lens.score.check import ScoringContext
 from pytest_skill_lens.score.trajectory import TrajectoryEvaluator
 from pytest_skill_lens.settings import Settings
-from pytest_skill_lens.spec.model import EvalCase
-from pytest_skill_lens.spec.skill import Skill
+from pytest_skill_lens.suite.model import EvalCase
+from pytest_skill_lens.suite.skill import Skill
 
 INSTRUCTIONS = "Always look up the order before you answer.\n\nNever promise a refund."
 SKILL = Skill(

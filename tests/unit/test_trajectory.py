@@ -5,7 +5,7 @@ from typing import Any
 from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.score.check import CheckResult, Score, ScoringContext
 from pytest_skill_lens.score.trajectory import TrajectoryEvaluator
-from pytest_skill_lens.spec.model import EvalCase
+from pytest_skill_lens.suite.model import EvalCase
 
 CONTEXT = ScoringContext(runner="fake")
 

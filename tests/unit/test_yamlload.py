@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.spec.errors import AuthoringError
-from pytest_skill_lens.spec.yamlload import MarkedDict, MarkedList, load_yaml_text
+from pytest_skill_lens.suite.errors import AuthoringError
+from pytest_skill_lens.suite.yamlload import MarkedDict, MarkedList, load_yaml_text
 
 FILE = Path("cases.yaml")
 

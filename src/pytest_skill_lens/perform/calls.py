@@ -19,8 +19,8 @@ from ..run.workspace import Workspace
 from ..score.artifacts import collect_artifacts
 from ..score.judge import Judge, JudgeVerdict, build_request
 from ..score.shapes import verdict_problems
-from ..spec.model import EvalCase
-from ..spec.skill import Skill
+from ..suite.model import EvalCase
+from ..suite.skill import Skill
 from ..wellformed import summary
 
 # What a case handed back garbage spent is unknown, never "free".

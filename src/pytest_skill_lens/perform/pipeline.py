@@ -27,8 +27,8 @@ from ..score.check import Evaluator, Score, ScoringContext
 from ..score.evaluate import evaluate
 from ..score.judge import Judge, JudgeVerdict
 from ..settings import Settings
-from ..spec.model import EvalCase
-from ..spec.skill import Skill
+from ..suite.model import EvalCase
+from ..suite.skill import Skill
 from .calls import grade, run_case
 from .outcome import CaseIdentity, Outcome, outcome_of
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..run.sandbox import SandboxDecision
     from ..score.check import Evaluator
     from ..score.judge import Judge
-    from ..spec.parse_cache import ParseCache
+    from ..suite.parse_cache import ParseCache
 
 
 @dataclass

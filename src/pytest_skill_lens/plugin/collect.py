@@ -12,18 +12,18 @@ import pytest
 
 from ..gcpause import gc_paused
 from ..run.catalog import FEATURE_FIELDS, RunnerDescription
-from ..spec.discovery import (
+from ..suite.discovery import (
     SKILL_FILE,
     directory_problem,
     eval_files_for,
     is_skill_in_scope,
     reaches_scope,
 )
-from ..spec.errors import AuthoringError, Where
-from ..spec.loader import load_suite
-from ..spec.skill import Skill, load_skill
-from ..spec.suite import LoadedCase
-from ..spec.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
+from ..suite.errors import AuthoringError, Where
+from ..suite.loaded import LoadedCase
+from ..suite.loader import load_suite
+from ..suite.skill import Skill, load_skill
+from ..suite.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
 from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem, case_signature
 from .registry import RegistryError, check_names, described_runners

@@ -15,9 +15,9 @@ import pytest
 from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
 from ..score.judges.catalog import BUILTIN_JUDGES, builtin_judge
 from ..settings import Settings, find_config, load_settings
-from ..spec.discovery import directory_problem
-from ..spec.errors import ConfigError
-from ..spec.regular_files import special_kind
+from ..suite.discovery import directory_problem
+from ..suite.errors import ConfigError
+from ..suite.regular_files import special_kind
 from .run_config import RunConfig
 from .state import listing_only
 

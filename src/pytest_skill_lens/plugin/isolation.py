@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..spec.discovery import holds_skill, skill_home
+from ..suite.discovery import holds_skill, skill_home
 
 if TYPE_CHECKING:
     from pluggy import HookRelay

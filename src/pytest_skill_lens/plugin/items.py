@@ -12,9 +12,9 @@ import pytest
 
 from ..labels import Arm
 from ..perform import CaseIdentity, Outcome, errored_outcome, perform
-from ..spec.model import EvalCase
-from ..spec.skill import Skill
-from ..spec.suite import LoadedCase
+from ..suite.loaded import LoadedCase
+from ..suite.model import EvalCase
+from ..suite.skill import Skill
 from .act import CaseErrored, CaseFailed, failure_text, junit_properties
 from .isolation import SkillHooks  # hooks as the directory above the skill sees them
 from .state import SESSION_KEY, get_session

@@ -18,8 +18,8 @@ import pytest
 
 from ..perform.outcome import Outcome
 from ..run.leftovers import sweep
-from ..spec.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
-from ..spec.parse_cache import ParseCache
+from ..suite.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
+from ..suite.parse_cache import ParseCache
 from .caches import SessionCaches
 from .collect import SkillFile
 from .facts import CollectionFacts

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..spec.skill import Skill
+from ..suite.skill import Skill
 from .bundle import Bundle
 from .workspace_tools import BuiltinTool, _closed, _missing
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from ..settings import Settings
-from ..spec.model import EvalCase
+from ..suite.model import EvalCase
 from .fake import FakeRunner
 from .requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
 from .runner import Runner, RunnerContext, RunnerFactory

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..spec.model import EvalCase
-from ..spec.skill import Skill
+from ..suite.model import EvalCase
+from ..suite.skill import Skill
 from .result import RunResult
 from .skill_tool import skill_triggered
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import matching as matcher
-from ..spec.model import ReturnRule, ToolSpec
+from ..suite.model import ReturnRule, ToolSpec
 
 
 def unscripted_reply(tool: str, arguments: Any) -> str:

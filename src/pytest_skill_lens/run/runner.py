@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..settings import Settings
-from ..spec.model import EvalCase
-from ..spec.skill import Skill
+from ..suite.model import EvalCase
+from ..suite.skill import Skill
 from .result import RunResult
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..spec.model import EvalCase
+from ..suite.model import EvalCase
 from .result import RunResult
 
 RunOne = Callable[[EvalCase], RunResult]

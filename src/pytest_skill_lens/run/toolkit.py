@@ -10,8 +10,8 @@ A case without a workspace gets none of them.
 from __future__ import annotations
 
 from ..settings import Settings
-from ..spec.model import EvalCase
-from ..spec.skill import Skill
+from ..suite.model import EvalCase
+from ..suite.skill import Skill
 from .bundle_tools import bundle_tools, skill_bundle
 from .sandbox import SandboxDecision
 from .script_tool import with_run_script

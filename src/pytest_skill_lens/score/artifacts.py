@@ -11,8 +11,8 @@ Contents are capped per file and in total; sentinels cost nothing.
 from __future__ import annotations
 
 from ..run.workspace import Workspace
-from ..spec.model import ArtifactGlob
-from ..spec.model import Judge as JudgeBlock
+from ..suite.model import ArtifactGlob
+from ..suite.model import Judge as JudgeBlock
 
 ARTIFACT_MAX_CHARS = 20_000
 ARTIFACTS_TOTAL_CHARS = 60_000

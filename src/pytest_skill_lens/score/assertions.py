@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from ..matching import clip, quote
 from ..run.result import RunResult
 from ..run.workspace import Workspace, show
-from ..spec.errors import AuthoringError, Where
-from ..spec.model import Assertion, EvalCase
-from ..spec.regex_rules import regex_problem
-from ..spec.rules import check_assertion_rules
-from ..spec.schemas import NotEvaluated, schema_problem, unsafe_part, violations
+from ..suite.errors import AuthoringError, Where
+from ..suite.model import Assertion, EvalCase
+from ..suite.regex_rules import regex_problem
+from ..suite.rules import check_assertion_rules
+from ..suite.schemas import NotEvaluated, schema_problem, unsafe_part, violations
 from .check import CheckResult, Score, ScoringContext, score_from_checks
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from ..run.result import RunResult
-from ..spec.model import Budget, EvalCase
+from ..suite.model import Budget, EvalCase
 from ..wellformed import bounded_repr
 from .check import CheckResult, Score, ScoringContext
 

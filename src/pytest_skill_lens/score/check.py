@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..run.result import RunResult
-from ..spec.model import EvalCase
+from ..suite.model import EvalCase
 
 if TYPE_CHECKING:
     from ..run.workspace import Workspace

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..labels import Status
 from ..run.result import RunResult
-from ..spec.model import EvalCase
+from ..suite.model import EvalCase
 from ..wellformed import summary
 from .assertions import AssertionEvaluator
 from .budget import BudgetEvaluator

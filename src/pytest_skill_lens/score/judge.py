@@ -17,8 +17,8 @@ from typing import Protocol, runtime_checkable
 
 from ..run.result import RunResult
 from ..settings import Settings
-from ..spec.model import EvalCase
-from ..spec.model import Judge as JudgeBlock
+from ..suite.model import EvalCase
+from ..suite.model import Judge as JudgeBlock
 from .check import CheckResult, Score, ScoringContext, score_from_checks
 
 NO_EVIDENCE = "passed with no evidence"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .. import matching as matcher
 from ..run.result import RunResult, ToolCall
-from ..spec.model import CallArgs, EvalCase, Trajectory
+from ..suite.model import CallArgs, EvalCase, Trajectory
 from .check import CheckResult, Score, ScoringContext, score_from_checks
 
 ARGUMENTS_SHOWN = 300  # characters of the calls' arguments quoted in call_args evidence

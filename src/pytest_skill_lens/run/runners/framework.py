@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...settings import Settings
-from ...spec.model import EvalCase
-from ...spec.skill import Skill
+from ...suite.model import EvalCase
+from ...suite.skill import Skill
 from ..mocktools import build_mock_tools
 from ..prompt import system_prompt
 from ..result import RunResult

@@ -9,8 +9,8 @@ reaches the model and what is measured is in ``docs/runners.md``.
 from __future__ import annotations
 
 from ...settings import Settings
-from ...spec.model import EvalCase
-from ...spec.skill import Skill
+from ...suite.model import EvalCase
+from ...suite.skill import Skill
 from ..result import RunResult
 from ..retry import Attempt, transient_status
 from ..skill_tool import skill_triggered

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...settings import Settings
-from ...spec.model import EvalCase
-from ...spec.skill import Skill
+from ...suite.model import EvalCase
+from ...suite.skill import Skill
 from ..pricing import total_spend
 from ..result import RunResult, ToolCall
 from ..retry import Attempt

@@ -9,12 +9,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from .errors import AuthoringError, Where
+from .loaded import LoadedCase
 from .model import EvalCase
 from .names import case_name_problem
 from .regular_files import REGULAR_FIX, read_regular, special_kind
 from .rules import check_placeholder
 from .skill import Skill
-from .suite import LoadedCase
 
 MAX_FILE_BYTES = 1_000_000
 _TOP_KEYS = {"skill_name", "evals"}

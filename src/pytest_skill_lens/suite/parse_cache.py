@@ -29,8 +29,8 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from .. import __version__
+from .loaded import LoadedCase
 from .model import EvalCase
-from .suite import LoadedCase
 
 KEY_FILE = Path("pytest-skill-lens") / "parse-cache.key"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # far above any eval file's; a planted giant is a miss

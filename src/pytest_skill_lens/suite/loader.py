@@ -10,11 +10,11 @@ from pydantic import ValidationError
 
 from .errors import AuthoringError, Where
 from .evals_json import load_evals_json
+from .loaded import LoadedCase, SkillSuite
 from .model import EvalCase
 from .parse_cache import ParseCache
 from .rules import PLACEHOLDER, Fail, check_case, check_placeholder
 from .skill import Skill
-from .suite import LoadedCase, SkillSuite
 from .tool_libraries import ToolLibraries
 from .tool_rules import check_raw_returns
 from .validation import authoring_error_from, line_at, parse_field_path
