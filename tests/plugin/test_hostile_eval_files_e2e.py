@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -29,37 +27,16 @@ from test_authoring_rules import (
     write_skill,
 )
 
+from schema_server import recording_schema_server
+
 HANG_GUARD = 300  # seconds for a whole inner pytest run
-
-
-class _Recorder(BaseHTTPRequestHandler):
-    requests: list[str]
-
-    def do_GET(self) -> None:
-        self.requests.append(self.path)
-        body = json.dumps({"type": "string"}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture
 def schema_server() -> Iterator[tuple[str, list[str]]]:
     """A server on 127.0.0.1 that serves a schema to any GET and records the path."""
-    seen: list[str] = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("H", (_Recorder,), {"requests": seen}))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with recording_schema_server({"type": "string"}) as served:
+        yield served
 
 
 def _run_scripted(

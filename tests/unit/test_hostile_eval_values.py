@@ -15,9 +15,7 @@ import re
 import subprocess
 import sys
 import textwrap
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,39 +28,16 @@ from pytest_skill_lens.suite.loader import load_yaml_eval_file
 from pytest_skill_lens.suite.model import Assertion
 from pytest_skill_lens.suite.schemas import NotEvaluated, violations
 from pytest_skill_lens.suite.yamlload import load_yaml_text
+from schema_server import recording_schema_server
 
 HANG_GUARD = 120  # seconds: far beyond the bounded code, far short of the unbounded one
-
-
-class _Recorder(BaseHTTPRequestHandler):
-    requests: list[str]
-
-    def do_GET(self) -> None:
-        self.requests.append(self.path)
-        body = json.dumps({"const": "fetched-from-the-server"}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture
 def server() -> Iterator[tuple[str, list[str]]]:
     """A server on 127.0.0.1 that answers every GET with a schema and records the path."""
-    seen: list[str] = []
-    handler = type("Handler", (_Recorder,), {"requests": seen})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with recording_schema_server({"const": "fetched-from-the-server"}) as served:
+        yield served
 
 
 def _eval_file(tmp_path: Path, assertion: str) -> Path:
