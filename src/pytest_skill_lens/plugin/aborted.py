@@ -23,6 +23,7 @@ import pytest
 from ..gate.record import GateResult, RunRecord
 from ..report.junit_gate import aborted_junit
 from ..report.printable import one_line
+from .configure import report_paths
 from .report_files import Target, report_targets, write_report_files
 from .results import SessionResults
 from .run_config import RunConfig
@@ -139,10 +140,7 @@ def rewrite_reports_before_state(config: pytest.Config) -> None:
     exc = sys.exc_info()[1]
     if hasattr(config, "workerinput") or exc is None:
         return
-    option = config.option
-    here = config.invocation_params.dir
-    json_path = here / option.skill_lens_json if option.skill_lens_json else None
-    markdown_path = here / option.skill_lens_markdown if option.skill_lens_markdown else None
+    json_path, markdown_path = report_paths(config)
     reason, code = exception_reason(exc)
     _rewrite_unstarted(config, json_path, markdown_path, reason, code)
 

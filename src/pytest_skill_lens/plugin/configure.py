@@ -169,6 +169,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
     _preflight_judge(option, settings, collect_only=listing_only(config))
     scripts = _prepare_scripts(settings, collect_only=listing_only(config))
 
+    json_path, markdown_path = report_paths(config)
     run = RunConfig(
         settings=settings,
         config_path=config_path,
@@ -177,8 +178,8 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         evals_override=(here / option.skill_lens_evals).resolve()
         if option.skill_lens_evals
         else None,
-        json_path=(here / option.skill_lens_json) if option.skill_lens_json else None,
-        markdown_path=(here / option.skill_lens_markdown) if option.skill_lens_markdown else None,
+        json_path=json_path,
+        markdown_path=markdown_path,
         markdown_max_chars=markdown_max,
         scripts=scripts,
     )
@@ -306,3 +307,11 @@ def _choose_args(config: pytest.Config, cli_roots: list[Path], ini_roots: list[P
         return any(path == root or root in path.parents for path in given)
 
     config.args = [*config.args, *(str(p) for p in cli_roots if not narrowed(p))]
+
+
+def report_paths(config: pytest.Config) -> tuple[Path | None, Path | None]:
+    """The JSON and Markdown report paths asked for, against the invocation directory."""
+    option, here = config.option, config.invocation_params.dir
+    json_path = here / option.skill_lens_json if option.skill_lens_json else None
+    markdown_path = here / option.skill_lens_markdown if option.skill_lens_markdown else None
+    return json_path, markdown_path
