@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .leftovers import owner_mark
+from .leftovers import owner_mark, remove_tree
 
 Backend = Literal["bwrap", "sandbox-exec", "none"]
 PROBE_TIMEOUT = 10.0  # seconds; a probe that hangs is a backend that does not work
@@ -150,7 +150,7 @@ def _run_bwrap_probe(executable: str, temp: Path, isolation: tuple[str, ...]) ->
         )
         return _run_probe("bwrap", argv)
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        remove_tree(base)
 
 
 def _probe_sandbox_exec(temp_dir: str) -> SandboxDecision:  # pragma: no cover - macOS only
