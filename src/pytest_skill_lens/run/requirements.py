@@ -5,8 +5,9 @@ Each check returns a :data:`Problem` or ``None``; none of them imports a framewo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 
 from ..settings import Settings
 from .providers import missing_api_key, provider_of
@@ -26,6 +27,19 @@ class Extra:
     name: str
     install: str
     missing: Callable[[str | None], str | None]
+
+
+def missing_module(
+    needed: Sequence[str], provider_modules: Mapping[str, str], model: str | None
+) -> str | None:
+    """The first of ``needed`` (and the module ``model``'s provider needs) not installed.
+
+    Found with ``find_spec``, never imported: collection stays light.
+    """
+    modules = list(needed)
+    if model is not None and provider_of(model) in provider_modules:
+        modules.append(provider_modules[provider_of(model)])
+    return next((module for module in modules if find_spec(module) is None), None)
 
 
 def extra_problem(kind: str, name: str, extra: Extra, model: str | None) -> Problem | None:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
 from ..providers import provider_of
-from ..requirements import Extra, form_problem
+from ..requirements import Extra, form_problem, missing_module
 
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[langchain]"'
 # The provider prefixes served, and the integration package each needs.
@@ -14,13 +12,7 @@ PROVIDER_MODULES = {"openai": "langchain_openai", "anthropic": "langchain_anthro
 
 def missing_extra(model: str | None = None) -> str | None:
     """The module a langchain runner or judge needs that is not installed (not imported)."""
-    needed = ["langchain", "langgraph", "genai_prices"]
-    if model is not None and provider_of(model) in PROVIDER_MODULES:
-        needed.append(PROVIDER_MODULES[provider_of(model)])
-    for module in needed:
-        if find_spec(module) is None:
-            return module
-    return None
+    return missing_module(("langchain", "langgraph", "genai_prices"), PROVIDER_MODULES, model)
 
 
 EXTRA = Extra("langchain", EXTRA_INSTALL, missing_extra)

@@ -13,12 +13,11 @@ switched off, so a schema reaches the provider as it was declared.
 
 from __future__ import annotations
 
-from importlib.util import find_spec
 from typing import Any
 
 from ..pricing import ResponseUsage
 from ..providers import provider_of
-from ..requirements import Extra, form_problem
+from ..requirements import Extra, form_problem, missing_module
 from ..retry import transient_status
 
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
@@ -36,13 +35,7 @@ _PROVIDER_MODULES = {
 
 def missing_extra(model: str | None = None) -> str | None:
     """The module a pydantic-ai runner or judge needs that is not installed (not imported)."""
-    needed = ["pydantic_ai", "genai_prices"]
-    if model is not None and provider_of(model) in _PROVIDER_MODULES:
-        needed.append(_PROVIDER_MODULES[provider_of(model)])
-    for module in needed:
-        if find_spec(module) is None:
-            return module
-    return None
+    return missing_module(("pydantic_ai", "genai_prices"), _PROVIDER_MODULES, model)
 
 
 # What the pydantic-ai runner and judge need installed.
