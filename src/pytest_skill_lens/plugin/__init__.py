@@ -11,7 +11,6 @@ from .fixtures import (
 from .hooks import (
     pytest_addhooks,
     pytest_addoption,
-    pytest_collect_directory,
     pytest_configure,
     pytest_load_initial_conftests,
     pytest_report_header,
@@ -21,7 +20,6 @@ from .hooks import (
 __all__ = [
     "pytest_addhooks",
     "pytest_addoption",
-    "pytest_collect_directory",
     "pytest_configure",
     "pytest_load_initial_conftests",
     "pytest_report_header",

@@ -8,7 +8,6 @@ reads or writes the session's state; only then are the heavy modules imported.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -40,21 +39,6 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         anchors = initial_conftest_anchors(early_config)
         if anchors is not None:
             early_config.known_args_namespace.file_or_dir = anchors
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    # Ahead of pytest's Dir and Package, which would load the skill's conftest.py.
-    if get_session(parent.config) is None:
-        return None
-    from .isolation import skill_dir_hooks
-
-    hooks_dir = skill_dir_hooks(path, parent)
-    if hooks_dir is None:
-        return None
-    from .collect import SkillDir
-
-    return SkillDir.for_directory(parent, path, hooks_dir)
 
 
 @pytest.hookimpl(tryfirst=True)

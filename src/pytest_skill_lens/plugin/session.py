@@ -21,9 +21,10 @@ from ..run.leftovers import sweep
 from ..suite.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..suite.parse_cache import ParseCache
 from .caches import SessionCaches
-from .collect import SkillFile
+from .collect import SkillDir, SkillFile
 from .facts import CollectionFacts
 from .finish import add_scripts_to_junit, finish_session, mark_failed_gate_in_junit, write_summary
+from .isolation import skill_dir_hooks
 from .items import CaseItem
 from .results import SessionResults
 from .run_config import RunConfig
@@ -119,12 +120,17 @@ class SkillLensSession:
             return None
         return SkillFile.from_parent(parent, path=file_path)
 
-    @pytest.hookimpl(tryfirst=True)  # before any hook that returns the directory's collector
-    def pytest_collect_directory(self, path: Path, parent: pytest.Collector) -> None:
+    @pytest.hookimpl(tryfirst=True)  # ahead of pytest's Dir and Package
+    def pytest_collect_directory(
+        self, path: Path, parent: pytest.Collector
+    ) -> pytest.Collector | None:
         # pytest walks regular files only: a FIFO SKILL.md would vanish without a word.
         error = directory_problem(path, self.run.roots)
         if error is not None:  # reported on the parent, whose node id is still clean
             raise parent.CollectError("skill-lens authoring error: " + error.message)
+        # A skill's directory gets a collector of ours: pytest's would load its conftest.py.
+        hooks_dir = skill_dir_hooks(path, parent)
+        return SkillDir.for_directory(parent, path, hooks_dir) if hooks_dir is not None else None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
