@@ -73,6 +73,15 @@ def _sleepy(pytester: pytest.Pytester, cases: list[dict[str, Any]], toml: str = 
     write_file(pytester.path / "skill-lens.toml", toml)  # no file above can leak in
 
 
+def _run_sleepy(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """The inner run under the sleepy runner, with a JSON report and a hang guard."""
+    return pytester.runpytest_subprocess(
+        *("--skill-lens", "skills", "--skill-lens-runner", "sleepy", *args),
+        *("--skill-lens-json", "report.json", *QUIET_PLUGINS),
+        timeout=GUARD,
+    )
+
+
 def _report(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
     data = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     return {o["case_name"]: o for o in data["outcomes"]}
@@ -104,18 +113,8 @@ def test_a_runner_that_never_returns_errors_its_case_and_the_session_goes_on(
         ],
     )
 
-    result = pytester.runpytest_subprocess(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "sleepy",
-        "--skill-lens-case-timeout",
-        "1",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        timeout=GUARD,  # the abandoned call must not keep the process alive
-    )
+    # The hang guard: the abandoned call must not keep the process alive.
+    result = _run_sleepy(pytester, "--skill-lens-case-timeout", "1")
 
     assert result.ret == 1
     result.assert_outcomes(passed=2, errors=1)
@@ -146,16 +145,7 @@ def test_one_deadline_covers_every_session_of_a_case(pytester: pytest.Pytester) 
         toml="case_timeout_seconds = 1\n",
     )
 
-    result = pytester.runpytest_subprocess(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "sleepy",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        timeout=GUARD,
-    )
+    result = _run_sleepy(pytester)
 
     assert result.ret == 1
     result.assert_outcomes(passed=1, errors=1)
@@ -174,16 +164,7 @@ def test_a_judge_that_never_returns_is_named_in_the_timeout(pytester: pytest.Pyt
         toml='judge = "stuck"\ncase_timeout_seconds = 1.5\n',
     )
 
-    result = pytester.runpytest_subprocess(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "sleepy",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        timeout=GUARD,
-    )
+    result = _run_sleepy(pytester)
 
     assert result.ret == 1
     result.assert_outcomes(passed=1, errors=1)
