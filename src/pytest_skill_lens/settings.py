@@ -54,6 +54,10 @@ class Settings(_Strict):
     baseline: Literal["", "none", "previous"] = ""
     repeat: PosInt = 1
     min_delta: float | None = None
+    # Also require the delta's interval, at this level, to clear min_delta.
+    min_delta_confidence: Annotated[float, Field(gt=0, lt=1)] | None = None
+    # Every candidate case, across its repetitions, must pass at least this often.
+    min_case_pass_rate: Annotated[float, Field(ge=0, le=1)] | None = None
     concurrency: PosInt = 1
     keep_workspace: bool = False
     full_output: bool = False

@@ -80,6 +80,23 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
         "total_latency_ms": 1150.0,
         "judge_cost_usd": 0.5,
         "not_run": 1,
+        # Each arm apart: 15 + 0 + 0 tokens and 1.0 + 0.5 (a retry) of cost, 0.25 of judging.
+        "by_arm": {
+            "candidate": {
+                "tokens": 15,
+                "cost_usd": 1.5,
+                "cost_unpriced": False,
+                "judge_cost_usd": 0.25,
+                "latency_ms": 150.0,
+            },
+            "baseline": {
+                "tokens": 100,
+                "cost_usd": 2.0,
+                "cost_unpriced": False,
+                "judge_cost_usd": 0.25,
+                "latency_ms": 1000.0,
+            },
+        },
     }
 
 
@@ -155,6 +172,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "output_tokens": 1,
         "skill_triggered": True,
         "skill_triggered_by_session": None,
+        "skill_loaded": None,
         "tool_calls": [{"name": "lookup", "arguments": {"id": 1}}],
     }
     # dict equality ignores order, so check the order on its own
@@ -163,7 +181,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "output", "error", "tokens", "latency_ms", "cost_usd", "model", "cost_note",
         "usage_note", "stop_note", "retry_cost_usd", "hooks", "workspace",
         "nodeid", "input_tokens", "output_tokens", "skill_triggered",
-        "skill_triggered_by_session", "tool_calls",
+        "skill_triggered_by_session", "skill_loaded", "tool_calls",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

@@ -157,6 +157,7 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
         "retry_cost_usd": 0.001,
         "skill_triggered": None,
         "skill_triggered_by_session": None,
+        "skill_loaded": None,
         "tool_calls": [{"name": "lookup", "arguments": {"q": 1}}],
         "hooks": [],
         "workspace": None,
@@ -427,7 +428,7 @@ def test_every_field_of_a_run_and_an_identity_is_recorded_by_name() -> None:
 
     # A field added to RunResult must be recorded under its name or declared unrecorded.
     assert recorded | identity_fields <= outcome_fields
-    assert outcome_fields - recorded - identity_fields == {"status", "scores", "hooks", "workspace"}
+    assert outcome_fields - recorded - identity_fields == {"status", "scores", "workspace"}
     outcome = outcome_of(IDENTITY, "passed", [], RunResult(output="x", model="m"))
     assert (outcome.output, outcome.model, outcome.order) == ("x", "m", 7)
 

@@ -14,7 +14,7 @@ import pytest
 from pytest_skill_lens.run import previous, previous_git
 from pytest_skill_lens.run.bundle import Bundle
 from pytest_skill_lens.run.leftovers import owner_mark
-from pytest_skill_lens.run.previous import BaselineNote, PreviousVersion, resolve_previous
+from pytest_skill_lens.run.previous import Unresolved, PreviousVersion, resolve_previous
 from pytest_skill_lens.run.previous_git import (
     ExtractionRefused,
     Git,
@@ -111,8 +111,7 @@ def resolved(skill_md: Path, temp: Path, **options: int) -> PreviousVersion:
 
 def note(skill_md: Path, temp: Path, **options: int) -> str:
     found = resolve_previous(skill_md, temp_dir=temp, **options)
-    assert isinstance(found, BaselineNote), found
-    assert found.kind == "unavailable"
+    assert isinstance(found, Unresolved), found
     assert list(temp.iterdir()) == []  # a note never leaves a directory behind
     return found.reason
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..perform.outcome import Outcome
+from .delta import BaselineNote, Delta
+
+EXIT_FAILED = 1  # the gate's code for a failed verdict (verdict.py holds the rules)
 
 
 @dataclass(frozen=True)
@@ -13,6 +17,12 @@ class GateResult:
     passed: bool
     exit_code: int
     reasons: tuple[str, ...] = ()
+
+    def adding(self, reasons: Sequence[str]) -> GateResult:
+        """This verdict with more reasons after its own (none: the same verdict)."""
+        if not reasons:
+            return self
+        return GateResult(False, EXIT_FAILED, (*self.reasons, *reasons))
 
 
 @dataclass
@@ -35,6 +45,11 @@ class RunRecord:
     # Why the session ended without computing a gate (an authoring error, Ctrl-C, ...);
     # None for a run the gate judged.
     aborted: str | None = None
+    # The comparison: the baseline asked for ("" when none), why some skills or cases
+    # have no baseline arm, and the paired delta (None without baseline outcomes).
+    baseline_kind: str = ""
+    baseline_notes: list[BaselineNote] = field(default_factory=list)
+    delta: Delta | None = None
 
     @property
     def candidates(self) -> list[Outcome]:

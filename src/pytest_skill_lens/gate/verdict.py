@@ -11,7 +11,9 @@ elides them from the end when space runs out:
 2. errored candidates (when ``fail_on_error``);
 3. the spend ceiling (unpriced spend; not yet wired in) and not-run items;
 4. ``per_skill_min``, in the mapping's order;
-5. ``min_delta`` (not yet wired in).
+5. the comparison (:mod:`.delta_gate`): ``min_delta`` and its confidence, unresolvable
+   baselines, then ``min_case_pass_rate``, added after these with
+   :meth:`GateResult.adding`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..perform.outcome import Outcome
-from .record import GateResult, RunRecord
+from .record import EXIT_FAILED, GateResult, RunRecord
 
 # Pass rates are ratios of small integers, and the ones users compare (0.6 - 0.4
 # against a 0.2 bar) are often not exact in binary floating point. Anything within
@@ -27,7 +29,6 @@ from .record import GateResult, RunRecord
 TOLERANCE = 1e-9
 
 EXIT_PASSED = 0
-EXIT_FAILED = 1
 
 # The cause printed for a not-run item that carries no ``reason`` of its own.
 DEFAULT_NOT_RUN_CAUSE = "the session stopped before they ran (-x/--maxfail or an interruption)"
@@ -97,7 +98,6 @@ def evaluate_gate(
         # The spend-ceiling rule (unpriced spend under a ceiling) joins here.
         *_not_run_reasons(record.not_run),
         *_per_skill_reasons(record, candidates, per_skill_min),
-        # The min_delta rules join here, after the per-skill minimums.
     ]
     passed = not reasons
     return GateResult(passed, EXIT_PASSED if passed else EXIT_FAILED, tuple(reasons))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
 from ..labels import Arm, Status
@@ -49,6 +49,7 @@ class Outcome:
     retry_cost_usd: float = 0.0
     skill_triggered: bool | None = None
     skill_triggered_by_session: list[bool | None] | None = None  # under sessions: only
+    skill_loaded: bool | None = None  # a product's trace showed the skill reached the model
     tool_calls: list[ToolCall] = field(default_factory=list)
     hooks: list[dict[str, Any]] = field(default_factory=list)
     workspace: str | None = None
@@ -106,6 +107,8 @@ def outcome_of(
     for name in _FROM_RUN:
         value = getattr(result, name)
         values[name] = list(value) if isinstance(value, list) else value  # never shared
+    # Hooks travel as plain data (JSON reports, xdist), each as the product reported it.
+    values["hooks"] = [asdict(hook) if is_dataclass(hook) else dict(hook) for hook in result.hooks]
     return Outcome(**values, status=status, scores=scores, workspace=workspace)
 
 

@@ -111,7 +111,7 @@ class SkillFile(SkillHooks, pytest.File):
             return
         if not listing_only(self.config):
             _preflight(suite.cases, described_runners(self.config, run.runner_names), skill.name)
-        arms = ["candidate"]
+        arms = ["candidate", "baseline"] if run.settings.baseline else ["candidate"]
         repeats = run.settings.repeat
         # Items asking for the same fixtures share their resolution, done once per file
         # (pytest shares it the same way between the items of a parametrized test).

@@ -68,6 +68,15 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
     if rate is not None and not 0.0 <= rate <= 1.0:
         user_error(f"--skill-lens-min-pass-rate must be between 0.0 and 1.0, got {rate}")
     spend = _above_zero("max-spend", option.skill_lens_max_spend)
+    case_rate = _number("min-case-pass-rate", option.skill_lens_min_case_pass_rate)
+    if case_rate is not None and not 0.0 <= case_rate <= 1.0:
+        user_error(f"--skill-lens-min-case-pass-rate must be between 0.0 and 1.0, got {case_rate}")
+    level = _number("min-delta-confidence", option.skill_lens_min_delta_confidence)
+    if level is not None and not 0.0 < level < 1.0:
+        user_error(
+            f"--skill-lens-min-delta-confidence must be between 0 and 1 (exclusive), got {level}",
+            "give a confidence level such as 0.9 or 0.95",
+        )
     return {
         "default_runner": runners if runners else None,
         "model": option.skill_lens_model,
@@ -77,6 +86,8 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
         "repeat": _positive("repeat", option.skill_lens_repeat),
         "min_pass_rate": rate,
         "min_delta": _number("min-delta", option.skill_lens_min_delta),
+        "min_delta_confidence": level,
+        "min_case_pass_rate": case_rate,
         "max_spend_usd": spend,
         "concurrency": _positive("concurrency", option.skill_lens_concurrency),
         "keep_workspace": option.skill_lens_keep_workspace,
@@ -92,7 +103,6 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
 def _refuse_unbuilt(settings: Settings) -> None:
     """A feature asked for but not built yet stops the run: a silent no-op would lie."""
     unbuilt = {
-        "baseline": bool(settings.baseline),
         "max_spend_usd (--skill-lens-max-spend)": settings.max_spend_usd is not None,
         "concurrency above 1 (use pytest-xdist's -n for parallel runs)": settings.concurrency > 1,
     }
@@ -160,6 +170,12 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         user_error(
             "a minimum delta needs a baseline arm to compare against",
             "add --skill-lens-baseline none (or previous), or drop --skill-lens-min-delta",
+        )
+    if settings.min_delta_confidence is not None and settings.min_delta is None:
+        user_error(
+            "a delta confidence level needs a minimum delta to hold the interval against",
+            "add --skill-lens-min-delta (0 asks for no regression), or drop "
+            "--skill-lens-min-delta-confidence",
         )
     _check_unread_flags(
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model

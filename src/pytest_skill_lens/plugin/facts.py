@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..gate.delta import BaselineNote
+
 
 @dataclass
 class CollectionFacts:
@@ -20,6 +22,8 @@ class CollectionFacts:
     # Skills that bundle runnable scripts while execution is off: name -> how many.
     idle_scripts: dict[str, int] = field(default_factory=dict)
     collection_errors: int = 0
+    # Skills (and offered cases under `none`) whose selected baseline items cannot run.
+    baseline_notes: dict[tuple[str, str], BaselineNote] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (what xdist can send between processes)."""
@@ -32,6 +36,10 @@ class CollectionFacts:
             "planned": {nodeid: dict(identity) for nodeid, identity in self.planned.items()},
             "idle_scripts": dict(self.idle_scripts),
             "collection_errors": self.collection_errors,
+            "baseline_notes": [
+                [note.skill_name, note.kind, note.reason, note.case_name]
+                for note in self.baseline_notes.values()
+            ],
         }
 
     @classmethod
@@ -45,6 +53,10 @@ class CollectionFacts:
             planned={nodeid: dict(identity) for nodeid, identity in data["planned"].items()},
             idle_scripts=dict(data["idle_scripts"]),
             collection_errors=int(data["collection_errors"]),
+            baseline_notes={
+                (skill, case): BaselineNote(skill, kind, reason, case)
+                for skill, kind, reason, case in data["baseline_notes"]
+            },
         )
 
     def merge(self, other: CollectionFacts) -> None:
@@ -61,3 +73,11 @@ class CollectionFacts:
         self.deselected_by |= other.deselected_by
         self.planned.update(other.planned)
         self.idle_scripts.update(other.idle_scripts)
+        self.baseline_notes.update(other.baseline_notes)
+
+    def add_baseline_note(self, note: BaselineNote) -> None:
+        self.baseline_notes[(note.skill_name, note.case_name)] = note
+
+    def sorted_baseline_notes(self) -> list[BaselineNote]:
+        """Skill notes before case notes, by name: the same order however workers split."""
+        return [self.baseline_notes[key] for key in sorted(self.baseline_notes)]

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..gate.delta import build_delta
+from ..gate.delta_gate import comparison_gate_reasons
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import evaluate_gate
 from ..report.junit_gate import add_gate_case
@@ -68,6 +70,8 @@ def build_record(
             for name, count in sorted(facts.idle_scripts.items())
         ],
         aborted=aborted,
+        baseline_kind=run.settings.baseline,
+        baseline_notes=facts.sorted_baseline_notes(),
     )
 
 
@@ -112,11 +116,26 @@ def _finish(session: pytest.Session, lens: SkillLensSession, exitstatus: int) ->
     settings = lens.run.settings
     results = lens.results
     record = build_record(lens.run, lens.facts, results)
+    record.delta = build_delta(
+        record.outcomes,
+        baseline_kind=settings.baseline,
+        not_run=record.not_run,
+        notes=record.baseline_notes,
+    )
     gate = evaluate_gate(
         record,
         min_pass_rate=settings.min_pass_rate,
         fail_on_error=settings.fail_on_error,
         per_skill_min=settings.per_skill_min,
+    ).adding(
+        comparison_gate_reasons(
+            record.outcomes,
+            record.delta,
+            record.baseline_notes,
+            min_delta=settings.min_delta,
+            min_delta_confidence=settings.min_delta_confidence,
+            min_case_pass_rate=settings.min_case_pass_rate,
+        )
     )
     results.gate = gate
     results.record = record

@@ -102,6 +102,9 @@ class CaseItem(SkillHooks, pytest.Function):
         self.position = position
         self.order = 0
         self.outcome: Outcome | None = None
+        # What the run acts with: the skill itself, or its baseline (set once the
+        # session knows it, see SkillLensSession.prepare_baselines).
+        self.acting_skill = skill
         session = get_session(self.config)
         assert session is not None
         self.add_marker(_SKILL_LENS_MARK)
@@ -152,12 +155,15 @@ class CaseItem(SkillHooks, pytest.Function):
             super().setup()  # pytest fills the fixtures the signature names
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
             self.outcome = errored_outcome(self.identity(), _fixture_failure(exc))
+            if self.is_baseline:  # a baseline's verdict is data for the delta, never a failure
+                self.user_properties.extend(junit_properties(self.outcome))
+                return
             raise CaseErrored(self.outcome) from exc
         session = get_session(self.config)
         assert session is not None, "pytest-skill-lens items need --skill-lens"
         fixtures = self.funcargs  # what a conftest override returned is checked by perform
         self.outcome = outcome = perform(
-            self.skill,
+            self.acting_skill,
             self.loaded.case,
             cast("Runner", fixtures["skill_lens_runner"]),
             cast("Judge | None", fixtures.get("skill_lens_judge")),
@@ -167,11 +173,17 @@ class CaseItem(SkillHooks, pytest.Function):
             settings=session.run.settings,
         )
         self.user_properties.extend(junit_properties(outcome))
-        if outcome.status == "errored":
+        if outcome.status == "errored" and not self.is_baseline:
             raise CaseErrored(outcome)
 
+    @property
+    def is_baseline(self) -> bool:
+        return self.arm == "baseline"
+
     def runtest(self) -> None:
-        if self.outcome is not None and self.outcome.status == "failed":
+        # A baseline never fails the run by its own verdict: it shows under its own word
+        # (SkillLensSession.pytest_report_teststatus) and feeds the delta.
+        if self.outcome is not None and self.outcome.status == "failed" and not self.is_baseline:
             raise CaseFailed(self.outcome)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]

@@ -46,6 +46,18 @@ def add_options(parser: pytest.Parser) -> None:
     _value(add, "repeat", "N", "run every case N times per arm")
     _value(add, "min-pass-rate", "RATE", "required candidate pass rate, 0.0-1.0 (default 1.0)")
     _value(add, "min-delta", "DELTA", "required pass-rate gain over the baseline arm")
+    _value(
+        add,
+        "min-delta-confidence",
+        "LEVEL",
+        "also require the delta's interval at LEVEL (e.g. 0.95) to clear --skill-lens-min-delta",
+    )
+    _value(
+        add,
+        "min-case-pass-rate",
+        "RATE",
+        "required pass rate of every candidate case across its repetitions, 0.0-1.0",
+    )
     _value(add, "max-spend", "USD", "start no new case once this much has been spent")
     _value(add, "concurrency", "N", "cases run at once")
     _value(add, "case-timeout", "S", "seconds one case's runner and judge calls may take (600)")

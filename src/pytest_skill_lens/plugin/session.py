@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..gate.delta import BaselineNote
 from ..perform.outcome import Outcome
 from ..run.leftovers import sweep
 from ..suite.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..suite.parse_cache import ParseCache
+from ..suite.skill import Skill
+from .baselines import BaselineArms
 from .caches import SessionCaches
 from .collect import SkillDir, SkillFile
 from .facts import CollectionFacts
@@ -28,6 +31,7 @@ from .isolation import skill_dir_hooks
 from .items import CaseItem
 from .results import SessionResults
 from .run_config import RunConfig
+from .state import listing_only
 from .terminate import install_sigterm
 
 if TYPE_CHECKING:
@@ -37,6 +41,8 @@ if TYPE_CHECKING:
     from ..score.judge import Judge
 
 WORKER_OUTPUT = "skill_lens"  # the key of an xdist worker's workeroutput
+# pytest's progress letters for a baseline item: never ".", "F" or "E", which are verdicts.
+BASELINE_LETTERS = {"passed": "b", "failed": "B", "errored": "e"}
 
 
 class SkillLensSession:
@@ -52,6 +58,7 @@ class SkillLensSession:
         self.facts = CollectionFacts()
         self.results = SessionResults()
         self.caches = SessionCaches()
+        self.baselines = BaselineArms(run.settings.baseline) if run.settings.baseline else None
         self.is_worker = hasattr(config, "workerinput")
         # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces.
         self.restore_sigterm = install_sigterm()
@@ -161,6 +168,8 @@ class SkillLensSession:
         selected: set[str] = set()
         for item in session.items:
             if isinstance(item, CaseItem):
+                if item.is_baseline and not self._prepare_baseline(item):
+                    continue  # skipped with its note as the reason: it never owes an outcome
                 self.facts.planned[item.nodeid] = {
                     "skill_name": item.skill.name,
                     "case_name": item.case_name,
@@ -175,6 +184,41 @@ class SkillLensSession:
             self.facts.deselected_by.add("-k")
         if self.config.option.markexpr:
             self.facts.deselected_by.add("-m")
+
+    def _prepare_baseline(self, item: CaseItem) -> bool:
+        """Give a selected baseline item what it acts with; False when it has none.
+
+        Done here, for selected items only, so a deselected skill costs no git call and
+        a listing none at all.
+        """
+        if self.baselines is None or listing_only(self.config):
+            return True
+        found = self.baselines.skill_for(item.skill)
+        note = found if isinstance(found, BaselineNote) else None
+        note = note or self.baselines.case_note(item.skill, item.loaded)
+        if note is None:
+            assert isinstance(found, Skill)
+            item.acting_skill = found
+            return True
+        self.facts.add_baseline_note(note)
+        item.add_marker(pytest.mark.skip(reason=note.text))
+        return False
+
+    def pytest_report_teststatus(
+        self, report: pytest.TestReport, config: pytest.Config
+    ) -> tuple[str, str, str] | None:
+        """A baseline item's status under words of its own: it is never a pass or a failure."""
+        if report.when != "call":
+            return None
+        data = getattr(report, "skill_lens_outcome", None)
+        if isinstance(data, Outcome):  # from an xdist worker it is plain data
+            data = {"arm": data.arm, "status": data.status}
+        if not isinstance(data, dict) or data.get("arm") != "baseline":
+            return None
+        status = str(data.get("status"))
+        if status not in BASELINE_LETTERS:
+            return None
+        return f"baseline {status}", BASELINE_LETTERS[status], f"BASELINE {status.upper()}"
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -232,6 +276,8 @@ class SkillLensSession:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.restore_sigterm is not None:
             self.restore_sigterm()
+        if self.baselines is not None:  # the previous versions' extracted bundles
+            self.baselines.close()
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path and not self.is_worker:

@@ -3,7 +3,8 @@
 Consumers of the original tool's report keep working: every upstream key is
 here with its meaning, and what we add (``deselected_skills``, and per outcome
 ``nodeid``, the token split, ``skill_triggered``, ``skill_triggered_by_session``
-and ``tool_calls``) only adds, as do ``aborted`` and ``aborted_reason``: a session that
+``skill_loaded`` and ``tool_calls``; ``summary.by_arm``; each delta figure's interval
+and confidence) only adds, as do ``aborted`` and ``aborted_reason``: a session that
 ended without a gate still writes its report, saying so, so no earlier green survives.
 
 The file is strict JSON in UTF-8: lone surrogates become U+FFFD and a NaN or infinity
@@ -19,8 +20,10 @@ from typing import Any
 
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import pass_rate, pass_rate_by_skill
+from ..labels import Arm
 from ..perform.outcome import Outcome
 from ..score.check import Score
+from .delta_json import delta_dict, note_dict
 from .printable import scrub, scrub_data
 
 _HOOK_KEYS = ("name", "event", "outcome", "exit_code", "stdout", "stderr")
@@ -40,8 +43,8 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "case_filtered_skills": list(record.case_filtered_skills),
         "deselected_skills": list(record.deselected_skills),
         "outcomes": [outcome_dict(o) for o in record.outcomes],
-        "delta": None,
-        "baseline_notes": [],
+        "delta": delta_dict(record.delta),
+        "baseline_notes": [note_dict(note) for note in record.baseline_notes],
         "scripts": dict(record.scripts) if record.scripts is not None else None,
         "script_notes": [dict(note) for note in record.script_notes],
         "products": [],
@@ -70,8 +73,9 @@ class Totals:
     baseline_errored: int
 
     @classmethod
-    def of(cls, record: RunRecord) -> Totals:
-        outcomes = record.outcomes
+    def of(cls, record: RunRecord, arm: Arm | None = None) -> Totals:
+        """Both arms' figures, or one ``arm``'s."""
+        outcomes = [o for o in record.outcomes if arm is None or o.arm == arm]
         return cls(
             tokens=sum(o.tokens for o in outcomes),
             # Retries were paid for too, so they belong in what the run cost.
@@ -125,6 +129,24 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "total_latency_ms": totals.latency_ms,
         "judge_cost_usd": totals.judge_cost_usd,
         "not_run": counts.not_run,
+        # Additive: what each arm spent, so a baseline's cost never hides in the total.
+        "by_arm": {arm: _arm_spend(record, arm) for arm in _arms(record)},
+    }
+
+
+def _arms(record: RunRecord) -> list[Arm]:
+    baseline = record.baseline_kind or any(o.arm == "baseline" for o in record.outcomes)
+    return ["candidate", "baseline"] if baseline else ["candidate"]
+
+
+def _arm_spend(record: RunRecord, arm: Arm) -> dict[str, Any]:
+    totals = Totals.of(record, arm)
+    return {
+        "tokens": totals.tokens,
+        "cost_usd": totals.cost_usd,
+        "cost_unpriced": totals.cost_unpriced,
+        "judge_cost_usd": totals.judge_cost_usd,
+        "latency_ms": totals.latency_ms,
     }
 
 
@@ -156,6 +178,7 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "output_tokens": o.output_tokens,
         "skill_triggered": o.skill_triggered,
         "skill_triggered_by_session": o.skill_triggered_by_session,
+        "skill_loaded": o.skill_loaded,
         "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in o.tool_calls],
     }
 

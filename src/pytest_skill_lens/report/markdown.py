@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import pass_rate_by_skill
 from ..perform.outcome import Outcome
+from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
 from .printable import printable
@@ -68,6 +69,7 @@ def render_markdown(
         for block in (
             totals_block(record),
             per_skill_block(record),
+            delta_block(record, inline),
             failures_block(record, full_output or record.full_output),
             not_run_block(record),
             skipped_block(record),

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from ..gate.record import GateResult, RunRecord
 from ..gate.verdict import filtered_skills
+from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .printable import one_line
 
@@ -28,7 +29,12 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         script_lines(record),
         skip_lines(record),
         not_run_lines(record),
-        [counts_line(Counts.of(record)), *([totals] if (totals := totals_line(record)) else [])],
+        [
+            counts_line(Counts.of(record)),
+            *([totals] if (totals := totals_line(record)) else []),
+            *arm_spend_lines(record),
+        ],
+        delta_lines(record),
         kept_lines(record),
         gate_lines(gate),
     ]
@@ -136,6 +142,23 @@ def totals_line(record: RunRecord) -> str | None:
     if totals.latency_ms:
         parts.append(f"Total latency: {format_latency(totals.latency_ms)}")
     return " | ".join(parts) or None
+
+
+def arm_spend_lines(record: RunRecord) -> list[str]:
+    """Each arm's spend apart, when a baseline ran: its cost is the comparison's price."""
+    if not record.baseline_kind or not any(o.arm == "baseline" for o in record.outcomes):
+        return []
+    parts = []
+    for arm in ("candidate", "baseline"):
+        totals = Totals.of(record, arm)
+        if not (totals.tokens or totals.cost_usd or totals.cost_unpriced or totals.judge_cost_usd):
+            continue
+        cost = priced("cost", totals.cost_usd, totals.cost_unpriced, COST_NOTE) or "cost: $0.0000"
+        text = f"{arm}: {totals.tokens:,} tokens, {cost}"
+        if judge := priced("judge", totals.judge_cost_usd, totals.judge_unpriced, JUDGE_NOTE):
+            text += f", {judge}"
+        parts.append(text)
+    return [f"By arm: {' | '.join(parts)}"] if parts else []
 
 
 def priced(label: str, usd: float, unpriced: bool, note: str) -> str | None:

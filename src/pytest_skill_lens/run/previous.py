@@ -15,7 +15,7 @@ SKILL.md edit is invisible. It is extracted into a fresh directory under the sys
 temp directory, marked with its owner (:func:`.leftovers.owner_mark`) so a killed
 run's copy is swept; :meth:`PreviousVersion.close` (or leaving its ``with``) removes it.
 
-Every failure to resolve is a :class:`BaselineNote`, never an exception.
+Every failure to resolve is a :class:`Unresolved`, never an exception.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Literal
 
 from ..suite.errors import AuthoringError
 from ..suite.skill import Skill, parse_skill_text
@@ -51,11 +50,10 @@ _COMMIT = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256
 
 
 @dataclass(frozen=True)
-class BaselineNote:
-    """Why a skill has no baseline arm (``unavailable``), or one case none (``skipped``)."""
+class Unresolved:
+    """Why the skill has no previous version to compare with (the report's baseline note)."""
 
     reason: str
-    kind: Literal["unavailable", "skipped"] = "unavailable"
 
 
 @dataclass(frozen=True)
@@ -107,7 +105,7 @@ def resolve_previous(
     max_commits: int = MAX_COMMITS,
     timeout: float = GIT_TIMEOUT,
     temp_dir: Path | None = None,
-) -> PreviousVersion | BaselineNote:
+) -> PreviousVersion | Unresolved:
     """The previous version of the skill whose working-copy SKILL.md is ``skill_md``.
 
     ``temp_dir`` is where its bundle goes (default: the system temp directory).
@@ -119,16 +117,16 @@ def resolve_previous(
         current_text = read_text(skill_md)
         current = parse_skill_text(current_text, skill_md)
     except AuthoringError as exc:
-        return BaselineNote(f"cannot read {skill_md}: {exc.problem}")
+        return Unresolved(f"cannot read {skill_md}: {exc.problem}")
     executable = find_git()
     if executable is None:
-        return BaselineNote("git is not installed")
+        return Unresolved("git is not installed")
     try:
         return _resolve(executable, skill_md, current, current_text, max_commits, timeout, temp_dir)
     except GitFailed as exc:
-        return BaselineNote(f"cannot read the git history of {skill_md}: {exc}")
+        return Unresolved(f"cannot read the git history of {skill_md}: {exc}")
     except Exception as exc:  # a note, whatever broke: resolving never fails the run
-        return BaselineNote(f"cannot resolve the previous version of {skill_md}: {why(exc)}")
+        return Unresolved(f"cannot resolve the previous version of {skill_md}: {why(exc)}")
 
 
 def _resolve(
@@ -139,7 +137,7 @@ def _resolve(
     max_commits: int,
     timeout: float,
     temp_dir: Path | None,
-) -> PreviousVersion | BaselineNote:
+) -> PreviousVersion | Unresolved:
     directory = skill_md.parent
     try:
         located = Git(executable, directory, timeout).run(
@@ -147,16 +145,16 @@ def _resolve(
         )
     except GitFailed as exc:
         if "dubious ownership" in str(exc):
-            return BaselineNote(
+            return Unresolved(
                 f"git refuses the repository holding {directory}: it is owned by another "
                 "user (git's safe.directory setting says which repositories to trust)"
             )
         if exc.timed_out:
             raise
-        return BaselineNote(f"{directory} is not inside a git repository")
+        return Unresolved(f"{directory} is not inside a git repository")
     lines = located.decode("utf-8", "surrogateescape").split("\n")
     if len(lines) != 4:  # a path holding a newline: nothing git says can be trusted to parse
-        return BaselineNote(f"cannot read the git history of {skill_md}: a path holds a newline")
+        return Unresolved(f"cannot read the git history of {skill_md}: a path holds a newline")
     top, prefix, shallow = lines[0], lines[1], lines[2] == "true"
     git = Git(executable, Path(top), timeout)
     path = prefix + skill_md.name
@@ -165,13 +163,13 @@ def _resolve(
     except GitFailed as exc:
         if exc.timed_out:
             raise
-        return BaselineNote(f"{SKILL_FILE} is not tracked by git")
+        return Unresolved(f"{SKILL_FILE} is not tracked by git")
     found = _walk(git, path, current, current_text, max_commits)
     if found is None:
         reason = f"no earlier version of {SKILL_FILE} found in the last {max_commits} commits"
         if shallow:
             reason += "; the clone is shallow, fetch the whole history (fetch-depth: 0)"
-        return BaselineNote(reason)
+        return Unresolved(reason)
     return _extract(git, found, temp_dir)
 
 
@@ -281,28 +279,28 @@ def _lines(text: str) -> str:
     return text.replace("\r\n", "\n")  # a checkout's line endings are not a new version
 
 
-def _extract(git: Git, found: _Found, temp_dir: Path | None) -> PreviousVersion | BaselineNote:
+def _extract(git: Git, found: _Found, temp_dir: Path | None) -> PreviousVersion | Unresolved:
     short = found.commit[:8]
     folder = posixpath.dirname(found.path)
     tree = f"{found.commit}:{folder}"
     try:
         files = list_tree(git, tree)
     except GitFailed as exc:
-        return BaselineNote(f"cannot archive commit {short}: {exc}")
+        return Unresolved(f"cannot archive commit {short}: {exc}")
     over = files.over_cap()
     if over is not None:
-        return BaselineNote(f"cannot extract the bundle at commit {short}: {over}")
+        return Unresolved(f"cannot extract the bundle at commit {short}: {over}")
     base = temp_dir if temp_dir is not None else system_temp_dir()
     target = Path(tempfile.mkdtemp(prefix=f"{PREFIX}previous-", suffix=owner_mark(), dir=base))
     try:
         archive_into(git.without_filters(), tree, files, target)
     except GitFailed as exc:
         remove_tree(target)
-        return BaselineNote(f"cannot archive commit {short}: {exc}")
+        return Unresolved(f"cannot archive commit {short}: {exc}")
     except Exception as exc:  # refused, a broken tar, a full disk: the same note
         remove_tree(target)
         reason = str(exc) if isinstance(exc, ExtractionRefused) else why(exc)
-        return BaselineNote(f"cannot extract the bundle at commit {short}: {reason}")
+        return Unresolved(f"cannot extract the bundle at commit {short}: {reason}")
     except BaseException:
         remove_tree(target)  # an interrupt leaves nothing behind either
         raise

@@ -22,6 +22,27 @@ class ToolCall:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Hook:
+    """One hook a product ran (Claude Code's ``hook_response``), as it reported it.
+
+    ``name`` is the product's spelling (``PreToolUse:Bash``: the event, then the
+    matcher); ``outcome`` is ``success``, ``error`` or ``cancelled``; ``exit_code``
+    is ``None`` when the hook reported none. Reported, never judged.
+    """
+
+    name: str
+    event: str
+    outcome: str
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome != "success"
+
+
 @dataclass
 class RunResult:
     output: str = ""
@@ -41,6 +62,10 @@ class RunResult:
     usage_note: str | None = None
     stop_note: str | None = None
     retry_cost_usd: float = 0.0
+    # Hooks the product ran, in order (Claude Code only; empty for every other runner).
+    hooks: list[Hook] = field(default_factory=list)
+    # Whether the trace shows the skill's text reached the model; None: not known.
+    skill_loaded: bool | None = None
 
     @property
     def tokens(self) -> int:
@@ -54,6 +79,15 @@ class _ToolCallShape(Shape):
     name: str
     # JSON data only: arguments are reported and sent between xdist processes as JSON.
     arguments: dict[str, JsonValue]
+
+
+class _HookShape(Shape):
+    name: str
+    event: str
+    outcome: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
 
 
 class _RunResultShape(Shape):
@@ -74,6 +108,8 @@ class _RunResultShape(Shape):
     usage_note: str | None
     stop_note: str | None
     retry_cost_usd: Figure
+    hooks: list[Annotated[_HookShape, instance_of(Hook)]]
+    skill_loaded: bool | None
 
 
 def problems(result: RunResult) -> list[str]:
