@@ -97,6 +97,20 @@ def test_newcombe_with_a_negative_correlation() -> None:
     assert bounds(paired_delta_interval(pairs)) == (-0.3641, 0.6313)
 
 
+def test_newcombe_matches_a_published_paired_example() -> None:
+    # The paired example data of Fagerland, Lydersen & Laake, "Statistical Analysis of
+    # Contingency Tables", ch. 8 (Bentur et al. 2009): both 1, first only 1, second only 7,
+    # neither 12, n = 21. p1 = 2/21 = 0.095238, p2 = 8/21 = 0.380952, D = -0.285714.
+    # Wilson 2/21 = (0.026519, 0.289141), 8/21 = (0.207510, 0.591213). ad - bc = 12 - 7 = 5,
+    # below n/2 = 10.5, so phi = 0. L = D - sqrt(0.068719^2 + 0.210261^2) = D - 0.221206
+    # = -0.506920; U = D + sqrt(0.173442^2 + 0.193903^2) = D + 0.260154 = -0.025560.
+    pairs = [(1.0, 1.0)] + [(1.0, 0.0)] + [(0.0, 1.0)] * 7 + [(0.0, 0.0)] * 12
+    interval = paired_delta_interval(pairs)
+    assert interval is not None and round(interval.estimate, 4) == -0.2857
+    low, high = bounds(interval)
+    assert (round(low, 3), round(high, 3)) == (-0.507, -0.026)
+
+
 def test_newcombe_shrinks_a_positive_correlation_by_half_n() -> None:
     # Ten cases: both 5, candidate only 3, baseline only 0, neither 2. p1 = 0.8, p2 = 0.5.
     # ad − bc = 10, less n/2 = 5; margins 8·2·5·5 = 400, so φ = 5/20 = 0.25 (0.5 uncorrected).

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_skill_lens.gate.delta import BaselineNote
 from pytest_skill_lens.plugin.facts import CollectionFacts
 from pytest_skill_lens.plugin.run_config import RunConfig
 from pytest_skill_lens.settings import Settings
@@ -34,6 +35,10 @@ def _facts(skill: str, *, errors: int = 0) -> CollectionFacts:
         },
         idle_scripts={skill: 2},
         collection_errors=errors,
+        baseline_notes={
+            (skill, ""): BaselineNote(skill, "unavailable", "git is not installed"),
+            (skill, "offered"): BaselineNote(skill, "skipped", "no skill to offer", "offered"),
+        },
     )
 
 
@@ -88,6 +93,16 @@ def test_merge_of_nothing_changes_nothing() -> None:
     before = CollectionFacts.from_dict(facts.to_dict())
     facts.merge(CollectionFacts())
     assert facts == before
+
+
+def test_baseline_notes_come_out_in_one_order_however_workers_found_them() -> None:
+    first, second = CollectionFacts(), CollectionFacts()
+    second.add_baseline_note(BaselineNote("zeta", "unavailable", "no earlier version"))
+    second.add_baseline_note(BaselineNote("alpha", "skipped", "offered", "b-case"))
+    first.add_baseline_note(BaselineNote("alpha", "unavailable", "not a repository"))
+    first.merge(second)
+    keys = [(n.skill_name, n.case_name) for n in first.sorted_baseline_notes()]
+    assert keys == [("alpha", ""), ("alpha", "b-case"), ("zeta", "")]
 
 
 def test_the_run_configuration_is_frozen() -> None:
