@@ -56,7 +56,7 @@ class BaselineArms:
         if found is None:
             found = self._previous[skill.path] = resolve_previous(skill.path)
         if isinstance(found, PreviousVersion):
-            return found.skill
+            return _withholding_the_same(found.skill, skill)
         return BaselineNote(skill.name, "unavailable", found.reason)
 
     def case_note(self, skill: Skill, loaded: LoadedCase) -> BaselineNote | None:
@@ -73,3 +73,19 @@ class BaselineArms:
             if isinstance(found, PreviousVersion):
                 found.close()
         self._previous.clear()
+
+
+def _withholding_the_same(previous: Skill, candidate: Skill) -> Skill:
+    """``previous`` keeping out of its bundle the eval paths the candidate keeps out.
+
+    What ``--skill-lens-evals`` names inside the skill's directory is withheld from
+    the old bundle at the same relative place, so neither arm can read the cases.
+    """
+    here = candidate.directory.resolve()
+    moved = []
+    for path in candidate.withheld:
+        try:
+            moved.append(previous.directory / path.resolve().relative_to(here))
+        except ValueError:
+            continue  # outside the skill's directory: never part of either bundle
+    return dataclasses.replace(previous, withheld=tuple(moved)) if moved else previous
