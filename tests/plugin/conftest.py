@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 # Speed only: hypothesis's pytest plugin imports ``hypothesis`` at every session's
 # terminal summary, and pytester's in-process runs drop modules first imported inside
@@ -29,3 +32,25 @@ def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+PRODUCTS_BIN = Path(__file__).resolve().parents[2] / "products" / "node_modules" / ".bin"
+
+
+@pytest.fixture
+def products_on_path(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``products/node_modules/.bin`` first on PATH, so inner runs find ``claude`` and ``copilot``.
+
+    A missing binary fails the test rather than skipping it: CI installs them, and a
+    skip would read as a product runner tested when it was not.
+    """
+    path = f"{PRODUCTS_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    pinned = str(PRODUCTS_BIN)
+    missing = [name for name in ("claude", "copilot") if shutil.which(name, path=pinned) is None]
+    if missing:
+        pytest.fail(
+            f"{', '.join(missing)} not installed under {PRODUCTS_BIN}: run "
+            "`npm ci --prefix products` (the pinned versions in products/package-lock.json)"
+        )
+    monkeypatch.setenv("PATH", path)
+    return PRODUCTS_BIN

@@ -298,7 +298,10 @@ def test_under_xdist_an_unknown_runner_is_still_exit_2(pytester: pytest.Pytester
 
     assert result.ret == 2
     result.stdout.fnmatch_lines(
-        ["skill-lens: unknown runner 'spyy'; available: fake, langchain, pydantic-ai, spy"]
+        [
+            "skill-lens: unknown runner 'spyy'; "
+            "available: claude-code, fake, langchain, pydantic-ai, spy"
+        ]
     )
     assert spy_calls(pytester) is None
 

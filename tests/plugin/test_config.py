@@ -153,7 +153,10 @@ def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
     assert result.ret == 2
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["skill-lens: unknown runner 'nosuch'; available: echo, fake, langchain, pydantic-ai"]
+        [
+            "skill-lens: unknown runner 'nosuch'; "
+            "available: claude-code, echo, fake, langchain, pydantic-ai"
+        ]
     )
     assert result.stdout.str().count("unknown runner 'nosuch'") == 1
 
@@ -164,7 +167,7 @@ def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) ->
     result = half.runpytest("--skill-lens", "skills")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(["*unknown runner 'nosuch'; available: fake*"])
+    result.stdout.fnmatch_lines(["*unknown runner 'nosuch'; available: claude-code, fake*"])
 
 
 def test_a_planned_runner_is_refused_as_not_built(half: pytest.Pytester) -> None:
@@ -174,7 +177,7 @@ def test_a_planned_runner_is_refused_as_not_built(half: pytest.Pytester) -> None
     result.stdout.fnmatch_lines(
         [
             "*the runner 'copilot' is not available in this version*"
-            "available: fake, langchain, pydantic-ai*"
+            "available: claude-code, fake, langchain, pydantic-ai*"
         ]
     )
 

@@ -20,15 +20,16 @@ from pytest_skill_lens.score.judges.catalog import BUILTIN_JUDGES, JudgeDescript
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase
 
-PLANNED = ["copilot", "claude-code", "cli"]
+PRODUCTS = ["copilot", "claude-code", "cli"]
+PLANNED = ["copilot", "cli"]  # claude-code is built as a runner, not yet as a judge
 NOT_INSTALLED = Extra("mine", 'pip install "mine[x]"', lambda model: "mine_sdk")
 
 
 def test_the_builtin_and_planned_names() -> None:
-    assert [d.name for d in BUILTIN_RUNNERS] == ["fake", "pydantic-ai", "langchain", *PLANNED]
-    assert [d.name for d in BUILTIN_JUDGES] == ["fake", "pydantic-ai", "langchain", *PLANNED]
+    assert [d.name for d in BUILTIN_RUNNERS] == ["fake", "pydantic-ai", "langchain", *PRODUCTS]
+    assert [d.name for d in BUILTIN_JUDGES] == ["fake", "pydantic-ai", "langchain", *PRODUCTS]
     assert [d.name for d in BUILTIN_RUNNERS if d.planned] == PLANNED
-    assert [d.name for d in BUILTIN_JUDGES if d.planned] == PLANNED
+    assert [d.name for d in BUILTIN_JUDGES if d.planned] == PRODUCTS
     assert builtin_runner("mine") is None
     assert builtin_judge("mine") is None
 
@@ -42,8 +43,10 @@ def test_what_each_builtin_runner_is_held_to() -> None:
     assert facts("fake") == (False, True, True)
     assert facts("pydantic-ai") == (True, True, False)
     assert facts("langchain") == (True, True, False)
-    assert all(facts(name) == (False, False, True) for name in PLANNED)
-    assert all(d.serves == EVERY_FEATURE for d in BUILTIN_RUNNERS)
+    assert all(facts(name) == (False, False, True) for name in PRODUCTS)
+    claude_code = builtin_runner("claude-code")
+    assert claude_code is not None and claude_code.serves == EVERY_FEATURE - {"tools"}
+    assert all(d.serves == EVERY_FEATURE for d in BUILTIN_RUNNERS if d is not claude_code)
 
 
 def test_only_the_framework_judges_read_a_model() -> None:

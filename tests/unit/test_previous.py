@@ -14,7 +14,7 @@ import pytest
 from pytest_skill_lens.run import previous, previous_git
 from pytest_skill_lens.run.bundle import Bundle
 from pytest_skill_lens.run.leftovers import owner_mark
-from pytest_skill_lens.run.previous import Unresolved, PreviousVersion, resolve_previous
+from pytest_skill_lens.run.previous import PreviousVersion, Unresolved, resolve_previous
 from pytest_skill_lens.run.previous_git import (
     ExtractionRefused,
     Git,

@@ -253,7 +253,7 @@ def _preflight_runner(
         return  # collection stops the run naming the extra to install
     problem = description.settings_problem(settings)
     if problem is None and not collect_only:  # listing cases spends nothing
-        problem = description.key_problem(settings)
+        problem = description.key_problem(settings) or description.start_problem(settings)
     if problem is not None:
         user_error(*problem)
 

@@ -50,6 +50,8 @@ class RunnerDescription:
     ``reads_model``: it runs ``model`` (at ``base_url``), so that model's API key is
     checked before any case runs. ``declares_every_tool``: its agent sees only the
     case's tools and the harness's, so a trajectory naming another is an authoring error.
+    ``check_start``: what must hold for it to start at all (an executable found and
+    executed), checked before any case runs but not when cases are only listed.
     """
 
     name: str
@@ -59,6 +61,9 @@ class RunnerDescription:
     serves: frozenset[CaseFeature] = EVERY_FEATURE
     reads_model: bool = False
     declares_every_tool: bool = False
+    check_start: SettingsCheck | None = None
+    # Why its spend can never be priced (so a spend ceiling could never be held), or None.
+    never_priced: str | None = None
 
     @property
     def planned(self) -> bool:
@@ -74,6 +79,19 @@ class RunnerDescription:
 
     def key_problem(self, settings: Settings) -> Problem | None:
         return key_problem("runner", self.name, settings.model) if self.reads_model else None
+
+    def unpriced_reason(self, settings: Settings) -> str | None:
+        """Why this runner's spend can never be priced under ``settings``; None if it can."""
+        if self.never_priced is not None:
+            return self.never_priced
+        if self.reads_model:
+            from .pricing import never_priced
+
+            return never_priced(settings.model)
+        return None
+
+    def start_problem(self, settings: Settings) -> Problem | None:
+        return None if self.check_start is None else self.check_start(settings)
 
     def unserved(self, case: EvalCase) -> CaseFeature | None:
         """The first feature ``case`` uses that this runner does not serve."""
@@ -116,6 +134,26 @@ def _langchain_settings(settings: Settings) -> Problem | None:
     return None if problem is None else (problem, RUNNER_SETTINGS_FIX)
 
 
+def _claude_code(context: RunnerContext) -> Runner:
+    from .runners.claude_code import ClaudeCodeRunner
+
+    return ClaudeCodeRunner(context.settings)
+
+
+def _claude_code_settings(settings: Settings) -> Problem | None:
+    from .runners.claude_code import PRESET
+    from .runners.product_preflight import settings_problem
+
+    return settings_problem(PRESET, settings)
+
+
+def _claude_code_start(settings: Settings) -> Problem | None:
+    from .runners.claude_code import PRESET
+    from .runners.product_preflight import start_problem
+
+    return start_problem(PRESET, settings)
+
+
 BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
     RunnerDescription("fake", _fake, declares_every_tool=True),
     RunnerDescription(
@@ -136,7 +174,14 @@ BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
     ),
     # Named in the specification and reserved; not built in this version yet.
     RunnerDescription("copilot"),
-    RunnerDescription("claude-code"),
+    RunnerDescription(
+        "claude-code",
+        _claude_code,
+        check_settings=_claude_code_settings,
+        check_start=_claude_code_start,
+        # Mock tools reach a product through the MCP bridge, not built yet.
+        serves=EVERY_FEATURE - {"tools"},
+    ),
     RunnerDescription("cli"),
 )
 _BY_NAME = {description.name: description for description in BUILTIN_RUNNERS}

@@ -134,3 +134,15 @@ def total_spend(model_id: str, usages: Sequence[ResponseUsage], no_usage_note: s
     return Spend(
         input_tokens, output_tokens, cost, no_usage_note if unmeasured else note, unmeasured, model
     )
+
+
+def never_priced(model_id: str) -> str | None:
+    """Why a model's runs can never be priced (a ceiling could not be held); None if they can.
+
+    Asked by pricing one token each way: a model genai-prices does not know fails here
+    exactly as each of its runs would.
+    """
+    provider = provider_of(model_id)
+    name = model_id.split(":", 1)[1] if provider else model_id
+    _, note = price(name, provider, input_tokens=1, output_tokens=1)
+    return note

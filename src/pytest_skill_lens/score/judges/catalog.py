@@ -42,6 +42,14 @@ class JudgeDescription:
     def settings_problem(self, settings: Settings) -> Problem | None:
         return None if self.check_settings is None else self.check_settings(settings)
 
+    def unpriced_reason(self, settings: Settings) -> str | None:
+        """Why this judge's spend can never be priced under ``settings``; None if it can."""
+        if not self.reads_model:
+            return None
+        from ...run.pricing import never_priced
+
+        return never_priced(judge_model(settings))
+
     def key_problem(self, settings: Settings) -> Problem | None:
         return key_problem("judge", self.name, judge_model(settings)) if self.reads_model else None
 

@@ -1,0 +1,116 @@
+"""Home isolation: the environment a product starts with, and the home it writes to.
+
+Under ``product_sandbox = "auto"`` every run call gets a temporary home (``HOME``,
+the ``XDG_*_HOME`` directories and ``TMPDIR`` point into it) and an environment
+built from nothing: the allowlist below, the product's sign-in and endpoint
+variables, and the names the table's ``pass_env`` lists. Built up rather than
+filtered down, so a provider key of another product, a cloud credential or a CI
+token is absent by construction. Under ``"off"`` the product gets the whole
+environment and the real home: that is the product as you have it.
+
+That is not a sandbox: the product can still read and write anything the user can.
+Wrapping it in bwrap is the product sandbox's next step (see ``wrap_argv``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+from ...settings import ProductTable
+from .product import Preset
+
+# What every product may inherit: the search path, the locale and the terminal's kind.
+ENV_ALLOWLIST = (
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TERM",
+    "NO_COLOR",
+)
+WINDOWS_ALLOWLIST = ("SystemRoot", "COMSPEC", "PATHEXT")
+# Pointed into the temporary home; the Windows names only apply there.
+_HOME_DIRS = {
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_DATA_HOME": ".local/share",
+    "XDG_STATE_HOME": ".local/state",
+    "XDG_CACHE_HOME": ".cache",
+}
+_TEMP_NAMES = ("TMPDIR", "TMP", "TEMP")
+_WINDOWS_HOME = {"USERPROFILE": "", "APPDATA": "AppData/Roaming", "LOCALAPPDATA": "AppData/Local"}
+
+Isolation = Literal["home", "off"]
+
+
+def isolation_sets(preset: Preset) -> tuple[str, ...]:
+    """Every variable home isolation (or the preset) sets itself: ``pass_env`` may not name one."""
+    return ("HOME", *_HOME_DIRS, *_TEMP_NAMES, *_WINDOWS_HOME, *preset.fixed_env, *preset.root_env)
+
+
+def isolation_of(product_sandbox: str) -> Isolation:
+    """``off`` keeps the user's environment and home; ``auto`` isolates the home.
+
+    ``required`` is refused in preflight until the bwrap wrapping is built, so it
+    never reaches a run; were it to, it would isolate the home all the same.
+    """
+    return "off" if product_sandbox == "off" else "home"
+
+
+def make_home(home: Path) -> None:
+    """The directories the isolated environment points at, made inside ``home``."""
+    for relative in (*_HOME_DIRS.values(), "tmp"):
+        (home / relative).mkdir(parents=True, exist_ok=True)
+
+
+def product_env(
+    preset: Preset,
+    table: ProductTable,
+    isolation: Isolation,
+    home: Path,
+    source: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment one run starts with (``home`` is used only under isolation)."""
+    source = os.environ if source is None else source
+    fixed = {**preset.fixed_env, **(preset.root_env if _is_root() else {})}
+    if isolation == "off":
+        return {**source, **fixed}
+    names: Sequence[str] = (
+        *ENV_ALLOWLIST,
+        *(WINDOWS_ALLOWLIST if sys.platform == "win32" else ()),
+        *preset.auth_variables,
+        *preset.endpoint_variables,
+        *(table.pass_env or []),
+    )
+    env = {name: source[name] for name in names if name in source}
+    env["HOME"] = str(home)
+    for name, relative in _HOME_DIRS.items():
+        env[name] = str(home / relative)
+    for name in _TEMP_NAMES:
+        env[name] = str(home / "tmp")
+    if sys.platform == "win32":  # pragma: no cover - not exercised by the test suite
+        for name, relative in _WINDOWS_HOME.items():
+            env[name] = str(home / relative) if relative else str(home)
+    env.update(fixed)
+    return env
+
+
+def signs_in(preset: Preset, table: ProductTable, source: Mapping[str, str] | None = None) -> bool:
+    """Whether an isolated run can sign in: one of the preset's auth variables set and
+    non-empty, or a credential-like name in ``pass_env``."""
+    from .product import names_credential
+
+    source = os.environ if source is None else source
+    if any(source.get(name, "").strip() for name in preset.auth_variables):
+        return True
+    return names_credential(table)
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0

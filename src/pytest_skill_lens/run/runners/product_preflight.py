@@ -1,0 +1,115 @@
+"""What a product runner checks before any case runs (a refusal is exit 2 with the fix).
+
+Two stages, as for every runner (run/catalog.py): :func:`settings_problem` reads the
+configuration only, and runs even when cases are only listed; :func:`start_problem`
+finds the executable on ``PATH``, executes ``--version`` under the run's product
+sandbox (a product that will not start there is refused here, not per case) and,
+under home isolation, makes sure the product has a way to sign in.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from ...settings import ProductTable, Settings
+from .product import Preset, Problem, table_problem
+from .product_env import isolation_of, make_home, product_env, signs_in
+from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start
+
+VERSION_TIMEOUT = 30.0  # seconds; a product whose --version hangs will not run a case either
+_VERSION_BYTES = 4_000
+# The version each product's probe printed, for the report ("claude-code 2.1.332").
+_versions: dict[str, str] = {}
+
+
+def probed_version(name: str) -> str | None:
+    """The first line ``--version`` printed for product ``name`` in this process, if probed."""
+    return _versions.get(name)
+
+
+def settings_problem(preset: Preset, settings: Settings) -> Problem | None:
+    problem = table_problem(preset, preset.table(settings))
+    if problem is None and settings.product_sandbox == "required":
+        return (
+            f'product_sandbox = "required", but wrapping a product in a sandbox backend is '
+            f"not built in this version of pytest-skill-lens (runner {preset.name!r})",
+            'set product_sandbox = "auto" (home isolation, which is not a sandbox) or "off"; '
+            "see docs/products.md",
+        )
+    return problem
+
+
+def start_problem(preset: Preset, settings: Settings) -> Problem | None:
+    """The executable on PATH, its ``--version`` executed, and a way to sign in."""
+    table = preset.table(settings)
+    isolation = isolation_of(settings.product_sandbox)
+    try:
+        with run_dir(f"{preset.name}-probe") as probe:
+            env = product_env(preset, table, isolation, probe.home)
+            return _probe(preset, table, isolation == "home", probe, env)
+    except RunDirFailed as exc:
+        return (f"the {preset.name} runner cannot be probed: {exc}", "free space in the temp dir")
+
+
+def _probe(
+    preset: Preset, table: ProductTable, isolated: bool, probe: RunDir, env: dict[str, str]
+) -> Problem | None:
+    executable = table.command[0] if table.command else preset.executable
+    own = preset.names_itself(table)
+    found = shutil.which(executable, path=env.get("PATH"))
+    if found is None:
+        return (
+            f"the {preset.name} runner needs {executable!r}, which is not on PATH",
+            _install_fix(preset, own),
+        )
+    if not own:
+        return None  # a wrapper is not known to take --version or the preset's sign-in
+    if isolated and not signs_in(preset, table):
+        return (
+            f"the {preset.name} runner runs under home isolation, where it can sign in only "
+            f"from the environment, and none of {', '.join(preset.auth_variables)} is set",
+            f"export one of them ({preset.auth_hint}), name the variable that holds your "
+            f"credential in [runners.{preset.name}] pass_env, or set "
+            'product_sandbox = "off" to run with your own home and login',
+        )
+    return _version_problem(preset, found, probe, env)
+
+
+def _version_problem(
+    preset: Preset, found: str, probe: RunDir, env: dict[str, str]
+) -> Problem | None:
+    make_home(probe.home)
+    try:
+        ran = start(
+            [found, "--version"],
+            run=probe,
+            cwd=probe.work,
+            env=env,
+            timeout=VERSION_TIMEOUT,
+            max_output_bytes=_VERSION_BYTES,
+        )
+    except (StartFailed, RunDirFailed) as exc:
+        return (f"the {preset.name} runner could not start {found!r}: {exc}", _install_fix(preset))
+    finished = ran.finished
+    first = finished.stdout.data.decode("utf-8", errors="replace").strip().splitlines()
+    if finished.exit_code == 0 and first:
+        _versions[preset.name] = first[0][:200]
+        return None
+    how = (
+        f"did not answer within {VERSION_TIMEOUT:g} s"
+        if finished.timed_out
+        else f"exited with code {finished.exit_code}"
+    )
+    stderr = finished.stderr.data.decode("utf-8", errors="replace").strip()[-300:]
+    return (
+        f"the {preset.name} runner's executable {found!r} does not start: '--version' {how}"
+        + (f"; stderr ends: {stderr}" if stderr else ""),
+        _install_fix(preset),
+    )
+
+
+def _install_fix(preset: Preset, own: bool = True) -> str:
+    if not own:
+        return f"install the command [runners.{preset.name}] command names, or fix its path"
+    where = f"so that {preset.executable!r} is on PATH"
+    return f"install it ({preset.install}) {where}; see docs/products.md"

@@ -1,0 +1,116 @@
+"""One start of a product: its own temporary directories, the shared process layer, cleanup.
+
+Every call gets a fresh directory (``skill-lens-<product>-...``, marked with this
+process so a later run sweeps it if this one dies, see :mod:`..leftovers`) holding
+the trace and stderr files, the temporary home under home isolation, and the
+working directory when the case has no workspace. It is deleted when the call
+ends, ``--skill-lens-keep-workspace`` or not: the home may hold what the product
+wrote about its own login.
+
+The process itself is started by :func:`..scripts.run_process`, the one
+implementation the bundled scripts use too: its own process group, stdin from
+``/dev/null``, a timed wait, the whole group killed after every exit, and each
+stream read back capped through the descriptor opened before the start.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..containment import why
+from ..leftovers import PREFIX, owner_mark, remove_tree
+from ..scripts import Finished, StartFailed, run_process
+from ..workspace import workspace_label
+
+__all__ = ["Finished", "RunDir", "StartFailed", "run_dir", "start", "wrap_argv"]
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """The directories of one run call (all under one temporary directory)."""
+
+    root: Path
+    home: Path
+    work: Path  # the working directory used when the case has no workspace
+
+    @property
+    def stdout(self) -> Path:
+        return self.root / "trace.out"
+
+    @property
+    def stderr(self) -> Path:
+        return self.root / "stderr.out"
+
+
+class RunDirFailed(Exception):
+    """The temporary directories could not be made; the message says why."""
+
+
+@contextmanager
+def run_dir(product: str) -> Iterator[RunDir]:
+    """A fresh :class:`RunDir`, removed (never through a link) when the block ends."""
+    base = Path(tempfile.gettempdir())
+    try:
+        made = tempfile.mkdtemp(
+            prefix=f"{PREFIX}{workspace_label(product)}-", suffix=owner_mark(), dir=base
+        )
+        root = Path(made).resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise RunDirFailed(f"cannot create a directory under {base}: {why(exc)}") from None
+    try:
+        home, work = root / "home", root / "work"
+        try:
+            for directory in (home, work):
+                directory.mkdir(mode=0o700)
+        except OSError as exc:
+            raise RunDirFailed(f"cannot prepare {root}: {why(exc)}") from None
+        yield RunDir(root, home, work)
+    finally:
+        remove_tree(root)
+
+
+def wrap_argv(argv: Sequence[str], run: RunDir, cwd: Path) -> list[str]:
+    """The seam for the product sandbox: today the argv unchanged.
+
+    With the product sandbox built, ``auto`` (where the probe found bwrap) and
+    ``required`` wrap the product here (see run/sandbox.py's ``bwrap_argv``), with
+    ``cwd`` and ``run``'s home writable and nothing else.
+    """
+    return list(argv)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A started product's end, and how long it took from start to end."""
+
+    finished: Finished
+    latency_ms: float
+
+
+def start(
+    argv: Sequence[str],
+    *,
+    run: RunDir,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    max_output_bytes: int,
+) -> Ran:
+    """Run the product to its end or its timeout. Raises :class:`StartFailed` when it
+    cannot be started (a missing executable, say); once started it always returns."""
+    began = time.perf_counter()
+    finished = run_process(
+        wrap_argv(argv, run, cwd),
+        cwd=cwd,
+        env=env,
+        stdout_path=run.stdout,
+        stderr_path=run.stderr,
+        timeout=timeout,
+        max_output_bytes=max_output_bytes,
+    )
+    return Ran(finished, (time.perf_counter() - began) * 1000)
