@@ -333,18 +333,6 @@ REFUSED_AT_STARTUP = [
         "*field 'max_spend_usd'*must be a finite number (got inf)*",
         id="max-spend-inf-in-the-file",
     ),
-    pytest.param(
-        None,
-        ("--skill-lens-max-spend", "1.0"),
-        "*max_spend_usd (--skill-lens-max-spend) is not available in this version*",
-        id="max-spend-not-built-yet",
-    ),
-    pytest.param(
-        "max_spend_usd = 1.0\n",
-        (),
-        "*max_spend_usd (--skill-lens-max-spend) is not available in this version*",
-        id="max-spend-in-the-file-not-built-yet",
-    ),
 ]
 
 

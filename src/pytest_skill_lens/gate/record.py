@@ -8,6 +8,7 @@ from typing import Any
 
 from ..perform.outcome import Outcome
 from .delta import BaselineNote, Delta
+from .spend import SpendCeiling
 
 EXIT_FAILED = 1  # the gate's code for a failed verdict (verdict.py holds the rules)
 
@@ -50,6 +51,8 @@ class RunRecord:
     baseline_kind: str = ""
     baseline_notes: list[BaselineNote] = field(default_factory=list)
     delta: Delta | None = None
+    # The spend ceiling's figures, when one was set (see spend.spend_ceiling).
+    spend_ceiling: SpendCeiling | None = None
 
     @property
     def candidates(self) -> list[Outcome]:

@@ -9,7 +9,7 @@ elides them from the end when space runs out:
 
 1. zero cases ran, or the pass rate is below ``min_pass_rate``;
 2. errored candidates (when ``fail_on_error``);
-3. the spend ceiling (unpriced spend; not yet wired in) and not-run items;
+3. the spend ceiling (unpriced spend, a ceiling that stopped items), then not-run items;
 4. ``per_skill_min``, in the mapping's order;
 5. the comparison (:mod:`.delta_gate`): ``min_delta`` and its confidence, unresolvable
    baselines, then ``min_case_pass_rate``, added after these with
@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..perform.outcome import Outcome
 from .record import EXIT_FAILED, GateResult, RunRecord
+from .spend import ceiling_reasons
 
 # Pass rates are ratios of small integers, and the ones users compare (0.6 - 0.4
 # against a 0.2 bar) are often not exact in binary floating point. Anything within
@@ -95,7 +96,7 @@ def evaluate_gate(
     reasons = [
         *_rate_reasons(record, candidates, min_pass_rate),
         *_errored_reasons(candidates, fail_on_error),
-        # The spend-ceiling rule (unpriced spend under a ceiling) joins here.
+        *ceiling_reasons(record.spend_ceiling, (item.get("reason") for item in record.not_run)),
         *_not_run_reasons(record.not_run),
         *_per_skill_reasons(record, candidates, per_skill_min),
     ]

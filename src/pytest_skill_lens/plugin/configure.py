@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 import pytest
 
 from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
-from ..score.judges.catalog import BUILTIN_JUDGES, builtin_judge
+from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
 from ..settings import Settings, find_config, load_settings
 from ..suite.discovery import directory_problem
 from ..suite.errors import ConfigError
@@ -103,7 +103,6 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
 def _refuse_unbuilt(settings: Settings) -> None:
     """A feature asked for but not built yet stops the run: a silent no-op would lie."""
     unbuilt = {
-        "max_spend_usd (--skill-lens-max-spend)": settings.max_spend_usd is not None,
         "concurrency above 1 (use pytest-xdist's -n for parallel runs)": settings.concurrency > 1,
     }
     for feature, asked in unbuilt.items():
@@ -111,6 +110,26 @@ def _refuse_unbuilt(settings: Settings) -> None:
             user_error(
                 f"{feature} is not available in this version of pytest-skill-lens yet",
                 "remove the flag or the skill-lens.toml key; see docs/configuration.md",
+            )
+
+
+def _refuse_unenforceable_ceiling(settings: Settings) -> None:
+    """A spend ceiling that some seat's spend could never be counted against stops the run."""
+    if settings.max_spend_usd is None:
+        return
+    seats: list[tuple[str, RunnerDescription | JudgeDescription | None]] = [
+        (f"runner {name!r}", builtin_runner(name)) for name in settings.runner_names
+    ]
+    seats.append((f"judge {settings.judge!r}", builtin_judge(settings.judge)))
+    for label, description in seats:
+        if description is None or description.planned:
+            continue  # a plugin's seat reports each run's price itself; planned: refused later
+        reason = description.unpriced_reason(settings)
+        if reason is not None:
+            user_error(
+                f"max_spend_usd is set, but the spend of {label} can never be priced: {reason}",
+                "drop the spend ceiling, or use a model genai-prices knows (its price list is "
+                "at https://github.com/pydantic/genai-prices)",
             )
 
 
@@ -181,6 +200,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model
     )
     _refuse_unbuilt(settings)
+    _refuse_unenforceable_ceiling(settings)
     _preflight_keyed(settings, collect_only=listing_only(config))
     _preflight_judge(option, settings, collect_only=listing_only(config))
     scripts = _prepare_scripts(settings, collect_only=listing_only(config))

@@ -16,6 +16,7 @@ import pytest
 from ..gate.delta import build_delta
 from ..gate.delta_gate import comparison_gate_reasons
 from ..gate.record import GateResult, RunRecord
+from ..gate.spend import spend_ceiling
 from ..gate.verdict import evaluate_gate
 from ..report.junit_gate import add_gate_case
 from ..report.junit_properties import add_suite_properties, script_properties
@@ -52,7 +53,10 @@ def build_record(
     ]
     waiting.sort(key=lambda entry: int(str(entry[1]["order"])))
     why = _NOT_RUN_REASON if aborted is None else _ABORTED_NOT_RUN
-    not_run = [{"nodeid": nodeid, **identity, "reason": why} for nodeid, identity in waiting]
+    not_run = [
+        {"nodeid": nodeid, **identity, "reason": results.not_run_reasons.get(nodeid, why)}
+        for nodeid, identity in waiting
+    ]
     deselected = sorted(facts.deselected_skills)
     only = facts.deselected_by
     return RunRecord(
@@ -116,6 +120,7 @@ def _finish(session: pytest.Session, lens: SkillLensSession, exitstatus: int) ->
     settings = lens.run.settings
     results = lens.results
     record = build_record(lens.run, lens.facts, results)
+    record.spend_ceiling = spend_ceiling(record.outcomes, settings.max_spend_usd)
     record.delta = build_delta(
         record.outcomes,
         baseline_kind=settings.baseline,

@@ -105,6 +105,7 @@ class CaseItem(SkillHooks, pytest.Function):
         # What the run acts with: the skill itself, or its baseline (set once the
         # session knows it, see SkillLensSession.prepare_baselines).
         self.acting_skill = skill
+        self.not_run_reason: str | None = None  # why the spend ledger refused it
         session = get_session(self.config)
         assert session is not None
         self.add_marker(_SKILL_LENS_MARK)
@@ -151,16 +152,23 @@ class CaseItem(SkillHooks, pytest.Function):
         )
 
     def setup(self) -> None:
+        session = get_session(self.config)
+        assert session is not None, "pytest-skill-lens items need --skill-lens"
+        ledger = session.ledger
+        if ledger is not None:
+            self.not_run_reason = ledger.refusal()
+            if self.not_run_reason is not None:  # skipped, and a not-run item of the gate
+                pytest.skip(f"not run: {self.not_run_reason}")
         try:
             super().setup()  # pytest fills the fixtures the signature names
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
             self.outcome = errored_outcome(self.identity(), _fixture_failure(exc))
+            if ledger is not None:
+                ledger.record(self.outcome)
             if self.is_baseline:  # a baseline's verdict is data for the delta, never a failure
                 self.user_properties.extend(junit_properties(self.outcome))
                 return
             raise CaseErrored(self.outcome) from exc
-        session = get_session(self.config)
-        assert session is not None, "pytest-skill-lens items need --skill-lens"
         fixtures = self.funcargs  # what a conftest override returned is checked by perform
         self.outcome = outcome = perform(
             self.acting_skill,
@@ -172,6 +180,8 @@ class CaseItem(SkillHooks, pytest.Function):
             identity=self.identity(),
             settings=session.run.settings,
         )
+        if ledger is not None:
+            ledger.record(outcome)
         self.user_properties.extend(junit_properties(outcome))
         if outcome.status == "errored" and not self.is_baseline:
             raise CaseErrored(outcome)

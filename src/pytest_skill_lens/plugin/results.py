@@ -14,6 +14,8 @@ if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
 class SessionResults:
     outcomes: dict[str, Outcome] = field(default_factory=dict)  # nodeid -> outcome
     other_failures: int = 0  # failures of ordinary tests in a mixed run
+    # Items the spend ledger refused: nodeid -> why (their skip report says it too).
+    not_run_reasons: dict[str, str] = field(default_factory=dict)
     # Sandboxes a skill_lens_sandbox fixture override put scripts under (labels);
     # an xdist worker sends its own to the controller.
     sandbox_overrides: set[str] = field(default_factory=set)

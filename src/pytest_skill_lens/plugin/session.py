@@ -29,6 +29,7 @@ from .facts import CollectionFacts
 from .finish import add_scripts_to_junit, finish_session, mark_failed_gate_in_junit, write_summary
 from .isolation import skill_dir_hooks
 from .items import CaseItem
+from .ledger import SpendLedger
 from .results import SessionResults
 from .run_config import RunConfig
 from .state import listing_only
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from ..score.judge import Judge
 
 WORKER_OUTPUT = "skill_lens"  # the key of an xdist worker's workeroutput
+LEDGER_INPUT = "skill_lens_ledger"  # the key of the spend ledger's directory in workerinput
 # pytest's progress letters for a baseline item: never ".", "F" or "E", which are verdicts.
 BASELINE_LETTERS = {"passed": "b", "failed": "B", "errored": "e"}
 
@@ -60,8 +62,24 @@ class SkillLensSession:
         self.caches = SessionCaches()
         self.baselines = BaselineArms(run.settings.baseline) if run.settings.baseline else None
         self.is_worker = hasattr(config, "workerinput")
+        self.ledger = self._ledger(config, run)
         # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces.
         self.restore_sigterm = install_sigterm()
+
+    def _ledger(self, config: pytest.Config, run: RunConfig) -> SpendLedger | None:
+        """The spend ledger this process reads: the controller's, shared with its workers."""
+        ceiling = run.settings.max_spend_usd
+        if ceiling is None or listing_only(config):
+            return None
+        if self.is_worker:
+            shared = config.workerinput.get(LEDGER_INPUT)  # type: ignore[attr-defined]
+            return SpendLedger(ceiling, Path(shared)) if shared else SpendLedger.create(ceiling)
+        return SpendLedger.create(ceiling)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        if self.ledger is not None:  # every xdist worker spends against the one ceiling
+            node.workerinput[LEDGER_INPUT] = str(self.ledger.directory)
 
     def runner_for(self, name: str, sandbox: SandboxDecision | None) -> Runner:
         """The runner ``name``, built once per sandbox decision and shared by every item."""
@@ -229,7 +247,11 @@ class SkillLensSession:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if not isinstance(item, CaseItem) or item.outcome is None:
+        if not isinstance(item, CaseItem):
+            return report
+        if call.when == "setup" and item.not_run_reason is not None:
+            report.skill_lens_not_run = item.not_run_reason  # type: ignore[attr-defined]
+        if item.outcome is None:
             return report
         from .act import CaseErrored, failure_text
 
@@ -254,6 +276,9 @@ class SkillLensSession:
         return data
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        not_run = getattr(report, "skill_lens_not_run", None)
+        if isinstance(not_run, str):
+            self.results.not_run_reasons[report.nodeid] = not_run
         data = getattr(report, "skill_lens_outcome", None)
         if isinstance(data, Outcome):
             self.results.outcomes[report.nodeid] = data
@@ -278,6 +303,8 @@ class SkillLensSession:
             self.restore_sigterm()
         if self.baselines is not None:  # the previous versions' extracted bundles
             self.baselines.close()
+        if self.ledger is not None and not self.is_worker:
+            self.ledger.remove()
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path and not self.is_worker:

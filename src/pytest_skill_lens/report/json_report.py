@@ -49,7 +49,7 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "script_notes": [dict(note) for note in record.script_notes],
         "products": [],
         "not_run": [_not_run_dict(item) for item in record.not_run],
-        "spend_ceiling": None,
+        "spend_ceiling": _ceiling_dict(record),
         "gate": {"passed": gate.passed, "exit_code": gate.exit_code, "reasons": list(gate.reasons)},
         # Additive: true when the session ended without a gate, and why.
         "aborted": record.aborted is not None,
@@ -131,6 +131,17 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "not_run": counts.not_run,
         # Additive: what each arm spent, so a baseline's cost never hides in the total.
         "by_arm": {arm: _arm_spend(record, arm) for arm in _arms(record)},
+    }
+
+
+def _ceiling_dict(record: RunRecord) -> dict[str, Any] | None:
+    ceiling = record.spend_ceiling
+    if ceiling is None:
+        return None
+    return {
+        "max_spend_usd": ceiling.max_spend_usd,
+        "unpriced": ceiling.unpriced,
+        "spent_usd": ceiling.spent_usd,
     }
 
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from ..gate.record import GateResult, RunRecord
+from ..gate.spend import usd
 from ..gate.verdict import pass_rate_by_skill
 from ..perform.outcome import Outcome
 from .delta_markdown import delta_block
@@ -155,6 +156,10 @@ def totals_block(record: RunRecord) -> str | None:
         )
     if t.judge_unpriced:
         rows.append(("Judge overhead note", f"some judge costs not priced; {JUDGE_NOTE}"))
+    if (ceiling := record.spend_ceiling) is not None:
+        rows.append(
+            ("Spend ceiling", f"{usd(ceiling.max_spend_usd)} (${ceiling.spent_usd:.4f} recorded)")
+        )
     if t.latency_ms:
         rows.append(("Latency", format_latency(t.latency_ms)))
     if t.baseline_errored:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..gate.record import GateResult, RunRecord
+from ..gate.spend import usd
 from ..gate.verdict import filtered_skills
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
@@ -139,6 +140,10 @@ def totals_line(record: RunRecord) -> str | None:
         parts.append(cost)
     if judge := priced("Judge overhead", totals.judge_cost_usd, totals.judge_unpriced, JUDGE_NOTE):
         parts.append(judge)
+    if (ceiling := record.spend_ceiling) is not None:
+        parts.append(
+            f"Spend ceiling: {usd(ceiling.max_spend_usd)} (${ceiling.spent_usd:.4f} recorded)"
+        )
     if totals.latency_ms:
         parts.append(f"Total latency: {format_latency(totals.latency_ms)}")
     return " | ".join(parts) or None
