@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.run.result import RunResult, ToolCall
+from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
 from pytest_skill_lens.run.sessions import merge_results, run_sessions, session_case
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase
@@ -115,6 +115,22 @@ def test_skill_triggered_is_any_session() -> None:
     assert merge_results([RunResult(skill_triggered=False)] * 2).skill_triggered is False
     assert merge_results([RunResult(), RunResult()]).skill_triggered is None
     assert merge_results([]) == RunResult()
+
+
+def test_skill_loaded_needs_every_session_that_could_tell() -> None:
+    def loaded(*answers: bool | None) -> bool | None:
+        return merge_results([RunResult(skill_loaded=a) for a in answers]).skill_loaded
+
+    assert loaded(True, True) is True
+    assert loaded(True, False) is False  # one session ran without the skill
+    assert loaded(None, True) is True
+    assert loaded(None, None) is None
+
+
+def test_every_sessions_hooks_are_kept_in_order() -> None:
+    first, second = Hook("Stop", "Stop", "success"), Hook("Stop", "Stop", "error", 1)
+    merged = merge_results([RunResult(hooks=[first]), RunResult(hooks=[second])])
+    assert merged.hooks == [first, second]
 
 
 def test_each_session_gets_what_the_earlier_ones_left_of_the_token_budget() -> None:

@@ -65,6 +65,10 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
     had it (each distinct note once), so a sum never reads as measured when
     one of its parts was not.
 
+    ``skill_loaded`` holds only when every session that could tell says the skill
+    loaded: one session without it is a case that did not run with the skill.
+    Hooks are every session's, in order.
+
     ``skill_triggered`` is whether any session triggered the skill; each
     session's own answer is kept in ``skill_triggered_by_session``, which is
     what a ``skill_triggered`` check holds every session to.
@@ -73,6 +77,7 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
         return RunResult()
     last = results[-1]
     triggered = [r.skill_triggered for r in results if r.skill_triggered is not None]
+    loaded = [r.skill_loaded for r in results if r.skill_loaded is not None]
     return RunResult(
         output=last.output,
         tool_calls=[call for r in results for call in r.tool_calls],
@@ -89,6 +94,8 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
         usage_note=_distinct(r.usage_note for r in results),
         stop_note=last.stop_note,
         retry_cost_usd=sum(r.retry_cost_usd for r in results),
+        hooks=[hook for r in results for hook in r.hooks],
+        skill_loaded=all(loaded) if loaded else None,
     )
 
 
