@@ -12,6 +12,18 @@ back errored, never passed. The scripted judge grades a rubric entry by looking
 for the phrases ``RUBRIC_SCRIPTS`` lists for it, and fails an entry it has no
 script for.
 
+A second table, ``WITHOUT_SKILL_SCRIPTS``, is played when the stand-in is handed a
+skill with no description and no instructions: the emptied skill of the ``none``
+baseline arm (``--skill-lens-baseline none``). Those scripts are our guess at what
+an agent that never read the skill would do, written by hand from the skills' own
+text: it opens a greeting its own way, refunds an order outside the 30-day window it
+was never told about, counts log levels with a substring search because it never
+learnt of the bundled script. Some of its cases still pass, because the task alone
+is enough for them, and those show up as low-signal checks. The delta such a run
+prints is therefore the difference between two scripts we wrote: it demonstrates the
+report, and says nothing about whether the skills help a real model. Only a real
+runner (``--skill-lens-runner pydantic-ai``) can say that.
+
 Its usage figures are stand-in figures, computed rather than invented: tokens
 are whitespace-separated words of what it read (skill, tool declarations, task,
 tool replies) and of what it wrote (tool-call arguments, the answer); cost is
@@ -148,6 +160,80 @@ SCRIPTS: dict[tuple[str, str], Script] = {
     ),
 }
 
+# What the stand-in does when the skill is empty (the `none` baseline): an agent with
+# the same task and tools but none of the skill's rules. Each entry says which rule of
+# the skill it misses; the ones that miss none still pass, and are flagged low-signal.
+WITHOUT_SKILL_SCRIPTS: dict[tuple[str, str], Script] = {
+    # The task alone is enough: "Hello, <name>!" is an ordinary opening. Passes.
+    ("greeting", "greets-a-named-person"): Script(
+        "Hello, Ada Lovelace! Welcome to the team, we can't wait to see you on Monday."
+    ),
+    # Rule 4 (ask who to greet, in exactly one line) is the skill's own: fails.
+    ("greeting", "asks-who-to-greet-when-no-name-is-given"): Script(
+        "Hello there! I hope you're having a wonderful day."
+    ),
+    # Rule 6 (a bare JSON object with to, message and language) is the skill's own: a
+    # fenced object without `language` fails both checks.
+    ("greeting", "greeting-card-as-json"): Script(
+        '```json\n{"to": "Grace Hopper", "message": "Happy birthday, Grace Hopper! '
+        'Wishing you a wonderful year ahead."}\n```'
+    ),
+    # Rule 5 (the French opening with its space before "!", then the English in
+    # parentheses) is the skill's own: fails both checks.
+    ("greeting", "greets-in-french"): Script(
+        "Bonjour Marie Curie! Nous avons hâte de vous accueillir au laboratoire demain."
+    ),
+    # Refunding a recent order needs no policy; the confirming lookup (step 3) is
+    # skipped, which no check of this case asks for. Passes.
+    ("order-support", "refund-within-window"): Script(
+        "Sorry about the cracked lid! I've refunded ${refund[amount_usd]:.2f} for order "
+        "{order[id]}; your refund id is {refund[refund_id]}.",
+        calls=(
+            Call("lookup_order", {"order_id": "1234"}, save_as="order"),
+            Call("issue_refund", {"order_id": "1234", "amount_usd": 42.5}, save_as="refund"),
+        ),
+    ),
+    # The 30-day window is the skill's policy: without it the order is refunded. Fails.
+    ("order-support", "refund-refused-outside-window"): Script(
+        "Sorry the jacket doesn't fit! I've refunded ${refund[amount_usd]:.2f} for order "
+        "{order[id]}; your refund id is {refund[refund_id]}.",
+        calls=(
+            Call("lookup_order", {"order_id": "5678"}, save_as="order"),
+            Call("issue_refund", {"order_id": "5678", "amount_usd": 89.0}, save_as="refund"),
+        ),
+    ),
+    # Looking both orders up and refunding nothing follows from the task (the trajectory
+    # checks hold, and show as low-signal); whether they are eligible needs the policy.
+    ("order-support", "eligibility-check-for-two-orders"): Script(
+        "Order {first[id]} was delivered {first[days_since_delivery]} days ago and order "
+        "{second[id]} {second[days_since_delivery]} days ago. I don't know the shop's "
+        "return policy, so I can't say whether either can still be returned; I haven't "
+        "refunded anything.",
+        calls=(
+            Call("lookup_order", {"order_id": "1001"}, save_as="first"),
+            Call("lookup_order", {"order_id": "1002"}, save_as="second"),
+        ),
+    ),
+    # The bundled script and the report layout are the skill's own (an emptied skill has
+    # no bundle, so neither run_script nor read_skill_file is offered): the log is read
+    # and every line mentioning a level is counted, as `grep -c LEVEL app.log` would.
+    # That miscounts ERROR and WARN and writes the report in a layout of its own. Fails.
+    ("log-triage", "counts-levels-with-the-script"): Script(
+        "Lines per level in app.log:\nERROR: 5\nWARN: 4\nINFO: 6\nDEBUG: 2\n"
+        "I wrote a summary to triage.md.",
+        calls=(
+            Call("read_file", {"path": "app.log"}),
+            Call(
+                "write_file",
+                {
+                    "path": "triage.md",
+                    "content": "Triage of app.log\n\nERROR: 5\nWARN: 4\nINFO: 6\nDEBUG: 2\n",
+                },
+            ),
+        ),
+    ),
+}
+
 # The scripted judge: a rubric entry (by its exact text) holds when every phrase
 # appears in the output, ignoring letter case.
 RUBRIC_SCRIPTS: dict[str, tuple[str, ...]] = {
@@ -192,6 +278,11 @@ def parsed_reply(reply: str) -> Any:
         return reply
 
 
+def is_empty(skill: Skill) -> bool:
+    """The skill says nothing: the ``none`` baseline, which plays ``WITHOUT_SKILL_SCRIPTS``."""
+    return not skill.description and not skill.instructions
+
+
 def offered_builtins(
     skill: Skill, workspace: Path | None, settings: Settings, sandbox: SandboxDecision | None
 ) -> dict[str, Any]:
@@ -234,9 +325,11 @@ class ScriptedRunner:
             )
 
         where = f"skill {skill.name!r}, case {case.name!r}"
-        script = SCRIPTS.get((skill.name, case.name))
+        table = "WITHOUT_SKILL_SCRIPTS" if is_empty(skill) else "SCRIPTS"
+        scripts = WITHOUT_SKILL_SCRIPTS if is_empty(skill) else SCRIPTS
+        script = scripts.get((skill.name, case.name))
         if script is None:
-            return result(error=f"no script for {where}: add one to SCRIPTS in {__file__}")
+            return result(error=f"no script for {where}: add one to {table} in {__file__}")
         if case.mode != "loaded":
             return result(error=f"the scripted stand-in does not support mode: {case.mode}")
 
