@@ -80,6 +80,7 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
         "total_latency_ms": 1150.0,
         "judge_cost_usd": 0.5,
         "not_run": 1,
+        "skill_not_loaded": 0,
         # Each arm apart: 15 + 0 + 0 tokens and 1.0 + 0.5 (a retry) of cost, 0.25 of judging.
         "by_arm": {
             "candidate": {

@@ -144,3 +144,28 @@ def test_every_kept_workspace_is_listed_before_the_gate() -> None:
         "",
         "Gate passed",
     ]
+
+
+def test_runs_whose_skill_never_loaded_are_counted_apart_per_runner() -> None:
+    record = RunRecord(
+        outcomes=[
+            outcome(),  # a framework runner cannot tell: None, never counted
+            Outcome("greet", "a", "copilot", "passed", skill_loaded=False),
+            Outcome("greet", "b", "copilot", "failed", skill_loaded=False),
+            Outcome("greet", "c", "copilot", "passed", skill_loaded=True),
+            Outcome("greet", "a", "copilot", "passed", arm="baseline", skill_loaded=False),
+        ]
+    )
+    lines = summary_lines(record, PASSED)
+    assert lines[0] == (
+        "Skill never loaded: 2 candidate run(s) under copilot (1 passed) ran without the skill "
+        "reaching the model; they say nothing about the skill"
+    )
+
+
+def test_the_spend_ceiling_joins_the_totals() -> None:
+    from pytest_skill_lens.gate.spend import SpendCeiling
+
+    record = RunRecord(outcomes=[outcome(cost_usd=0.25)])
+    record.spend_ceiling = SpendCeiling(max_spend_usd=2.0, spent_usd=0.25, unpriced=None)
+    assert totals_line(record) == "Total cost: $0.2500 | Spend ceiling: $2.00 ($0.2500 recorded)"

@@ -52,6 +52,8 @@ def junit_properties(outcome: Outcome) -> list[tuple[str, object]]:
         ("tokens", outcome.tokens),
         ("cost_usd", outcome.cost_usd),
         ("latency_ms", round(outcome.latency_ms, 3)),
+        # Only a product's trace can tell; absent where nothing could.
+        *([("skill_loaded", outcome.skill_loaded)] if outcome.skill_loaded is not None else []),
     ]
 
 

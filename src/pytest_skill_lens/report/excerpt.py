@@ -153,7 +153,10 @@ def printable(text: str) -> str:
 
 def failure_lines(outcome: Outcome, full_output: bool) -> list[str]:
     """The plain-text failure report of one outcome (pytest's failure text, hence JUnit's)."""
-    return excerpt_lines(build_excerpt(outcome, full_output=full_output))
+    lines = excerpt_lines(build_excerpt(outcome, full_output=full_output))
+    if outcome.skill_loaded is False:
+        lines.insert(0, "skill never loaded: the trace shows the skill never reached the model")
+    return lines
 
 
 def excerpt_lines(excerpt: Excerpt, indent: str = "  ") -> list[str]:

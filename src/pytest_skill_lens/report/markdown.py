@@ -27,6 +27,7 @@ from .terminal import (
     JUDGE_NOTE,
     format_latency,
     item_label,
+    not_loaded_lines,
     repeat_count,
     script_lines,
     skip_lines,
@@ -213,6 +214,8 @@ def failure_entry(outcome: Outcome, excerpt: Excerpt, repeats: int) -> str:
         parts.append("\n".join(f"{'  ' * f.depth}- {inline(f.text)}" for f in excerpt.findings))
     if excerpt.error:
         parts += ["Error:", fence(excerpt.error)]
+    if outcome.skill_loaded is False:
+        parts.append("The skill never reached the model in this run (read from the trace).")
     if outcome.skill_triggered_by_session is not None:
         parts.append(
             f"Skill triggered by session: {by_session(outcome.skill_triggered_by_session)}"
@@ -252,7 +255,7 @@ def not_run_block(record: RunRecord) -> str | None:
 
 
 def skipped_block(record: RunRecord) -> str | None:
-    lines = skip_lines(record)
+    lines = [*not_loaded_lines(record), *skip_lines(record)]
     return "\n\n".join(f"<sub>{inline(line)}</sub>" for line in lines) or None
 
 

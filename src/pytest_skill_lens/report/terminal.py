@@ -29,6 +29,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
     groups = [
         script_lines(record),
         skip_lines(record),
+        not_loaded_lines(record),
         not_run_lines(record),
         [
             counts_line(Counts.of(record)),
@@ -93,6 +94,24 @@ def skip_lines(record: RunRecord) -> list[str]:
     if filtered := filtered_skills(record):
         lines.append(f"Deselected (no case selected by -k/-m): {', '.join(filtered)}")
     return lines
+
+
+def not_loaded_lines(record: RunRecord) -> list[str]:
+    """Candidate runs whose trace shows the skill never reached the model, per runner.
+
+    Such a pass is evidence about the model, not the skill, so it is said where the
+    counts are read.
+    """
+    by_runner: dict[str, list[str]] = {}
+    for outcome in record.candidates:
+        if outcome.skill_loaded is False:
+            by_runner.setdefault(outcome.runner, []).append(outcome.status)
+    return [
+        f"Skill never loaded: {len(statuses)} candidate run(s) under {runner} "
+        f"({statuses.count('passed')} passed) ran without the skill reaching the model; "
+        "they say nothing about the skill"
+        for runner, statuses in by_runner.items()
+    ]
 
 
 def not_run_lines(record: RunRecord) -> list[str]:
