@@ -134,6 +134,19 @@ def test_none_baseline_items_run_beside_the_candidate_and_never_fail_the_run(
     assert (properties["arm"], properties["status"]) == ("baseline", "failed")
 
 
+def test_a_failing_baseline_says_why_under_its_case(pytester: pytest.Pytester) -> None:
+    _setup(pytester)
+    _skill(pytester.path, "greet", "SAY: PASS", [_case("one")])
+    result = _run(pytester, "--skill-lens-baseline", "none")
+    result.stdout.fnmatch_lines(
+        [
+            "    greet :: one (follower)  candidate 1/1  baseline 0/1  +100%",
+            '      baseline: failed assertion contains[[]0[]]: "PASS" does not appear in the '
+            'output: "nothing"',
+        ]
+    )
+
+
 def test_the_terminal_shows_the_delta_with_its_intervals(pytester: pytest.Pytester) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one"), _case("two")])
@@ -363,6 +376,11 @@ def test_previous_runs_the_committed_version_and_removes_its_copy(
     assert outputs == {"candidate": "PASS", "baseline": "nothing"}
     assert report["delta"]["baseline_kind"] == "previous"
     assert report["delta"]["pass_rate_delta"] == 1.0
+    first = _git(pytester.path, "rev-parse", "HEAD").strip()
+    assert report["baseline_sources"] == [
+        {"skill_name": "greet", "commit": first, "path": "skills/greet/SKILL.md", "version": ""}
+    ]
+    result.stdout.fnmatch_lines([f"  baseline of greet: commit {first[:8]}, skills/greet/SKILL.md"])
     assert list(temp.iterdir()) == []  # the extracted bundle is gone
 
 

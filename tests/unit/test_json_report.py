@@ -42,6 +42,7 @@ def test_top_level_keys_in_order() -> None:
         "gate",
         "aborted",
         "aborted_reason",
+        "baseline_sources",
     ]
 
 

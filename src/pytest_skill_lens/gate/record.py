@@ -51,6 +51,8 @@ class RunRecord:
     baseline_kind: str = ""
     baseline_notes: list[BaselineNote] = field(default_factory=list)
     delta: Delta | None = None
+    # Where each skill's previous version came from: {skill_name, commit, path, version}.
+    baseline_sources: list[dict[str, str]] = field(default_factory=list)
     # The spend ceiling's figures, when one was set (see spend.spend_ceiling).
     spend_ceiling: SpendCeiling | None = None
 

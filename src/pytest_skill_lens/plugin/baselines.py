@@ -59,6 +59,20 @@ class BaselineArms:
             return _withholding_the_same(found.skill, skill)
         return BaselineNote(skill.name, "unavailable", found.reason)
 
+    def source_of(self, skill: Skill) -> dict[str, str] | None:
+        """Which commit a ``previous`` baseline came from, for the report; None otherwise."""
+        from ..run.previous import PreviousVersion
+
+        found = self._previous.get(skill.path)
+        if not isinstance(found, PreviousVersion):
+            return None
+        return {
+            "skill_name": skill.name,
+            "commit": found.commit,
+            "path": found.path,
+            "version": found.skill.version or "",
+        }
+
     def case_note(self, skill: Skill, loaded: LoadedCase) -> BaselineNote | None:
         """Why one case has no baseline although its skill has one."""
         if self.kind == "none" and loaded.case.mode == "offered":

@@ -24,6 +24,8 @@ class CollectionFacts:
     collection_errors: int = 0
     # Skills (and offered cases under `none`) whose selected baseline items cannot run.
     baseline_notes: dict[tuple[str, str], BaselineNote] = field(default_factory=dict)
+    # Where each skill's previous version came from: {skill_name, commit, path, version}.
+    baseline_sources: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (what xdist can send between processes)."""
@@ -40,6 +42,7 @@ class CollectionFacts:
                 [note.skill_name, note.kind, note.reason, note.case_name]
                 for note in self.baseline_notes.values()
             ],
+            "baseline_sources": {name: dict(s) for name, s in self.baseline_sources.items()},
         }
 
     @classmethod
@@ -57,6 +60,7 @@ class CollectionFacts:
                 (skill, case): BaselineNote(skill, kind, reason, case)
                 for skill, kind, reason, case in data["baseline_notes"]
             },
+            baseline_sources={name: dict(s) for name, s in data["baseline_sources"].items()},
         )
 
     def merge(self, other: CollectionFacts) -> None:
@@ -74,6 +78,7 @@ class CollectionFacts:
         self.planned.update(other.planned)
         self.idle_scripts.update(other.idle_scripts)
         self.baseline_notes.update(other.baseline_notes)
+        self.baseline_sources.update(other.baseline_sources)
 
     def add_baseline_note(self, note: BaselineNote) -> None:
         self.baseline_notes[(note.skill_name, note.case_name)] = note

@@ -76,6 +76,7 @@ def build_record(
         aborted=aborted,
         baseline_kind=run.settings.baseline,
         baseline_notes=facts.sorted_baseline_notes(),
+        baseline_sources=[facts.baseline_sources[name] for name in sorted(facts.baseline_sources)],
     )
 
 

@@ -217,6 +217,9 @@ class SkillLensSession:
         if note is None:
             assert isinstance(found, Skill)
             item.acting_skill = found
+            source = self.baselines.source_of(item.skill)
+            if source is not None:
+                self.facts.baseline_sources[item.skill.name] = source
             return True
         self.facts.add_baseline_note(note)
         item.add_marker(pytest.mark.skip(reason=note.text))
@@ -262,6 +265,11 @@ class SkillLensSession:
         ):
             # pytest renders setup errors as tracebacks; an errored case reads as its cause.
             report.longrepr = failure_text(item, item.outcome)
+        if call.when == "call" and item.is_baseline and item.outcome.status != "passed":
+            # It never fails, so pytest shows no failure text; -rA / -rP show this instead.
+            report.sections.append(
+                ("skill-lens baseline verdict", failure_text(item, item.outcome))
+            )
         if (call.when == "setup" and report.failed) or call.when == "call":
             # The object itself; it becomes plain data only if the report is serialised.
             report.skill_lens_outcome = item.outcome  # type: ignore[attr-defined]

@@ -25,13 +25,19 @@ def delta_lines(record: RunRecord) -> list[str]:
             *(f"  - {note.text}" for note in record.baseline_notes),
         ]
     lines = [f"Delta vs baseline ({delta.baseline_kind}): {_counted(delta)}"]
+    lines += [f"  {source_line(source)}" for source in record.baseline_sources]
     if delta.per_runner:
         for runner in delta.runners:
             lines.append(f"  runner {runner.runner}:")
             lines += [f"  {line}" for line in figure_lines(runner)]
     else:
         lines += figure_lines(delta)
-    lines += ["  Per case:", *(f"    {case_line(case)}" for case in delta.cases)]
+    lines.append("  Per case:")
+    for case in delta.cases:
+        lines.append(f"    {case_line(case)}")
+        cause = baseline_cause(record, case)
+        if cause is not None:  # a baseline never fails, so pytest prints no failure text
+            lines.append(f"      baseline: {cause}")
     low_signal = [case for case in delta.cases if case.low_signal]
     if low_signal:
         lines.append("  Low-signal checks (held in every repetition of both arms):")
@@ -92,6 +98,29 @@ def case_line(case: CaseStats) -> str:
     return f"{tail}  {signed_percent(case.candidate.pass_rate - case.baseline.pass_rate)}"
 
 
+def baseline_cause(record: RunRecord, case: CaseStats) -> str | None:
+    """Why the case's first non-passing baseline repetition did not pass, in one short line."""
+    key = (case.skill_name, case.case_name, case.runner)
+    for outcome in record.outcomes:
+        if outcome.arm != "baseline" or outcome.status == "passed":
+            continue
+        if (outcome.skill_name, outcome.case_name, outcome.runner) != key:
+            continue
+        if outcome.error:
+            return _short(f"errored: {outcome.error}")
+        failed = [(s, c) for s in outcome.scores for c in s.checks if not c.passed]
+        if failed:
+            score, check = failed[0]
+            return _short(f"failed {score.evaluator} {check.id}: {check.evidence}")
+        return "failed"
+    return None
+
+
+def _short(text: str, limit: int = 160) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def arm_tally(stats: ArmStats) -> str:
     """``passed/scored``, with pass@k and pass^k at the largest k when there were repeats."""
     if not stats.scored:
@@ -103,6 +132,15 @@ def arm_tally(stats: ArmStats) -> str:
         last = stats.k_estimates[-1]
         text += f" [pass@{last.k} {last.pass_at_k:.0%}, pass^{last.k} {last.pass_hat_k:.0%}]"
     return text
+
+
+def source_line(source: dict[str, str]) -> str:
+    """``baseline of greet: commit 1a2b3c4d, skills/greet/SKILL.md, version 0.9``."""
+    version = f", version {source['version']}" if source.get("version") else ""
+    return (
+        f"baseline of {source['skill_name']}: commit {source['commit'][:8]}, "
+        f"{source['path']}{version}"
+    )
 
 
 def signed_usd(value: float) -> str:

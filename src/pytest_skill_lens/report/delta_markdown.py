@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from ..gate.delta import Delta, DeltaFigures, signed_percent
 from ..gate.record import RunRecord
-from .delta_lines import ADVICE, arm_tally, signed_usd
+from .delta_lines import ADVICE, arm_tally, signed_usd, source_line
 from .terminal import format_latency
 
 Escape = Callable[[str], str]
@@ -29,6 +29,8 @@ def _blocks(record: RunRecord, inline: Escape) -> list[str]:
         notes = [f"- {inline(note.text)}" for note in record.baseline_notes]
         return ["### No baseline arm ran", *(["\n".join(notes)] if notes else [])]
     blocks = [f"### Delta vs baseline ({inline(delta.baseline_kind)})", _table(delta)]
+    if record.baseline_sources:
+        blocks.append("\n".join(f"- {inline(source_line(s))}" for s in record.baseline_sources))
     blocks.append(_details(f"Cases ({len(delta.cases)})", _cases(delta, inline)))
     low_signal = [c for c in delta.cases if c.low_signal]
     if low_signal:

@@ -54,6 +54,8 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         # Additive: true when the session ended without a gate, and why.
         "aborted": record.aborted is not None,
         "aborted_reason": record.aborted,
+        # Additive: which commit each skill's previous version came from.
+        "baseline_sources": [dict(source) for source in record.baseline_sources],
     }
 
 
@@ -79,11 +81,11 @@ class Totals:
         return cls(
             tokens=sum(o.tokens for o in outcomes),
             # Retries were paid for too, so they belong in what the run cost.
-            cost_usd=sum(o.cost_usd + o.retry_cost_usd for o in outcomes),
+            cost_usd=sum((o.cost_usd + o.retry_cost_usd for o in outcomes), 0.0),
             cost_unpriced=any(o.cost_note for o in outcomes),
-            judge_cost_usd=sum(o.judge_cost_usd for o in outcomes),
+            judge_cost_usd=sum((o.judge_cost_usd for o in outcomes), 0.0),
             judge_unpriced=any(s.cost_note for o in outcomes for s in o.scores),
-            latency_ms=sum(o.latency_ms for o in outcomes),
+            latency_ms=sum((o.latency_ms for o in outcomes), 0.0),
             baseline_errored=sum(o.arm == "baseline" and o.status == "errored" for o in outcomes),
         )
 
