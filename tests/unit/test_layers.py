@@ -46,6 +46,19 @@ def test_the_top_level_helpers_import_nothing_above_suite() -> None:
     assert found == []
 
 
+def test_the_mcp_bridge_is_run_layer_code() -> None:
+    # A package of its own only for `python -m`: it serves run/'s mock tools, so it may
+    # import suite/ and run/, and nothing above them.
+    above = {*LAYERS[LAYERS.index("run") + 1 :], "pytest", "_pytest"}
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / "mcp_bridge").rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] in above
+    ]
+    assert found == []
+
+
 # The one module that is the framework's side of a runner: it may import LangChain when it
 # loads, because nothing imports it before a case runs.
 FRAMEWORK_SEAMS = {"run.runners.langchain_agent"}
