@@ -163,3 +163,33 @@ def test_the_ledger_directory_is_removed_at_the_end(
     )
     assert result.ret == 0
     assert list(temp.iterdir()) == []
+
+
+def test_the_plan_comes_before_the_first_case(pytester: pytest.Pytester) -> None:
+    _suite(pytester, _costing(0.1, 0.1))
+    budget = {"max_cost_usd": 0.5}
+    cases = [
+        {
+            "name": n,
+            "task": "t",
+            "assertions": [{"kind": "contains", "value": "ok"}],
+            "budget": budget,
+        }
+        for n in ("c1", "c2")
+    ]
+    make_skill(pytester.path / "skills", "greet", cases)
+    result = _run(pytester, "--skill-lens-baseline", "none", "--skill-lens-max-spend", "3")
+    lines = result.stdout.lines
+    at = lines.index("Plan: up to 2 arm(s) x 1 repeat(s) x 1 runner(s) x 2 case(s) = 4 runs")
+    assert lines[at + 1] == (
+        "Spend: at most the $3.00 ceiling, plus what one run in flight may add; about $2.00 if "
+        "every run keeps to its max_cost_usd budget (judging extra)"
+    )
+    first_item = next(i for i, line in enumerate(lines) if line.startswith("skills/greet"))
+    assert at < first_item
+
+
+def test_a_fake_run_prints_no_plan(pytester: pytest.Pytester) -> None:
+    _suite(pytester, _costing(0.1))
+    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    assert not [line for line in result.stdout.lines if line.startswith("Plan:")]

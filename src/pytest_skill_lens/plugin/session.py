@@ -30,6 +30,7 @@ from .finish import add_scripts_to_junit, finish_session, mark_failed_gate_in_ju
 from .isolation import skill_dir_hooks
 from .items import CaseItem
 from .ledger import SpendLedger
+from .plan import PlannedRun, plan_lines, plan_of, runs_from_node_ids
 from .results import SessionResults
 from .run_config import RunConfig
 from .state import listing_only
@@ -63,6 +64,7 @@ class SkillLensSession:
         self.baselines = BaselineArms(run.settings.baseline) if run.settings.baseline else None
         self.is_worker = hasattr(config, "workerinput")
         self.ledger = self._ledger(config, run)
+        self.plan_printed = False
         # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces.
         self.restore_sigterm = install_sigterm()
 
@@ -198,10 +200,49 @@ class SkillLensSession:
                 }
                 selected.add(item.skill.name)
         self.facts.deselected_skills |= self.facts.deselected_cases - selected
+        if not self.is_worker:
+            self._print_plan(
+                [
+                    PlannedRun(item.skill.name, item.case_name, _budget_of(item))
+                    for item in session.items
+                    if isinstance(item, CaseItem)
+                ],
+                budgets_known=True,
+            )
         if self.config.option.keyword:
             self.facts.deselected_by.add("-k")
         if self.config.option.markexpr:
             self.facts.deselected_by.add("-m")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if not self.plan_printed:  # every worker collects the same items: the first says it
+            workers = int(getattr(self.config.option, "numprocesses", 0) or 1)
+            self._print_plan(runs_from_node_ids(ids), budgets_known=False, processes=workers)
+
+    def _print_plan(
+        self, runs: list[PlannedRun], *, budgets_known: bool, processes: int = 1
+    ) -> None:
+        """The plan, before the first case, for a run whose runner or judge may spend."""
+        settings = self.run.settings
+        self.plan_printed = True
+        seats = [*self.run.runner_names, settings.judge]
+        if listing_only(self.config) or all(seat == "fake" for seat in seats):
+            return  # the fake runner and judge spend nothing
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        plan = plan_of(
+            runs,
+            arms=2 if settings.baseline else 1,
+            repeats=settings.repeat,
+            runners=len(self.run.runner_names),
+            max_spend_usd=settings.max_spend_usd,
+            processes=processes,
+            budgets_known=budgets_known,
+        )
+        for line in plan_lines(plan):
+            reporter.write_line(line)
 
     def _prepare_baseline(self, item: CaseItem) -> bool:
         """Give a selected baseline item what it acts with; False when it has none.
@@ -322,3 +363,8 @@ class SkillLensSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.is_worker:
             write_summary(terminalreporter, self.results)
+
+
+def _budget_of(item: CaseItem) -> float | None:
+    budget = item.loaded.case.budget
+    return None if budget is None else budget.max_cost_usd

@@ -1,0 +1,103 @@
+"""The plan, printed before the first case runs: how many runs, and what they may spend.
+
+``Plan: up to A arm(s) x R repeat(s) x N runner(s) x C case(s) = P runs`` counts the
+cases left after ``-k``/``-m``; it is an upper bound (a baseline skipped for an offered
+case, or one whose previous version cannot be found, runs nothing). The spend line
+after it is what can honestly be said before spending: the ceiling, when one is set
+(with the overshoot one in-flight run per process may add), and the sum of the cases'
+``max_cost_usd`` budgets when every planned run has one (an estimate: a budget is
+checked after a run, it does not stop it; judging comes on top).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..gate.spend import usd
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    skill_name: str
+    case_name: str
+    max_cost_usd: float | None  # the case's budget, when it declares one
+
+
+@dataclass(frozen=True)
+class Plan:
+    arms: int
+    repeats: int
+    runners: int
+    cases: int  # distinct (skill, case) selected
+    runs: Sequence[PlannedRun]
+    max_spend_usd: float | None
+    processes: int = 1  # xdist workers that may each have one run in flight
+    budgets_known: bool = True  # False on an xdist controller, which sees node ids only
+
+    @property
+    def upper_bound(self) -> int:
+        return self.arms * self.repeats * self.runners * self.cases
+
+
+def plan_of(
+    runs: Iterable[PlannedRun],
+    *,
+    arms: int,
+    repeats: int,
+    runners: int,
+    max_spend_usd: float | None,
+    processes: int = 1,
+    budgets_known: bool = True,
+) -> Plan:
+    planned = tuple(runs)
+    cases = len({(run.skill_name, run.case_name) for run in planned})
+    return Plan(arms, repeats, runners, cases, planned, max_spend_usd, processes, budgets_known)
+
+
+def runs_from_node_ids(node_ids: Iterable[str]) -> list[PlannedRun]:
+    """The planned runs an xdist controller can read off node ids (``.../SKILL.md::case[...]``)."""
+    runs = []
+    for node_id in node_ids:
+        path, sep, name = node_id.partition("::")
+        if not sep or not path.endswith("SKILL.md") or "[" not in name:
+            continue  # an ordinary test, or a skill with no cases
+        runs.append(PlannedRun(path, name.partition("[")[0], None))
+    return runs
+
+
+def plan_lines(plan: Plan) -> list[str]:
+    head = (
+        f"Plan: up to {plan.arms} arm(s) x {plan.repeats} repeat(s) x {plan.runners} "
+        f"runner(s) x {plan.cases} case(s) = {plan.upper_bound} runs"
+    )
+    return [head, spend_line(plan)]
+
+
+def spend_line(plan: Plan) -> str:
+    budgets = [run.max_cost_usd for run in plan.runs]
+    known = [b for b in budgets if b is not None]
+    parts = []
+    if plan.max_spend_usd is not None:
+        in_flight = "one run" if plan.processes == 1 else f"one run per worker ({plan.processes})"
+        parts.append(
+            f"at most the {usd(plan.max_spend_usd)} ceiling, plus what {in_flight} in flight "
+            "may add"
+        )
+    if not plan.budgets_known:
+        parts.append("the cases' max_cost_usd budgets are not summed under pytest-xdist")
+    elif budgets and len(known) == len(budgets):
+        parts.append(
+            f"about {usd(math.fsum(known))} if every run keeps to its max_cost_usd budget "
+            "(judging extra)"
+        )
+    elif budgets and plan.max_spend_usd is None:
+        missing = len(budgets) - len(known)
+        parts.append(
+            f"no estimate and no ceiling: {missing} of {len(budgets)} run(s) declare no "
+            "max_cost_usd budget (set --skill-lens-max-spend to bound it)"
+        )
+    if not parts:
+        return "Spend: nothing is planned"
+    return "Spend: " + "; ".join(parts)
