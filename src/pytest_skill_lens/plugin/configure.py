@@ -100,19 +100,6 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
     }
 
 
-def _refuse_unbuilt(settings: Settings) -> None:
-    """A feature asked for but not built yet stops the run: a silent no-op would lie."""
-    unbuilt = {
-        "concurrency above 1 (use pytest-xdist's -n for parallel runs)": settings.concurrency > 1,
-    }
-    for feature, asked in unbuilt.items():
-        if asked:
-            user_error(
-                f"{feature} is not available in this version of pytest-skill-lens yet",
-                "remove the flag or the skill-lens.toml key; see docs/configuration.md",
-            )
-
-
 def _refuse_unenforceable_ceiling(settings: Settings) -> None:
     """A spend ceiling that some seat's spend could never be counted against stops the run."""
     if settings.max_spend_usd is None:
@@ -199,7 +186,6 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
     _check_unread_flags(
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model
     )
-    _refuse_unbuilt(settings)
     _refuse_unenforceable_ceiling(settings)
     _preflight_keyed(settings, collect_only=listing_only(config))
     _preflight_judge(option, settings, collect_only=listing_only(config))

@@ -28,6 +28,7 @@ from .state import get_session
 if TYPE_CHECKING:
     from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
+    from ..settings import Settings
     from .items import CaseItem
     from .session import SkillLensSession
 
@@ -91,25 +92,32 @@ def skill_lens_workspace(request: pytest.FixtureRequest) -> Iterator[Workspace |
     Deleted at teardown, unless ``--skill-lens-keep-workspace`` keeps it (its path
     is then printed in the summary).
     """
-    from ..run.workspace import Limits, Workspace, workspace_label
-
     item = _case_item(request, "skill_lens_workspace")
     settings = _session(request.config, "skill_lens_workspace").run.settings
-    block = item.loaded.case.workspace
-    if block is None:
+    workspace = new_workspace(item, settings)
+    if workspace is None:
         yield None
         return
-    label = workspace_label(
-        item.skill.name, item.case_name, item.runner_name, item.arm, f"r{item.repeat_index + 1}"
-    )
-    workspace = Workspace.create(
-        label,
-        block.files,
-        Limits.from_settings(settings),
-        kept=settings.keep_workspace,  # a kept one is never swept by a later run
-    )
     try:
         yield workspace
     finally:
         if not settings.keep_workspace:
             workspace.cleanup()
+
+
+def new_workspace(item: CaseItem, settings: Settings) -> Workspace | None:
+    """The item's fresh, seeded workspace; ``None`` for a case without a ``workspace:`` block."""
+    from ..run.workspace import Limits, Workspace, workspace_label
+
+    block = item.loaded.case.workspace
+    if block is None:
+        return None
+    label = workspace_label(
+        item.skill.name, item.case_name, item.runner_name, item.arm, f"r{item.repeat_index + 1}"
+    )
+    return Workspace.create(
+        label,
+        block.files,
+        Limits.from_settings(settings),
+        kept=settings.keep_workspace,  # a kept one is never swept by a later run
+    )

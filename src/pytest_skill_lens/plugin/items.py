@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..run.workspace import Workspace
     from ..score.judge import Judge
     from .caches import SessionCaches
+    from .concurrency import Started
 
 NO_CASES = "(no eval cases)"
 # Markers that change how pytest runs an item. A case tag spelled like one must
@@ -154,6 +155,13 @@ class CaseItem(SkillHooks, pytest.Function):
     def setup(self) -> None:
         session = get_session(self.config)
         assert session is not None, "pytest-skill-lens items need --skill-lens"
+        prefetch = session.prefetch
+        if prefetch is not None:  # --skill-lens-concurrency: this and the next ones overlap
+            prefetch.advance(self)
+            started = prefetch.take(self)
+            if started is not None:
+                self._finish_started(started, session.run.settings.keep_workspace)
+                return
         ledger = session.ledger
         if ledger is not None:
             self.not_run_reason = ledger.refusal()
@@ -182,6 +190,15 @@ class CaseItem(SkillHooks, pytest.Function):
         )
         if ledger is not None:
             ledger.record(outcome)
+        self.user_properties.extend(junit_properties(outcome))
+        if outcome.status == "errored" and not self.is_baseline:
+            raise CaseErrored(outcome)
+
+    def _finish_started(self, started: Started, keep_workspace: bool) -> None:
+        """Wait for this item's run, started ahead of its turn, and take its verdict."""
+        if started.workspace is not None and not keep_workspace:
+            self.addfinalizer(started.workspace.cleanup)
+        self.outcome = outcome = started.future.result()
         self.user_properties.extend(junit_properties(outcome))
         if outcome.status == "errored" and not self.is_baseline:
             raise CaseErrored(outcome)

@@ -25,6 +25,7 @@ from ..suite.skill import Skill
 from .baselines import BaselineArms
 from .caches import SessionCaches
 from .collect import SkillDir, SkillFile
+from .concurrency import Prefetcher
 from .facts import CollectionFacts
 from .finish import add_scripts_to_junit, finish_session, mark_failed_gate_in_junit, write_summary
 from .isolation import skill_dir_hooks
@@ -65,8 +66,23 @@ class SkillLensSession:
         self.is_worker = hasattr(config, "workerinput")
         self.ledger = self._ledger(config, run)
         self.plan_printed = False
+        self.prefetch = (
+            Prefetcher(self, run.settings.concurrency)
+            if run.settings.concurrency > 1 and not listing_only(config)
+            else None
+        )
         # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces.
         self.restore_sigterm = install_sigterm()
+
+    def _close_prefetch(self) -> None:
+        """Runs started ahead that no item took (-x, Ctrl-C) spent too: they are recorded."""
+        if self.prefetch is None:
+            return
+        for nodeid, outcome, workspace in self.prefetch.close():
+            self.results.outcomes.setdefault(nodeid, outcome)
+            if workspace is not None and not self.run.settings.keep_workspace:
+                workspace.cleanup()
+        self.prefetch = None
 
     def _ledger(self, config: pytest.Config, run: RunConfig) -> SpendLedger | None:
         """The spend ledger this process reads: the controller's, shared with its workers."""
@@ -341,6 +357,7 @@ class SkillLensSession:
         self.take_worker_output(getattr(node, "workeroutput", {}).get(WORKER_OUTPUT))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self._close_prefetch()
         if self.is_worker:
             self.config.workeroutput[WORKER_OUTPUT] = self.worker_output()  # type: ignore[attr-defined]
             return
@@ -350,6 +367,7 @@ class SkillLensSession:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.restore_sigterm is not None:
             self.restore_sigterm()
+        self._close_prefetch()
         if self.baselines is not None:  # the previous versions' extracted bundles
             self.baselines.close()
         if self.ledger is not None and not self.is_worker:
