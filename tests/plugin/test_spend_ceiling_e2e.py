@@ -101,6 +101,17 @@ def test_both_arms_spend_against_one_ceiling(pytester: pytest.Pytester) -> None:
     assert result.ret == 1
     not_run = [(n["case_name"], n["arm"]) for n in _report(pytester)["not_run"]]
     assert not_run == [("c2", "candidate"), ("c2", "baseline")]
+    # A case the ceiling cut short drops out of the delta, both arms.
+    cases = {c["case_name"]: c["exclusion_reason"] for c in _report(pytester)["delta"]["cases"]}
+    assert cases == {"c1": None, "c2": "the run stopped before every repetition of both arms ran"}
+
+
+def test_reaching_the_ceiling_exactly_refuses_the_next_item(pytester: pytest.Pytester) -> None:
+    _suite(pytester, _costing(0.5, 0.5, 0.5))
+    result = _run(pytester, "--skill-lens-max-spend", "1")
+    # c3 would start at exactly $1.00: the ceiling is reached, so it does not.
+    assert result.ret == 1
+    result.assert_outcomes(passed=2, skipped=1)
 
 
 def test_under_xdist_the_ceiling_holds_across_workers(pytester: pytest.Pytester) -> None:

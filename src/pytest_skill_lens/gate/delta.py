@@ -172,9 +172,18 @@ def build_delta(
     if not baseline_kind or not any(o.arm == "baseline" for o in ordered):
         return None
     cut = {_key_of(item) for item in not_run}
+    first_seen: dict[CaseKey, int] = {}
     groups: dict[CaseKey, list[Outcome]] = {}
     for outcome in ordered:
         groups.setdefault(case_key(outcome), []).append(outcome)
+        first_seen.setdefault(case_key(outcome), outcome.order)
+    for item in not_run:  # a case that never ran at all is listed too, as cut short
+        key = _key_of(item)
+        order = item.get("order")
+        seen = order if isinstance(order, int) else len(first_seen) + 1_000_000
+        first_seen[key] = min(first_seen.get(key, seen), seen)
+        groups.setdefault(key, [])
+    groups = dict(sorted(groups.items(), key=lambda entry: first_seen[entry[0]]))
     cases = tuple(_case_stats(key, group, key in cut) for key, group in groups.items())
     paired = list(zip(cases, groups.values(), strict=True))
     by_runner: dict[str, list[tuple[CaseStats, list[Outcome]]]] = {}

@@ -123,6 +123,8 @@ def _short(text: str, limit: int = 160) -> str:
 
 def arm_tally(stats: ArmStats) -> str:
     """``passed/scored``, with pass@k and pass^k at the largest k when there were repeats."""
+    if not stats.runs:
+        return "not run"
     if not stats.scored:
         return f"0/0 (all {stats.errored} errored)"
     text = f"{stats.passed}/{stats.scored}"
