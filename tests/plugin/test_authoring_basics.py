@@ -300,7 +300,7 @@ def test_under_xdist_an_unknown_runner_is_still_exit_2(pytester: pytest.Pytester
     result.stdout.fnmatch_lines(
         [
             "skill-lens: unknown runner 'spyy'; "
-            "available: claude-code, fake, langchain, pydantic-ai, spy"
+            "available: claude-code, cli, copilot, fake, langchain, pydantic-ai, spy"
         ]
     )
     assert spy_calls(pytester) is None

@@ -254,22 +254,6 @@ def test_the_skills_hooks_are_reported_and_a_failed_one_is_shown_on_a_failing_ca
     assert "PostToolUse:Bash" in result.stdout.str()  # under "failed hooks:" in the excerpt
 
 
-def test_a_case_with_mock_tools_is_an_authoring_error_until_the_bridge_is_built(
-    pytester: pytest.Pytester, server: AnthropicServer
-) -> None:
-    cases = [
-        {
-            "name": "uses a tool",
-            "task": "look it up",
-            "tools": [{"name": "lookup", "description": "Look it up", "returns": "found"}],
-        }
-    ]
-    result, _ = run(pytester, cases)
-    assert result.ret == 2
-    assert "runner 'claude-code' does not serve" in result.stdout.str()
-    assert server.requests == []
-
-
 @pytest.mark.parametrize(
     ("toml", "expected"),
     [

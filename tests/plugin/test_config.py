@@ -155,7 +155,7 @@ def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
     result.stdout.fnmatch_lines(
         [
             "skill-lens: unknown runner 'nosuch'; "
-            "available: claude-code, echo, fake, langchain, pydantic-ai"
+            "available: claude-code, cli, copilot, echo, fake, langchain, pydantic-ai"
         ]
     )
     assert result.stdout.str().count("unknown runner 'nosuch'") == 1
@@ -167,17 +167,20 @@ def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) ->
     result = half.runpytest("--skill-lens", "skills")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(["*unknown runner 'nosuch'; available: claude-code, fake*"])
+    result.stdout.fnmatch_lines(
+        ["*unknown runner 'nosuch'; available: claude-code, cli, copilot, fake*"]
+    )
 
 
-def test_a_planned_runner_is_refused_as_not_built(half: pytest.Pytester) -> None:
-    result = half.runpytest("--skill-lens", "skills", "--skill-lens-runner", "copilot")
+def test_a_planned_judge_is_refused_as_not_built(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", 'judge = "copilot"\n')
+    result = half.runpytest("--skill-lens", "skills")
 
     assert result.ret == 2
     result.stdout.fnmatch_lines(
         [
-            "*the runner 'copilot' is not available in this version*"
-            "available: claude-code, fake, langchain, pydantic-ai*"
+            "*the judge 'copilot' is not available in this version*"
+            "available: fake, langchain, pydantic-ai*"
         ]
     )
 

@@ -262,3 +262,5 @@ def test_bridge_tools_map_back_by_exact_spelling_only() -> None:
         ToolCall("mcp__other__lookup_order", {}),
         ToolCall("Bash", {"_raw": "not an object"}),
     ]
+    # The transcript keeps the product's own spelling.
+    assert "mcp__skill-lens__lookup_order" in json.dumps(result.transcript)

@@ -110,7 +110,9 @@ class SkillFile(SkillHooks, pytest.File):
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
         if not listing_only(self.config):
-            _preflight(suite.cases, described_runners(self.config, run.runner_names), skill.name)
+            runners = described_runners(self.config, run.runner_names)
+            _preflight(suite.cases, runners, skill.name)
+            _preflight_tools(self.config, suite.cases, runners, run.settings)
         arms = ["candidate", "baseline"] if run.settings.baseline else ["candidate"]
         repeats = run.settings.repeat
         # Items asking for the same fixtures share their resolution, done once per file
@@ -178,6 +180,35 @@ def _preflight(
             where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
             fix=fix,
         )
+
+
+# The runners whose mock tools were checked in this run: the check starts a process.
+_TOOLS_CHECKED = pytest.StashKey[set[str]]()
+
+
+def _preflight_tools(
+    config: pytest.Config,
+    cases: tuple[LoadedCase, ...],
+    runners: list[RunnerDescription],
+    settings: Settings,
+) -> None:
+    """Once per run and runner, on the first planned case with ``tools:``, whether the
+    runner can serve mock tools (a product's MCP bridge, started with ``--check``)."""
+    checked = config.stash.setdefault(_TOOLS_CHECKED, set())
+    loaded = next((c for c in cases if c.case.tools), None)
+    if loaded is None:
+        return
+    for runner in runners:
+        if runner.check_tools is None or runner.name in checked:
+            continue
+        checked.add(runner.name)
+        problem = runner.tools_problem(settings, loaded.case.tools)
+        if problem is not None:
+            raise AuthoringError(
+                f"runner {runner.name!r} cannot serve the case's tools: {problem[0]}",
+                where=Where(loaded.file, loaded.line, loaded.name, loaded.index, "tools"),
+                fix=problem[1],
+            )
 
 
 def _check_served(loaded: LoadedCase, runners: list[RunnerDescription]) -> None:

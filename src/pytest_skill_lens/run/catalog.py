@@ -6,11 +6,12 @@ given as a bare factory, it gets the defaults of :class:`RunnerDescription`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 from ..settings import Settings
-from ..suite.model import EvalCase
+from ..suite.model import EvalCase, ToolSpec
 from .fake import FakeRunner
 from .requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
 from .runner import Runner, RunnerContext, RunnerFactory
@@ -42,6 +43,9 @@ def features_of(case: EvalCase) -> list[CaseFeature]:
     return [feature for feature in get_args(CaseFeature) if used[feature]]
 
 
+ToolsCheck = Callable[[Settings, Sequence[ToolSpec]], Problem | None]
+
+
 @dataclass(frozen=True)
 class RunnerDescription:
     """One runner: what builds it, what it needs before it runs, what it serves.
@@ -52,6 +56,9 @@ class RunnerDescription:
     case's tools and the harness's, so a trajectory naming another is an authoring error.
     ``check_start``: what must hold for it to start at all (an executable found and
     executed), checked before any case runs but not when cases are only listed.
+    ``check_tools``: what must hold for it to serve mock tools (a product's MCP
+    bridge started with ``--check``), checked once per run on a planned case's
+    ``tools:``, before any case runs and not when cases are only listed.
     """
 
     name: str
@@ -62,6 +69,7 @@ class RunnerDescription:
     reads_model: bool = False
     declares_every_tool: bool = False
     check_start: SettingsCheck | None = None
+    check_tools: ToolsCheck | None = None
     # Why its spend can never be priced (so a spend ceiling could never be held), or None.
     never_priced: str | None = None
 
@@ -92,6 +100,9 @@ class RunnerDescription:
 
     def start_problem(self, settings: Settings) -> Problem | None:
         return None if self.check_start is None else self.check_start(settings)
+
+    def tools_problem(self, settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
+        return None if self.check_tools is None else self.check_tools(settings, tools)
 
     def unserved(self, case: EvalCase) -> CaseFeature | None:
         """The first feature ``case`` uses that this runner does not serve."""
@@ -154,6 +165,55 @@ def _claude_code_start(settings: Settings) -> Problem | None:
     return start_problem(PRESET, settings)
 
 
+def _claude_code_tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
+    from .runners.claude_code import PRESET
+    from .runners.product_tools import check_tools
+
+    return check_tools(PRESET, settings, tools)
+
+
+def _copilot(context: RunnerContext) -> Runner:
+    from .runners.copilot import CopilotRunner
+
+    return CopilotRunner(context.settings)
+
+
+def _copilot_settings(settings: Settings) -> Problem | None:
+    from .runners.copilot import PRESET
+    from .runners.product_preflight import settings_problem
+
+    return settings_problem(PRESET, settings)
+
+
+def _copilot_start(settings: Settings) -> Problem | None:
+    from .runners.copilot import PRESET
+    from .runners.product_preflight import start_problem
+
+    return start_problem(PRESET, settings)
+
+
+def _cli(context: RunnerContext) -> Runner:
+    from .runners.cli import CliRunner
+
+    return CliRunner(context.settings)
+
+
+def _cli_settings(settings: Settings) -> Problem | None:
+    from .runners.cli import settings_problem
+
+    return settings_problem(settings)
+
+
+def _cli_start(settings: Settings) -> Problem | None:
+    from .runners.cli import start_problem
+
+    return start_problem(settings)
+
+
+# Why a product's spend can never be priced (kept here so naming one imports nothing).
+COPILOT_NEVER_PRICED = "copilot bills per premium request, a count of requests, never in dollars"
+CLI_NEVER_PRICED = "the cli runner reports no cost for the command it runs"
+
 BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
     RunnerDescription("fake", _fake, declares_every_tool=True),
     RunnerDescription(
@@ -172,17 +232,31 @@ BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
         reads_model=True,
         declares_every_tool=True,
     ),
-    # Named in the specification and reserved; not built in this version yet.
-    RunnerDescription("copilot"),
+    RunnerDescription(
+        "copilot",
+        _copilot,
+        check_settings=_copilot_settings,
+        check_start=_copilot_start,
+        # Mock tools reach a product through the MCP bridge, not wired yet.
+        serves=EVERY_FEATURE - {"tools"},
+        never_priced=COPILOT_NEVER_PRICED,
+    ),
     RunnerDescription(
         "claude-code",
         _claude_code,
         check_settings=_claude_code_settings,
         check_start=_claude_code_start,
-        # Mock tools reach a product through the MCP bridge, not built yet.
-        serves=EVERY_FEATURE - {"tools"},
+        check_tools=_claude_code_tools,  # mock tools reach it through the MCP bridge
     ),
-    RunnerDescription("cli"),
+    RunnerDescription(
+        "cli",
+        _cli,
+        check_settings=_cli_settings,
+        check_start=_cli_start,
+        # No trace: neither tool calls nor a skill's load can be read from plain stdout.
+        serves=EVERY_FEATURE - {"tools", "trajectory", "offered"},
+        never_priced=CLI_NEVER_PRICED,
+    ),
 )
 _BY_NAME = {description.name: description for description in BUILTIN_RUNNERS}
 

@@ -5,6 +5,7 @@ the preset's flags under home isolation, and reads its ``stream-json`` trace
 (:mod:`.claude_code_trace`). ``mode: loaded`` sends ``/<name> <task>``, which Claude
 Code expands into the skill's text; ``mode: offered`` and a ``--baseline none`` arm
 send the bare task, and the model's own ``Skill`` tool call is the load signal.
+A case's ``tools:`` are served by a fresh MCP bridge per call (:mod:`.product_tools`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from .claude_code_trace import PRODUCT, Ending, Expect, read_trace
 from .product import Preset, argv, delivers_no_skill, prompt_for, prompt_problem
 from .product_delivery import DeliveryFailed, deliver
 from .product_env import isolation_of, make_home, product_env
-from .product_process import RunDirFailed, StartFailed, run_dir, start
+from .product_process import RunDirFailed, StartFailed, run_dir
+from .product_tools import BridgeSetupError, settle, start_with_tools
 
 PRESET = Preset(
     name=PRODUCT,
@@ -82,15 +84,16 @@ class ClaudeCodeRunner:
         if problem is not None:
             return RunResult(error=problem)  # nothing started, nothing spent: no notes
         command = argv(PRESET, self._table, prompt)
-        # The MCP bridge's seam: with case.tools, ENABLE_TOOL_SEARCH=false in the env
-        # and f"--mcp-config={config}" appended as the last element of command.
         try:
             with run_dir(PRODUCT) as run:
                 cwd = workspace if workspace is not None else run.work
                 deliver(skill, cwd, PRESET.skills_dir)
                 make_home(run.home)
                 env = product_env(PRESET, self._table, self._isolation, run.home)
-                ran = start(
+                tooled = start_with_tools(
+                    PRESET,
+                    self._table,
+                    case.tools,
                     command,
                     run=run,
                     cwd=cwd,
@@ -100,8 +103,11 @@ class ClaudeCodeRunner:
                 )
         except (DeliveryFailed, RunDirFailed) as exc:
             return RunResult(error=str(exc))
+        except BridgeSetupError as exc:  # never a run without the case's tools
+            return RunResult(error=f"{PRODUCT} could not be given the mock tools: {exc}")
         except StartFailed as exc:
             return RunResult(error=f"{PRODUCT} could not be started ({command[0]!r}): {exc}")
+        ran = tooled.ran
         finished = ran.finished
         ending = Ending(
             exit_code=finished.exit_code,
@@ -115,6 +121,6 @@ class ClaudeCodeRunner:
             skill=None if delivers_no_skill(skill) else skill.name,
             tools=[tool.name for tool in case.tools],
         )
-        result = read_trace(finished.stdout.data, ending, expect)
+        result = settle(PRESET, read_trace(finished.stdout.data, ending, expect), tooled.log)
         result.latency_ms = ran.latency_ms
         return result

@@ -22,9 +22,10 @@ from typing import Any, Literal
 
 from ...wellformed import MAX_COUNT
 from ..result import Hook, RunResult, ToolCall
+from .product_tools import BRIDGED_PRODUCTS, declared_names
 
 PRODUCT = "claude-code"
-MCP_PREFIX = "mcp__skill-lens__"  # how Claude Code spells a tool of the bridge's server
+MCP_PREFIX = BRIDGED_PRODUCTS[PRODUCT].prefix  # mcp__skill-lens__<name>: a bridge tool
 SKILL_TOOL = "Skill"
 STDERR_TAIL = 500  # characters of stderr an error message quotes
 
@@ -65,7 +66,7 @@ class _Read:
 
 def read_trace(data: bytes, ending: Ending, expect: Expect) -> RunResult:
     """The run ``data`` (the captured stdout) describes, as every runner reports one."""
-    read = _read(data, {f"{MCP_PREFIX}{name}": name for name in expect.tools})
+    read = _read(data, declared_names(MCP_PREFIX, expect.tools))
     figures = _figures(read.result, ending)
     error = _error(read.result, ending)
     model = read.model or _text(read.init, "model")

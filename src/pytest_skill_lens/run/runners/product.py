@@ -33,9 +33,11 @@ class Preset:
 
     ``flags`` follow ``-p <prompt>`` (the verified minimum to run headless and emit
     the trace); ``auth_variables`` are its sign-in variables, passed through home
-    isolation; ``endpoint_variables`` travel with them (where the product's provider
-    is); ``fixed_env`` is what the harness sets for every run, never overridable,
-    and ``root_env`` what it sets as well when it runs as root.
+    isolation; ``ranked_auth_variables`` are sign-in tokens the product reads in this
+    order, of which only the first one set is passed (a later one is often a CI token
+    meant for something else); ``endpoint_variables`` travel with them (where the
+    product's provider is); ``fixed_env`` is what the harness sets for every run,
+    never overridable, and ``root_env`` what it sets as well when it runs as root.
     """
 
     name: str
@@ -45,9 +47,15 @@ class Preset:
     install: str  # how a user installs the product, for a refusal's fix
     auth_hint: str  # where its sign-in variables' values come from
     auth_variables: tuple[str, ...] = ()
+    ranked_auth_variables: tuple[str, ...] = ()
     endpoint_variables: tuple[str, ...] = ()
     fixed_env: Mapping[str, str] = field(default_factory=dict)
     root_env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def sign_in_variables(self) -> tuple[str, ...]:
+        """Every variable that signs the product in, the ranked tokens first."""
+        return (*self.ranked_auth_variables, *self.auth_variables)
 
     def table(self, settings: Settings) -> ProductTable:
         """The run's ``[runners.<name>]`` table (the defaults when there is none)."""

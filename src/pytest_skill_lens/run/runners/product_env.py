@@ -45,13 +45,24 @@ _HOME_DIRS = {
 }
 _TEMP_NAMES = ("TMPDIR", "TMP", "TEMP")
 _WINDOWS_HOME = {"USERPROFILE": "", "APPDATA": "AppData/Roaming", "LOCALAPPDATA": "AppData/Local"}
+# Where a product keeps its own state instead of under HOME: absent under isolation
+# (never allowlisted), so the temporary home is used, and never passed by name.
+_PRODUCT_HOMES = ("COPILOT_HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_TMPDIR", "CLAUDE_TMPDIR")
 
 Isolation = Literal["home", "off"]
 
 
 def isolation_sets(preset: Preset) -> tuple[str, ...]:
-    """Every variable home isolation (or the preset) sets itself: ``pass_env`` may not name one."""
-    return ("HOME", *_HOME_DIRS, *_TEMP_NAMES, *_WINDOWS_HOME, *preset.fixed_env, *preset.root_env)
+    """Every variable home isolation (or the preset) controls: ``pass_env`` may not name one."""
+    return (
+        "HOME",
+        *_HOME_DIRS,
+        *_TEMP_NAMES,
+        *_WINDOWS_HOME,
+        *_PRODUCT_HOMES,
+        *preset.fixed_env,
+        *preset.root_env,
+    )
 
 
 def isolation_of(product_sandbox: str) -> Isolation:
@@ -85,6 +96,7 @@ def product_env(
         *ENV_ALLOWLIST,
         *(WINDOWS_ALLOWLIST if sys.platform == "win32" else ()),
         *preset.auth_variables,
+        *_first_set(preset.ranked_auth_variables, source),
         *preset.endpoint_variables,
         *(table.pass_env or []),
     )
@@ -107,9 +119,14 @@ def signs_in(preset: Preset, table: ProductTable, source: Mapping[str, str] | No
     from .product import names_credential
 
     source = os.environ if source is None else source
-    if any(source.get(name, "").strip() for name in preset.auth_variables):
+    if any(source.get(name, "").strip() for name in preset.sign_in_variables):
         return True
     return names_credential(table)
+
+
+def _first_set(ranked: Sequence[str], source: Mapping[str, str]) -> tuple[str, ...]:
+    """The first of ``ranked`` set to a non-empty value (the one the product would use)."""
+    return next(((name,) for name in ranked if source.get(name, "").strip()), ())
 
 
 def _is_root() -> bool:

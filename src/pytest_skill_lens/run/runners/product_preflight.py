@@ -67,7 +67,7 @@ def _probe(
     if isolated and not signs_in(preset, table):
         return (
             f"the {preset.name} runner runs under home isolation, where it can sign in only "
-            f"from the environment, and none of {', '.join(preset.auth_variables)} is set",
+            f"from the environment, and none of {', '.join(preset.sign_in_variables)} is set",
             f"export one of them ({preset.auth_hint}), name the variable that holds your "
             f"credential in [runners.{preset.name}] pass_env, or set "
             'product_sandbox = "off" to run with your own home and login',

@@ -1,0 +1,148 @@
+"""The ``copilot`` runner: the real GitHub Copilot CLI, headless, skills in ``.agents/skills``.
+
+Each call delivers the skill into the working directory, starts ``copilot -p`` with the
+preset's flags under home isolation, and reads its JSONL trace and the usage file it
+writes at exit (:mod:`.copilot_trace`). ``mode: loaded`` sends ``/<name> <task>`` as
+the specification says, although Copilot's ``-p`` mode does not expand it: the trace
+then shows the skill never loaded, and the result says so. ``mode: offered`` and a
+``--baseline none`` arm send the bare task; the model's ``skill`` tool call is the
+load signal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...settings import Settings
+from ...suite.model import EvalCase
+from ...suite.skill import Skill
+from ..containment import Refused, read_regular
+from ..result import RunResult
+from .copilot_trace import PRODUCT, Ending, Expect, read_trace
+from .product import Preset, argv, delivers_no_skill, prompt_for, prompt_problem
+from .product_delivery import DeliveryFailed, deliver
+from .product_env import isolation_of, make_home, product_env
+from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start
+
+USAGE_FILE = "usage.json"
+MAX_USAGE_BYTES = 1_000_000  # the usage file is a few KiB; anything past this is not one
+
+PRESET = Preset(
+    name=PRODUCT,
+    executable="copilot",
+    # Headless (-p needs --allow-all-tools), traced as JSONL, no stray AGENTS.md or
+    # personal instructions shaping the run, and never an update mid-suite.
+    flags=(
+        "--allow-all-tools",
+        "--output-format",
+        "json",
+        "--no-custom-instructions",
+        "--no-auto-update",
+    ),
+    skills_dir=".agents/skills",
+    install="npm install -g @github/copilot",
+    auth_hint="COPILOT_GITHUB_TOKEN: a fine-grained token with the Copilot Requests "
+    "permission; or COPILOT_PROVIDER_BASE_URL for a model provider of your own",
+    # Copilot reads these tokens in this order; only the first set one is passed, so
+    # a CI job's GITHUB_TOKEN never reaches the product beside a Copilot token.
+    ranked_auth_variables=("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"),
+    # Bring your own model: with a provider URL Copilot needs no GitHub sign-in.
+    auth_variables=(
+        "COPILOT_PROVIDER_BASE_URL",
+        "COPILOT_PROVIDER_API_KEY",
+        "COPILOT_PROVIDER_BEARER_TOKEN",
+        "COPILOT_PROVIDER_API_KEY_COMMAND",
+    ),
+    endpoint_variables=(
+        "COPILOT_OFFLINE",
+        "COPILOT_MODEL",
+        "COPILOT_PROVIDER_TYPE",
+        "COPILOT_PROVIDER_WIRE_API",
+        "COPILOT_PROVIDER_TRANSPORT",
+        "COPILOT_PROVIDER_AZURE_API_VERSION",
+        "COPILOT_PROVIDER_MODEL_ID",
+        "COPILOT_PROVIDER_WIRE_MODEL",
+        "COPILOT_PROVIDER_MAX_PROMPT_TOKENS",
+        "COPILOT_PROVIDER_MAX_OUTPUT_TOKENS",
+        "COPILOT_PROVIDER_HEADERS",
+        "GH_HOST",
+        "COPILOT_GH_HOST",
+    ),
+)
+
+
+class CopilotRunner:
+    """Runs one task through Copilot CLI; never raises (every failure is an errored result)."""
+
+    name = PRODUCT
+
+    def __init__(self, settings: Settings) -> None:
+        self._table = PRESET.table(settings)
+        self._isolation = isolation_of(settings.product_sandbox)
+        # The product never outlives the case: the case deadline abandons the call.
+        self._timeout = min(self._table.timeout_seconds, settings.case_timeout_seconds)
+        # A wrapper is not known to take --usage-output-file.
+        self._own = PRESET.names_itself(self._table)
+
+    def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
+        try:
+            return self._run(skill, case, workspace)
+        except Exception as exc:  # a runner never raises; the case is errored
+            return RunResult(error=f"{PRODUCT} runner failed: {type(exc).__name__}: {exc}")
+
+    def _run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
+        prompt = prompt_for(skill, case)
+        problem = prompt_problem(prompt)
+        if problem is not None:
+            return RunResult(error=problem)  # nothing started, nothing spent: no notes
+        command = argv(PRESET, self._table, prompt)
+        # The MCP bridge's seam: with case.tools, f"--additional-mcp-config=@{config}"
+        # appended as the last element of command.
+        try:
+            with run_dir(PRODUCT) as run:
+                cwd = workspace if workspace is not None else run.work
+                deliver(skill, cwd, PRESET.skills_dir)
+                make_home(run.home)
+                env = product_env(PRESET, self._table, self._isolation, run.home)
+                usage_flag = [f"--usage-output-file={run.root / USAGE_FILE}"] if self._own else []
+                ran = start(
+                    [*command, *usage_flag],
+                    run=run,
+                    cwd=cwd,
+                    env=env,
+                    timeout=self._timeout,
+                    max_output_bytes=self._table.max_output_bytes,
+                )
+                usage = _usage(run) if self._own else None
+        except (DeliveryFailed, RunDirFailed) as exc:
+            return RunResult(error=str(exc))
+        except StartFailed as exc:
+            return RunResult(error=f"{PRODUCT} could not be started ({command[0]!r}): {exc}")
+        finished = ran.finished
+        ending = Ending(
+            exit_code=finished.exit_code,
+            cut=finished.stdout.omitted > 0,
+            stderr=finished.stderr.data.decode("utf-8", errors="replace"),
+            timeout_seconds=self._timeout,
+            max_output_bytes=self._table.max_output_bytes,
+        )
+        expect = Expect(
+            mode=case.mode,
+            skill=None if delivers_no_skill(skill) else skill.name,
+            tools=[tool.name for tool in case.tools],
+        )
+        result = read_trace(finished.stdout.data, usage, ending, expect)
+        result.latency_ms = ran.latency_ms
+        return result
+
+
+def _usage(run: RunDir) -> bytes | None:
+    """The usage file Copilot wrote at exit, read capped and never through a link; ``None``
+    when there is none (a timed-out or crashed run never writes it)."""
+    path = run.root / USAGE_FILE
+    if not path.is_file():
+        return None
+    try:
+        return read_regular(path, USAGE_FILE, MAX_USAGE_BYTES, where="copilot's usage file")
+    except Refused:
+        return None

@@ -1,0 +1,252 @@
+"""A case's mock tools under a product: the MCP bridge around one start, and what it served.
+
+Every product invocation (every session of a case) with ``tools:`` gets a fresh
+bridge directory (:mod:`..bridge_config`) inside the call's own run directory:
+outside the working directory, private to the user, removed when the call ends
+(and swept with the run directory if the process dies). The product takes the
+config as the last element of its argv, starts the bridge itself, lists the tools
+and calls them under its own spelling; :func:`declared_names` maps that spelling
+back to the declared names by exact match only.
+
+After the run, :func:`settle` reads the bridge's own record: a product that ended
+cleanly without ever listing the tools is errored (a ``called:`` that failed then
+would say nothing about the skill), and a damaged calls log is a note.
+
+One product needs two calls (besides :func:`check_tools` in its catalog entry)::
+
+    tooled = start_with_tools(PRESET, table, case.tools, argv, run=run, cwd=cwd, env=env,
+                              timeout=timeout, max_output_bytes=cap)
+    result = settle(PRESET, read_trace(tooled.ran.finished.stdout.data, ...), tooled.log)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...settings import ProductTable, Settings
+from ...suite.model import ToolSpec
+from ..bridge_config import (
+    SERVER_NAME,
+    BridgeLog,
+    BridgeProduct,
+    BridgeSetupError,
+    bridge_for,
+    check_bridge,
+    read_calls,
+)
+from ..result import RunResult
+from .product import Preset, Problem
+from .product_process import Ran, RunDir, start
+
+__all__ = [
+    "BRIDGED_PRODUCTS",
+    "BridgeSetupError",
+    "BridgeUse",
+    "ToolRun",
+    "check_tools",
+    "declared_names",
+    "settle",
+    "start_with_tools",
+    "tools_problem",
+]
+
+
+@dataclass(frozen=True)
+class BridgeUse:
+    """How one product takes the bridge: its MCP flag (made by bridge_config), the
+    prefix its trace puts before a bridge tool's name, what its environment needs,
+    and table flags that would take the bridge's tools away again."""
+
+    product: BridgeProduct
+    prefix: str
+    env: Mapping[str, str] = field(default_factory=dict)
+    refused_flags: tuple[str, ...] = ()
+    refused_why: str = ""
+
+
+BRIDGED_PRODUCTS: Mapping[str, BridgeUse] = {
+    "claude-code": BridgeUse(
+        "claude-code",
+        f"mcp__{SERVER_NAME}__",
+        # Without it Claude Code defers an MCP tool's schema behind its ToolSearch tool;
+        # with it the schema is in the tool list the model gets, as under every runner.
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    ),
+    "copilot": BridgeUse(
+        "copilot",
+        f"{SERVER_NAME}-",
+        refused_flags=("--available-tools",),
+        refused_why="it keeps only the tools it names, the bridge's included",
+    ),
+}
+
+
+def _use(preset: Preset) -> BridgeUse:
+    use = BRIDGED_PRODUCTS.get(preset.name)
+    if use is None:
+        raise BridgeSetupError(f"{preset.name} has no known way to take the MCP bridge")
+    return use
+
+
+def declared_names(prefix: str, declared: Sequence[str]) -> dict[str, str]:
+    """Product spelling -> declared name, for the case's tools; exact spelling only.
+
+    A call under any other name (a product's own tool, a near miss in case or
+    punctuation) is not in the map and keeps the product's name.
+    """
+    return {f"{prefix}{name}": name for name in declared}
+
+
+def tools_problem(preset: Preset, table: ProductTable) -> Problem | None:
+    """Why ``tools:`` cannot reach ``preset`` as the table configures it, or ``None``.
+
+    A ``command`` naming another executable is not known to take the MCP flag; a
+    table flag the product reads as a tool allowlist would hide the bridge's tools.
+    """
+    key = f"[runners.{preset.name}]"
+    if preset.name not in BRIDGED_PRODUCTS:
+        return (
+            f"the {preset.name} runner has no known way to take mock tools",
+            "run cases with tools: under claude-code, copilot or a framework runner",
+        )
+    if not preset.names_itself(table):
+        wrapper = (table.command or ["?"])[0]
+        return (
+            f"{key} command starts {wrapper!r}, not {preset.executable!r}: a wrapper is not "
+            "known to take the MCP bridge's flag, so the case's tools: could not reach it",
+            f"let command start {preset.executable!r} itself, drop command, or run cases "
+            "with tools: under another runner",
+        )
+    use = BRIDGED_PRODUCTS[preset.name]
+    for where, entries in (("args", table.args), ("command", table.command or [])):
+        for entry in entries:
+            flag = next((f for f in use.refused_flags if entry.split("=")[0] == f), None)
+            if flag is not None:
+                return (
+                    f"{key} {where} carries {flag}, which would hide the case's mock tools "
+                    f"from {preset.name} ({use.refused_why})",
+                    f"remove {flag} from {key} {where} for a run with tools:",
+                )
+    return None
+
+
+def check_tools(preset: Preset, settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
+    """The preflight for a run with mock tools: the table, then the bridge started once
+    with ``--check`` on ``tools`` under this interpreter (executed, not merely found)."""
+    problem = tools_problem(preset, preset.table(settings))
+    if problem is not None:
+        return problem
+    failed = check_bridge(tools)
+    if failed is None:
+        return None
+    return (
+        f"the MCP bridge that serves mock tools to {preset.name} does not start: {failed}",
+        "run pytest with an interpreter where pytest-skill-lens is installed and importable; "
+        "see docs/mcp-bridge.md",
+    )
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """A product's start, and what its bridge served (``None``: the case has no tools)."""
+
+    ran: Ran
+    log: BridgeLog | None
+
+
+def start_with_tools(
+    preset: Preset,
+    table: ProductTable,
+    tools: Sequence[ToolSpec],
+    argv: Sequence[str],
+    *,
+    run: RunDir,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    max_output_bytes: int,
+) -> ToolRun:
+    """:func:`.product_process.start`, with a fresh bridge serving ``tools`` when there are any.
+
+    Raises :class:`BridgeSetupError` rather than run the product without the case's
+    tools, and :class:`.product_process.StartFailed` as ``start`` does.
+    """
+    if not tools:
+        return ToolRun(_start(argv, run, cwd, env, timeout, max_output_bytes), None)
+    use = _use(preset)
+    problem = tools_problem(preset, table)  # preflight would have refused it; a library caller
+    if problem is not None:
+        raise BridgeSetupError(f"{problem[0]}; {problem[1]}")
+    # In the call's own directory: outside cwd (refused inside it), removed with the call.
+    with bridge_for(tools, use.product, working_directory=cwd, parent=run.root) as files:
+        command = [*argv, files.argument]  # last, after the table's args
+        ran = _start(command, run, cwd, {**env, **use.env}, timeout, max_output_bytes)
+        return ToolRun(ran, read_calls(files))
+
+
+def _start(
+    argv: Sequence[str],
+    run: RunDir,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    max_output_bytes: int,
+) -> Ran:
+    return start(
+        argv, run=run, cwd=cwd, env=env, timeout=timeout, max_output_bytes=max_output_bytes
+    )
+
+
+def settle(preset: Preset, result: RunResult, log: BridgeLog | None) -> RunResult:
+    """``result`` as the bridge's record reads it.
+
+    A product that reached a clean end without listing the bridge's tools is
+    errored naming the cause (a trace error already there is kept: it comes first);
+    it keeps its spend, model, transcript and hooks, and nothing an evaluator reads.
+    A calls log that is damaged, cut or shows dropped messages adds a note.
+    """
+    if log is None:
+        return result
+    note = _log_note(log)
+    if note is not None:
+        result.stop_note = f"{result.stop_note}; {note}" if result.stop_note else note
+    if result.error is not None or log.listed:
+        return result
+    return dataclasses.replace(
+        result,
+        error=_never_listed(preset, log, note),
+        output="",
+        tool_calls=[],
+        skill_triggered=None,
+        skill_triggered_by_session=None,
+        skill_loaded=None,
+    )
+
+
+def _never_listed(preset: Preset, log: BridgeLog, note: str | None) -> str:
+    name, key = preset.name, f"[runners.{preset.name}]"
+    if log.started:
+        what = f"{name} started the MCP bridge but never asked it for its tools (no tools/list)"
+    else:
+        what = f"{name} finished without ever starting the MCP bridge"
+    return (
+        f"{what}, so the case's mock tools were never offered to the model; MCP may be "
+        f"switched off by a flag in {key} args (such as --safe-mode), or {name} refused "
+        "the bridge's config" + (f" ({note})" if note else "")
+    )
+
+
+def _log_note(log: BridgeLog) -> str | None:
+    parts = []
+    if log.damaged:
+        parts.append(f"{log.damaged} damaged line(s)")
+    if log.truncated:
+        parts.append("more than the harness reads (the rest was not read)")
+    if log.refused:
+        parts.append(f"{log.refused} message(s) over the bridge's size cap, dropped unread")
+    if not parts:
+        return None
+    return "the MCP bridge's calls log holds " + ", ".join(parts)

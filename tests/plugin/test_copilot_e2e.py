@@ -1,0 +1,334 @@
+"""The ``copilot`` runner driving the REAL Copilot CLI binary, offline.
+
+``products_on_path`` puts the pinned binary (``npm ci --prefix products``) first on
+PATH, and Copilot runs in its bring-your-own-model mode (``COPILOT_OFFLINE``,
+``COPILOT_PROVIDER_*``) against the scripted Anthropic server on 127.0.0.1. Its first
+user message carries a date before the task, so the server answers by a phrase of
+the task (``by_content``). Controls come in pairs: a check that passes with the right
+answer fails with the wrong one, a skill call that triggers is matched by one that
+does not.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from anthropic_server import AnthropicServer, failure, text, tool_use
+from skillfactory import QUIET_PLUGINS, make_skill, write_file
+
+pytestmark = pytest.mark.usefixtures("products_on_path", "copilot_env")
+
+RUNNER = "copilot"
+BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
+PREMIUM = "copilot bills per premium request, not in dollars: this run used 0 premium request(s)"
+
+
+@pytest.fixture
+def server() -> Iterator[AnthropicServer]:
+    with AnthropicServer() as running:
+        yield running
+
+
+@pytest.fixture
+def copilot_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> None:
+    """Copilot's own-model mode pointed at the scripted server; no GitHub token of the
+    machine's own."""
+    monkeypatch.setenv("COPILOT_OFFLINE", "true")
+    monkeypatch.setenv("COPILOT_PROVIDER_TYPE", "anthropic")
+    monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", server.url)
+    monkeypatch.setenv("COPILOT_PROVIDER_API_KEY", "dummy")
+    monkeypatch.setenv("COPILOT_MODEL", "claude-sonnet-4.5")
+    for name in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_HOME"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def run(
+    pytester: pytest.Pytester,
+    cases: Sequence[Mapping[str, Any]],
+    *args: str,
+    toml: str = "",
+    subprocess: bool = False,
+) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+    """Skill ``greet`` under copilot; the outcomes by case name.
+
+    ``subprocess``: a refusal at configure time exits pytest itself, which only a
+    run in its own process reports as the exit code.
+    """
+    make_skill(pytester.path / "skills", "greet", cases, body=BODY)
+    write_file(pytester.path / "skill-lens.toml", toml)
+    inner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
+    result = inner(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        RUNNER,
+        "--skill-lens-json",
+        "report.json",
+        *QUIET_PLUGINS,
+        *args,
+    )
+    report = pytester.path / "report.json"
+    outcomes: dict[str, dict[str, Any]] = {}
+    if report.is_file():
+        for outcome in json.loads(report.read_text(encoding="utf-8"))["outcomes"]:
+            outcomes[outcome["case_name"]] = outcome
+    return result, outcomes
+
+
+def seen(server: AnthropicServer, phrase: str) -> list[str]:
+    """The whole text of every request whose conversation is about ``phrase``."""
+    return [json.dumps(r.body) for r in server.requests if phrase in r.task]
+
+
+def test_a_loaded_case_runs_with_the_task_as_typed_and_says_the_skill_never_loaded(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.", usage=(10, 5))]
+    cases = [
+        {
+            "name": "greets warmly",
+            "task": "greet the team",
+            "assertions": [{"kind": "contains", "value": "warmly"}],
+            "budget": {"max_tokens": 1000},
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 0, result.stdout.str()  # the seed's verdict stands
+    outcome = outcomes["greets warmly"]
+    assert outcome["status"] == "passed"
+    assert outcome["output"] == "Hello team, warmly."
+    assert (outcome["input_tokens"], outcome["output_tokens"]) == (10, 5)  # the usage file
+    assert (outcome["cost_usd"], outcome["cost_note"]) == (0.0, PREMIUM)
+    # Copilot's -p mode sends /greet as typed: the skill never reached the model.
+    assert outcome["skill_loaded"] is False
+    assert "does not expand /greet in -p mode" in outcome["stop_note"]
+    (request,) = seen(server, "greet the team")
+    assert "/greet greet the team" in request and "GREET-INSTRUCTIONS" not in request
+    assert "/.agents/skills/greet" not in request  # listed by name only, never loaded
+    assert "Skill never loaded: 1 candidate run(s) under copilot" in result.stdout.str()
+
+
+def test_a_loaded_case_fails_when_the_answer_lacks_the_expected_text(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    server.by_content["greet the team"] = [text("Go away.")]
+    cases = [
+        {
+            "name": "greets warmly",
+            "task": "greet the team",
+            "assertions": [{"kind": "contains", "value": "warmly"}],
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    assert outcomes["greets warmly"]["status"] == "failed"
+    assert "Go away." in result.stdout.str()  # the failure excerpt shows the real answer
+    assert "skill never loaded" in result.stdout.str()
+
+
+def test_an_offered_case_where_the_model_calls_the_skill_tool(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    server.by_content["welcome the guest"] = [
+        tool_use([("skill", {"skill": "greet"})]),
+        text("Hello, guest."),
+    ]
+    cases = [
+        {
+            "name": "reaches for the skill",
+            "task": "welcome the guest",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": True, "called": ["skill"]},
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["reaches for the skill"]
+    assert (outcome["skill_triggered"], outcome["skill_loaded"]) == (True, True)
+    first, second = seen(server, "welcome the guest")
+    assert "GREET-INSTRUCTIONS" not in first  # offered: only the listing, never the text
+    assert "GREET-INSTRUCTIONS" in second  # the skill tool put it in front of the model
+
+
+def test_an_offered_case_where_the_model_does_not_call_it_is_a_measured_negative(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    server.by_content["what is two plus two"] = [text("Four.")]
+    cases = [
+        {
+            "name": "leaves the skill alone",
+            "task": "what is two plus two",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": False},
+        },
+        {
+            "name": "was expected to use it",
+            "task": "what is two plus two",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": True},
+        },
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 1
+    assert outcomes["leaves the skill alone"]["status"] == "passed"
+    assert outcomes["was expected to use it"]["status"] == "failed"
+    assert outcomes["leaves the skill alone"]["skill_loaded"] is False
+
+
+def test_sessions_share_the_working_directory_and_get_the_skill_delivered_again(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    vandal = "echo vandalised > .agents/skills/greet/SKILL.md && echo kept > notes.txt"
+    server.by_content["first visit"] = [
+        tool_use([("bash", {"command": vandal, "description": "Overwrite the skill"})]),
+        text("First done."),
+    ]
+    server.by_content["second visit"] = [
+        tool_use([("skill", {"skill": "greet"})]),
+        text("Second done, warmly."),
+    ]
+    cases = [
+        {
+            "name": "two visits",
+            "workspace": {"files": {"seed.txt": "seeded\n"}},
+            "sessions": ["first visit", "second visit"],
+            "assertions": [
+                {"kind": "contains", "value": "warmly"},
+                {"kind": "file-produced", "file": "notes.txt"},
+            ],
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["two visits"]["output"] == "Second done, warmly."
+    _, loaded = seen(server, "second visit")
+    assert "GREET-INSTRUCTIONS" in loaded and "vandalised" not in loaded  # delivered again
+    # The first session never loaded the skill: the case did not run with it throughout.
+    assert outcomes["two visits"]["skill_loaded"] is False
+
+
+def test_cost_is_never_evaluated_and_tokens_are_from_the_usage_file(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.", usage=(10, 5))]
+    cases = [
+        {
+            "name": "within budget",
+            "task": "greet the team",
+            "budget": {"max_cost_usd": 1.0, "max_tokens": 1000, "max_latency_ms": 600000},
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 1
+    (budget,) = [s for s in outcomes["within budget"]["scores"] if s["evaluator"] == "budget"]
+    checks = {c["id"]: c for c in budget["checks"]}
+    assert checks["max_cost_usd"]["passed"] is False
+    assert checks["max_cost_usd"]["evidence"] == f"cost budget not evaluated: {PREMIUM}"
+    assert checks["max_tokens"]["passed"] is True
+    assert checks["max_tokens"]["evidence"].startswith("used 15 tokens, limit is 1000")
+    assert checks["max_latency_ms"]["passed"] is True
+
+
+def test_a_spend_ceiling_refuses_copilot_before_any_case(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    cases = [{"name": "c", "task": "greet the team"}]
+    result, _ = run(pytester, cases, "--skill-lens-max-spend", "1", subprocess=True)
+    assert result.ret == 2
+    output = result.stdout.str() + result.stderr.str()
+    assert "the spend of runner 'copilot' can never be priced" in output
+    assert server.requests == []
+
+
+def test_the_products_own_error_is_errored_never_failed(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    server.by_content["greet the team"] = [failure(400, "scripted refusal")]
+    result, outcomes = run(pytester, [{"name": "refused", "task": "greet the team"}])
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    outcome = outcomes["refused"]
+    assert outcome["status"] == "errored"
+    assert outcome["error"] == "copilot reported an error: 400 scripted refusal"
+
+
+def test_a_timeout_is_errored_never_failed_and_says_the_count_was_never_reported(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.")]
+    toml = "[runners.copilot]\ntimeout_seconds = 0.01\n"
+    result, outcomes = run(pytester, [{"name": "too slow", "task": "greet the team"}], toml=toml)
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    outcome = outcomes["too slow"]
+    assert "copilot timed out after 0.01 s" in outcome["error"]
+    assert "the premium-request count was never reported" in outcome["cost_note"]
+    assert outcome["usage_note"] == "copilot timed out before reporting token usage"
+
+
+def test_a_case_with_mock_tools_is_an_authoring_error_until_the_bridge_is_wired(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    cases = [
+        {
+            "name": "uses a tool",
+            "task": "look it up",
+            "tools": [{"name": "lookup", "description": "Look it up", "returns": "found"}],
+        }
+    ]
+    result, _ = run(pytester, cases)
+    assert result.ret == 2
+    assert "runner 'copilot' does not serve" in result.stdout.str()
+    assert server.requests == []
+
+
+def test_a_missing_executable_is_exit_2_before_any_case(
+    pytester: pytest.Pytester, server: AnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(pytester.path / "nothing-here"))
+    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}], subprocess=True)
+    assert result.ret == 2
+    assert "needs 'copilot', which is not on PATH" in result.stdout.str() + result.stderr.str()
+    assert server.requests == []
+
+
+def test_no_way_to_sign_in_under_home_isolation_is_exit_2(
+    pytester: pytest.Pytester, server: AnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("COPILOT_PROVIDER_BASE_URL", "COPILOT_PROVIDER_API_KEY"):
+        monkeypatch.delenv(name)
+    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}], subprocess=True)
+    assert result.ret == 2
+    output = result.stdout.str() + result.stderr.str()
+    assert "can sign in only from the environment" in output
+    assert "COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN" in output
+    assert server.requests == []
+
+
+def test_home_isolation_passes_only_the_first_github_token_and_the_allowlist(
+    pytester: pytest.Pytester, server: AnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILL_LENS_TEST_SECRET", "leak-me")
+    monkeypatch.setenv("GH_TOKEN", "the-copilot-token")
+    monkeypatch.setenv("GITHUB_TOKEN", "a-ci-token")
+    server.by_content["show the environment"] = [
+        tool_use([("bash", {"command": "env", "description": "Print the environment"})]),
+        text("Shown."),
+    ]
+    result, _ = run(pytester, [{"name": "env", "task": "show the environment"}])
+    assert result.ret == 0, result.stdout.str()
+    _, second = server.requests
+    ((_, printed),) = second.tool_results()
+    variables = dict(line.partition("=")[::2] for line in printed.splitlines() if "=" in line)
+    assert "SKILL_LENS_TEST_SECRET" not in variables
+    assert "GITHUB_TOKEN" not in variables  # only the first set token travels
+    assert variables["GH_TOKEN"] == "the-copilot-token"  # the first set one travels
+    home = variables["HOME"]
+    assert "skill-lens-copilot-" in home
+    assert variables["TMPDIR"].startswith(home)
+    assert not Path(home).exists()  # removed when the call ended
