@@ -271,20 +271,44 @@ def test_a_timeout_is_errored_never_failed_and_says_the_count_was_never_reported
     assert outcome["usage_note"] == "copilot timed out before reporting token usage"
 
 
-def test_a_case_with_mock_tools_is_an_authoring_error_until_the_bridge_is_wired(
-    pytester: pytest.Pytester, server: AnthropicServer
+@pytest.mark.parametrize(
+    ("order_id", "passes"), [("A-1", True), ("B-2", False)], ids=["right", "wrong"]
+)
+def test_a_mock_tool_reaches_copilot_through_the_bridge(
+    pytester: pytest.Pytester, server: AnthropicServer, order_id: str, passes: bool
 ) -> None:
+    # Copilot names a bridged tool "skill-lens-<name>"; the report maps it back.
+    server.by_content["where is order"] = [
+        tool_use([("skill-lens-get_order", {"id": order_id})]),
+        text("Here is what I found."),
+    ]
+    orders = {
+        "name": "get_order",
+        "description": "Look an order up by id",
+        "parameters": {"id": "string"},
+        "returns": [{"when": {"id": "A-1"}, "value": "shipped"}, {"value": "no such order"}],
+    }
     cases = [
         {
-            "name": "uses a tool",
-            "task": "look it up",
-            "tools": [{"name": "lookup", "description": "Look it up", "returns": "found"}],
+            "name": "looks the order up",
+            "task": "where is order A-1?",
+            "tools": [orders],
+            "trajectory": {
+                "called": ["get_order"],
+                "call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}],
+            },
         }
     ]
-    result, _ = run(pytester, cases)
-    assert result.ret == 2
-    assert "runner 'copilot' does not serve" in result.stdout.str()
-    assert server.requests == []
+    result, outcomes = run(pytester, cases)
+    outcome = outcomes["looks the order up"]
+    assert outcome["status"] == ("passed" if passes else "failed"), result.stdout.str()
+    checks = {c["id"]: c["passed"] for score in outcome["scores"] for c in score["checks"]}
+    assert checks == {"called:get_order": True, "call_args[0]": passes}
+    assert [c["name"] for c in outcome["tool_calls"]] == ["get_order"]
+    # The bridge answered by the case's when: rules, and the model saw that answer.
+    answer = "shipped" if passes else "no such order"
+    last = [r for r in server.requests if "where is order" in r.task][-1]
+    assert [text_ for _, text_ in last.tool_results()] == [answer]
 
 
 def test_a_missing_executable_is_exit_2_before_any_case(

@@ -45,8 +45,8 @@ def test_what_each_builtin_runner_is_held_to() -> None:
     assert facts("langchain") == (True, True, False)
     assert all(facts(name) == (False, False, True) for name in PRODUCTS)
     serves = {d.name: d.serves for d in BUILTIN_RUNNERS}
-    # Mock tools reach copilot through the MCP bridge, not wired to it yet; cli has no trace.
-    assert serves["copilot"] == EVERY_FEATURE - {"tools"}
+    # Mock tools reach copilot through the MCP bridge; cli has no trace to read them from.
+    assert serves["copilot"] == EVERY_FEATURE
     assert serves["cli"] == EVERY_FEATURE - {"tools", "trajectory", "offered"}
     assert all(serves[name] == EVERY_FEATURE for name in ("fake", "pydantic-ai", "langchain"))
 

@@ -165,6 +165,13 @@ def _claude_code_start(settings: Settings) -> Problem | None:
     return start_problem(PRESET, settings)
 
 
+def _copilot_tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
+    from .runners.copilot import PRESET
+    from .runners.product_tools import check_tools
+
+    return check_tools(PRESET, settings, tools)
+
+
 def _claude_code_tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
     from .runners.claude_code import PRESET
     from .runners.product_tools import check_tools
@@ -237,8 +244,7 @@ BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
         _copilot,
         check_settings=_copilot_settings,
         check_start=_copilot_start,
-        # Mock tools reach a product through the MCP bridge, not wired yet.
-        serves=EVERY_FEATURE - {"tools"},
+        check_tools=_copilot_tools,  # mock tools reach it through the MCP bridge
         never_priced=COPILOT_NEVER_PRICED,
     ),
     RunnerDescription(

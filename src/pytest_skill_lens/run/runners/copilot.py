@@ -22,7 +22,8 @@ from .copilot_trace import PRODUCT, Ending, Expect, read_trace
 from .product import Preset, argv, delivers_no_skill, prompt_for, prompt_problem
 from .product_delivery import DeliveryFailed, deliver
 from .product_env import isolation_of, make_home, product_env
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start
+from .product_process import RunDir, RunDirFailed, StartFailed, run_dir
+from .product_tools import BridgeSetupError, settle, start_with_tools
 
 USAGE_FILE = "usage.json"
 MAX_USAGE_BYTES = 1_000_000  # the usage file is a few KiB; anything past this is not one
@@ -96,8 +97,6 @@ class CopilotRunner:
         if problem is not None:
             return RunResult(error=problem)  # nothing started, nothing spent: no notes
         command = argv(PRESET, self._table, prompt)
-        # The MCP bridge's seam: with case.tools, f"--additional-mcp-config=@{config}"
-        # appended as the last element of command.
         try:
             with run_dir(PRODUCT) as run:
                 cwd = workspace if workspace is not None else run.work
@@ -105,7 +104,11 @@ class CopilotRunner:
                 make_home(run.home)
                 env = product_env(PRESET, self._table, self._isolation, run.home)
                 usage_flag = [f"--usage-output-file={run.root / USAGE_FILE}"] if self._own else []
-                ran = start(
+                # With the case's tools, the bridge's config flag goes last (product_tools).
+                tooled = start_with_tools(
+                    PRESET,
+                    self._table,
+                    case.tools,
                     [*command, *usage_flag],
                     run=run,
                     cwd=cwd,
@@ -116,8 +119,11 @@ class CopilotRunner:
                 usage = _usage(run) if self._own else None
         except (DeliveryFailed, RunDirFailed) as exc:
             return RunResult(error=str(exc))
+        except BridgeSetupError as exc:  # never a run without the case's tools
+            return RunResult(error=f"{PRODUCT} could not be given the mock tools: {exc}")
         except StartFailed as exc:
             return RunResult(error=f"{PRODUCT} could not be started ({command[0]!r}): {exc}")
+        ran = tooled.ran
         finished = ran.finished
         ending = Ending(
             exit_code=finished.exit_code,
@@ -131,7 +137,7 @@ class CopilotRunner:
             skill=None if delivers_no_skill(skill) else skill.name,
             tools=[tool.name for tool in case.tools],
         )
-        result = read_trace(finished.stdout.data, usage, ending, expect)
+        result = settle(PRESET, read_trace(finished.stdout.data, usage, ending, expect), tooled.log)
         result.latency_ms = ran.latency_ms
         return result
 
