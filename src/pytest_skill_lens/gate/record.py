@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,29 @@ class GateResult:
         if not reasons:
             return self
         return GateResult(False, EXIT_FAILED, (*self.reasons, *reasons))
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """What the gate was asked to hold: the settings its verdict is a function of."""
+
+    min_pass_rate: float = 1.0
+    fail_on_error: bool = True
+    per_skill_min: Mapping[str, float] = field(default_factory=dict)  # in the order given
+    min_delta: float | None = None
+    min_delta_confidence: float | None = None
+    min_case_pass_rate: float | None = None
+    max_spend_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How the run was made, as far as judging its outcomes again needs (a merge of shards)."""
+
+    gate: GateSettings = field(default_factory=GateSettings)
+    runners: tuple[str, ...] = ()  # in the order given: the planned order's runner rank
+    repeat: int = 1
+    shard: str | None = None  # "K/N" under --skill-lens-shard
 
 
 @dataclass
@@ -55,6 +78,8 @@ class RunRecord:
     baseline_sources: list[dict[str, str]] = field(default_factory=list)
     # The spend ceiling's figures, when one was set (see spend.spend_ceiling).
     spend_ceiling: SpendCeiling | None = None
+    # The settings the gate was computed with (None when the run never got that far).
+    run: RunSettings | None = None
 
     @property
     def candidates(self) -> list[Outcome]:

@@ -7,6 +7,7 @@ anything is collected or spent.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -19,6 +20,7 @@ from ..suite.discovery import directory_problem
 from ..suite.errors import ConfigError
 from ..suite.regular_files import special_kind
 from .run_config import RunConfig
+from .shard import Shard
 from .state import listing_only
 
 
@@ -60,6 +62,20 @@ def _choice(flag: str, text: str | None, choices: tuple[str, ...]) -> str | None
     if text is not None and text not in choices:
         user_error(f"--skill-lens-{flag} must be one of {', '.join(choices)}; got {text!r}")
     return text
+
+
+def _shard(text: str | None) -> Shard | None:
+    """``K/N``: this machine's shard K of N, 1 <= K <= N."""
+    if text is None:
+        return None
+    fix = "give each of N machines its own K/N: 1/3, 2/3 and 3/3 for three (docs/ci.md)"
+    found = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
+    if found is None:
+        user_error(f"--skill-lens-shard expects K/N (shard K of N), got {text!r}", fix)
+    index, count = int(found.group(1)), int(found.group(2))
+    if count < 1 or not 1 <= index <= count:
+        user_error(f"--skill-lens-shard {text}: K must be from 1 to N, and N at least 1", fix)
+    return Shard(index, count)
 
 
 def _cli_overrides(option: Any) -> dict[str, Any]:
@@ -172,6 +188,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
             "add --skill-lens-markdown PATH, or drop the size limit",
         )
     markdown_max = _positive("markdown-max-chars", option.skill_lens_markdown_max_chars)
+    shard = _shard(option.skill_lens_shard)
     if settings.min_delta is not None and not settings.baseline:
         user_error(
             "a minimum delta needs a baseline arm to compare against",
@@ -204,6 +221,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         markdown_path=markdown_path,
         markdown_max_chars=markdown_max,
         scripts=scripts,
+        shard=shard,
     )
     _choose_args(config, cli_roots, ini_roots)
     return run

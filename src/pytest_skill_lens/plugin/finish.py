@@ -77,6 +77,7 @@ def build_record(
         baseline_kind=run.settings.baseline,
         baseline_notes=facts.sorted_baseline_notes(),
         baseline_sources=[facts.baseline_sources[name] for name in sorted(facts.baseline_sources)],
+        run=run.recorded(),
     )
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
+    from ..gate.record import RunSettings
     from ..settings import Settings
+    from .shard import Shard
 
 
 @dataclass(frozen=True)
@@ -25,3 +27,24 @@ class RunConfig:
     markdown_max_chars: int | None = None
     # The one sandbox decision, when scripts are on: {sandbox, detail, hardening}.
     scripts: Mapping[str, str | None] | None = None
+    shard: Shard | None = None  # --skill-lens-shard K/N
+
+    def recorded(self) -> RunSettings:
+        """What the report must say of this run for a merge of shards to judge it again."""
+        from ..gate.record import GateSettings, RunSettings
+
+        s = self.settings
+        return RunSettings(
+            shard=self.shard.label if self.shard is not None else None,
+            runners=self.runner_names,
+            repeat=s.repeat,
+            gate=GateSettings(
+                min_pass_rate=s.min_pass_rate,
+                fail_on_error=s.fail_on_error,
+                per_skill_min=dict(s.per_skill_min),
+                min_delta=s.min_delta,
+                min_delta_confidence=s.min_delta_confidence,
+                min_case_pass_rate=s.min_case_pass_rate,
+                max_spend_usd=s.max_spend_usd,
+            ),
+        )

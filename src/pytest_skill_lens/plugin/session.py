@@ -34,6 +34,7 @@ from .ledger import SpendLedger
 from .plan import PlannedRun, plan_lines, plan_of, runs_from_node_ids
 from .results import SessionResults
 from .run_config import RunConfig
+from .shard import apply_shard
 from .state import listing_only
 from .terminate import install_sigterm
 
@@ -177,6 +178,7 @@ class SkillLensSession:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        apply_shard(self.config, self.run.shard, items, self.facts)  # before items are numbered
         # Planned order: skill name, case, arm, runner, repeat; other tests keep their places.
         slots = [i for i, item in enumerate(items) if isinstance(item, CaseItem)]
         ordered = sorted((items[i] for i in slots), key=lambda it: it.sort_key())  # type: ignore[attr-defined]

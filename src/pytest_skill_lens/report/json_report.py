@@ -6,6 +6,8 @@ here with its meaning, and what we add (``deselected_skills``, and per outcome
 ``skill_loaded`` and ``tool_calls``; ``summary.by_arm``; each delta figure's interval
 and confidence) only adds, as do ``aborted`` and ``aborted_reason``: a session that
 ended without a gate still writes its report, saying so, so no earlier green survives.
+The ``run`` block, last, says what wrote the report, the shard and the gate's settings:
+what :mod:`.json_read` needs to judge shards' outcomes again as one run.
 
 The file is strict JSON in UTF-8: lone surrogates become U+FFFD and a NaN or infinity
 becomes null (see :mod:`.printable`); every other character is kept, escaped.
@@ -18,7 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..gate.record import GateResult, RunRecord
+from .. import __version__
+from ..gate.record import GateResult, GateSettings, RunRecord
 from ..gate.verdict import pass_rate, pass_rate_by_skill
 from ..labels import Arm
 from ..perform.outcome import Outcome
@@ -26,6 +29,7 @@ from ..score.check import Score
 from .delta_json import delta_dict, note_dict
 from .printable import scrub, scrub_data
 
+REPORT_TOOL = "pytest-skill-lens"  # the run block's "tool": what wrote the report
 _HOOK_KEYS = ("name", "event", "outcome", "exit_code", "stdout", "stderr")
 _NOT_RUN_KEYS = ("skill_name", "case_name", "runner", "arm", "repeat_index")
 
@@ -56,6 +60,36 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "aborted_reason": record.aborted,
         # Additive: which commit each skill's previous version came from.
         "baseline_sources": [dict(source) for source in record.baseline_sources],
+        # Additive: how the run was made, so a merge of shard reports can judge it again.
+        "run": run_dict(record),
+    }
+
+
+def run_dict(record: RunRecord) -> dict[str, Any]:
+    """The ``run`` block: what wrote the report, the shard and the settings the gate held."""
+    run = record.run
+    return {
+        "tool": REPORT_TOOL,
+        "version": __version__,
+        "shard": run.shard if run is not None else None,
+        "baseline_kind": record.baseline_kind or None,
+        "runners": list(run.runners) if run is not None else None,
+        "repeat": run.repeat if run is not None else None,
+        "gate_settings": _gate_settings_dict(run.gate) if run is not None else None,
+        "skills_found": record.skills_found,
+        "full_output": record.full_output,
+    }
+
+
+def _gate_settings_dict(gate: GateSettings) -> dict[str, Any]:
+    return {
+        "min_pass_rate": gate.min_pass_rate,
+        "fail_on_error": gate.fail_on_error,
+        "per_skill_min": dict(gate.per_skill_min),
+        "min_delta": gate.min_delta,
+        "min_delta_confidence": gate.min_delta_confidence,
+        "min_case_pass_rate": gate.min_case_pass_rate,
+        "max_spend_usd": gate.max_spend_usd,
     }
 
 

@@ -1,0 +1,154 @@
+"""``pytest-skill-lens merge SHARD.json... [--json OUT] [--markdown OUT] [--junitxml OUT]``.
+
+Reads every shard's JSON report, merges and judges them as one run (:mod:`.combine`),
+writes the reports asked for with the renderers a session uses, prints the session's
+``skill-lens`` summary lines and exits with the gate's code: 0 passed, 1 failed, 2 for
+a report that cannot be merged (naming the file and the fix) or a report that could
+not be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from ..gate.record import GateResult, RunRecord
+from ..report.json_read import ReportError, read_report
+from ..report.json_report import render_json
+from ..report.markdown import render_markdown
+from ..report.printable import one_line
+from ..report.terminal import summary_lines
+from ..suite.errors import AuthoringError
+from ..suite.regular_files import read_regular
+from .combine import MergeError, ShardReport, judge, merge_records
+from .junit import render_junit
+
+PROG = "pytest-skill-lens merge"
+EXIT_REFUSED = 2
+
+
+def console(argv: Sequence[str] | None = None) -> int:
+    """The ``pytest-skill-lens`` console script: ``pytest-skill-lens merge ...``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    commands: dict[str, Callable[[Sequence[str]], int]] = {"merge": main}
+    if args and args[0] in commands:
+        return commands[args[0]](args[1:])
+    usage = f"usage: pytest-skill-lens {{{','.join(commands)}}} ..."
+    if args and args[0] in ("-h", "--help"):
+        print(usage)
+        return 0
+    print(f"{usage}\npytest-skill-lens: name a command", file=sys.stderr)
+    return EXIT_REFUSED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = _parser().parse_args(argv)
+    if options.markdown_max_chars is not None and not options.markdown:
+        return _refuse("--markdown-max-chars needs --markdown", "add --markdown PATH")
+    if options.markdown_max_chars is not None and options.markdown_max_chars < 1:
+        return _refuse("--markdown-max-chars must be 1 or more", "give a size such as 60000")
+    try:
+        reports = [ShardReport(name, _read(Path(name))) for name in options.reports]
+        record, gate = judge(merge_records(reports))
+    except MergeError as exc:
+        return _refuse(exc.message, exc.fix)
+    written = _write_reports(record, gate, options)
+    _print([f"skill-lens merge of {len(reports)} report(s)", "", *summary_lines(record, gate)])
+    _print(one_line(line) for line in written)
+    return EXIT_REFUSED if written and gate.passed else gate.exit_code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Judge the JSON reports of a suite's shards as one run: the delta and "
+        "the gate over every shard's outcomes, with the exit code one run would have had.",
+    )
+    parser.add_argument("reports", nargs="+", metavar="SHARD.json", help="a shard's report")
+    parser.add_argument("--json", metavar="OUT", help="write the merged JSON report to OUT")
+    parser.add_argument("--markdown", metavar="OUT", help="write the Markdown summary to OUT")
+    parser.add_argument(
+        "--markdown-max-chars", type=int, metavar="N", help="fit the Markdown into N characters"
+    )
+    parser.add_argument("--junitxml", metavar="OUT", help="write a JUnit XML file to OUT")
+    return parser
+
+
+def _read(path: Path) -> RunRecord:
+    name_it = "name each shard's --skill-lens-json report"
+    try:
+        data = read_regular(path)  # a FIFO or a device is refused, never opened
+    except AuthoringError as exc:
+        raise MergeError(f"{path}: {exc.problem}", name_it) from exc
+    except OSError as exc:
+        raise MergeError(f"{path}: cannot be read: {exc.strerror or exc}", name_it) from exc
+    try:
+        return read_report(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MergeError(f"{path}: not UTF-8 text: {exc}", name_it) from exc
+    except ReportError as exc:
+        raise MergeError(f"{path}: {exc.message}", exc.fix) from exc
+
+
+def _write_reports(record: RunRecord, gate: GateResult, options: argparse.Namespace) -> list[str]:
+    """Each report asked for, rendered whole and then written; a line per one that failed."""
+    targets: list[tuple[str, str | None, Callable[[], str]]] = [
+        ("JSON", options.json, lambda: render_json(record, gate)),
+        (
+            "Markdown",
+            options.markdown,
+            lambda: render_markdown(
+                record,
+                gate,
+                max_chars=options.markdown_max_chars,
+                full_output=record.full_output,
+            ),
+        ),
+        ("JUnit", options.junitxml, lambda: render_junit(record, gate)),
+    ]
+    errors = []
+    for label, name, render in targets:
+        if name is None:
+            continue
+        try:
+            _write_atomically(Path(name), render())
+        except Exception as exc:  # a report CI expects is missing: said, and never green
+            cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
+            errors.append(f"Failed to write {label} report to {name}: {cause}")
+            with contextlib.suppress(OSError):  # an earlier run's file must not stand in
+                Path(name).unlink()
+    return errors
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    data = text.encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # A new file of our own, renamed over the path: a link planted there is replaced.
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _refuse(message: str, fix: str) -> int:
+    print(one_line(f"{PROG}: {message}"), file=sys.stderr)
+    print(one_line(f"  fix: {fix}"), file=sys.stderr)
+    return EXIT_REFUSED
+
+
+def _print(lines: Iterable[str]) -> None:
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    for line in lines:
+        # A console that cannot show a character (an ASCII-only CI log) gets an escape.
+        print(line.encode(encoding, "backslashreplace").decode(encoding))
