@@ -105,7 +105,7 @@ def test_a_loaded_case_runs_with_the_task_as_typed_and_says_the_skill_never_load
     assert (outcome["cost_usd"], outcome["cost_note"]) == (0.0, PREMIUM)
     # Copilot's -p mode sends /greet as typed: the skill never reached the model.
     assert outcome["skill_loaded"] is False
-    assert "does not expand /greet in -p mode" in outcome["stop_note"]
+    assert "does not expand /greet in -p mode" in outcome["load_note"]
     (request,) = seen(server, "greet the team")
     assert "/greet greet the team" in request and "GREET-INSTRUCTIONS" not in request
     assert "/.agents/skills/greet" not in request  # listed by name only, never loaded

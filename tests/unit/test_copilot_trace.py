@@ -69,14 +69,14 @@ def test_premium_requests_are_a_cost_note_never_a_dollar_figure() -> None:
 def test_a_loaded_run_whose_slash_command_was_not_expanded_never_loaded_the_skill() -> None:
     result = read("loaded")
     assert result.skill_loaded is False  # /greet reached the model as typed
-    assert result.stop_note is not None
-    assert "does not expand /greet in -p mode" in result.stop_note
+    assert result.load_note is not None
+    assert "does not expand /greet in -p mode" in result.load_note
 
 
 def test_a_loaded_run_where_the_model_then_calls_the_skill_tool_did_load_it() -> None:
     result = read("loaded_then_tool")
     assert result.skill_loaded is True
-    assert result.stop_note is None
+    assert result.load_note is None
     assert result.tool_calls == [ToolCall("skill", {"skill": "greet"})]
     assert result.output == "Hello, the skill loaded"
 
@@ -93,7 +93,7 @@ def test_an_offered_run_that_calls_the_skill_tool_triggers_and_loads_it() -> Non
 def test_an_offered_run_without_the_skill_tool_is_a_measured_negative() -> None:
     result = read("offered_no_skill", expect=OFFERED)
     assert (result.skill_triggered, result.skill_loaded) == (False, False)
-    assert result.stop_note is None  # skill_triggered is the measurement; nothing to explain
+    assert result.load_note is None  # skill_triggered is the measurement; nothing to explain
 
 
 def test_a_skill_call_for_another_skill_does_not_trigger_this_one() -> None:
@@ -117,7 +117,7 @@ def test_a_skill_copilot_never_listed_says_so() -> None:
     result = read("loaded", expect=Expect(mode="loaded", skill="absent"))
     assert result.skill_loaded is False
     assert (
-        result.stop_note == "the skill never loaded: copilot did not list 'absent' among its skills"
+        result.load_note == "the skill never loaded: copilot did not list 'absent' among its skills"
     )
 
 

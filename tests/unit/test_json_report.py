@@ -176,6 +176,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "skill_triggered": True,
         "skill_triggered_by_session": None,
         "skill_loaded": None,
+        "load_note": None,
         "tool_calls": [{"name": "lookup", "arguments": {"id": 1}}],
     }
     # dict equality ignores order, so check the order on its own
@@ -184,7 +185,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "output", "error", "tokens", "latency_ms", "cost_usd", "model", "cost_note",
         "usage_note", "stop_note", "retry_cost_usd", "hooks", "workspace",
         "nodeid", "input_tokens", "output_tokens", "skill_triggered",
-        "skill_triggered_by_session", "skill_loaded", "tool_calls",
+        "skill_triggered_by_session", "skill_loaded", "load_note", "tool_calls",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

@@ -158,6 +158,7 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
         "skill_triggered": None,
         "skill_triggered_by_session": None,
         "skill_loaded": None,
+        "load_note": None,
         "tool_calls": [{"name": "lookup", "arguments": {"q": 1}}],
         "hooks": [],
         "workspace": None,

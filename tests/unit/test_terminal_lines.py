@@ -150,7 +150,9 @@ def test_runs_whose_skill_never_loaded_are_counted_apart_per_runner() -> None:
     record = RunRecord(
         outcomes=[
             outcome(),  # a framework runner cannot tell: None, never counted
-            Outcome("greet", "a", "copilot", "passed", skill_loaded=False),
+            Outcome(
+                "greet", "a", "copilot", "passed", skill_loaded=False, load_note="not expanded"
+            ),
             Outcome("greet", "b", "copilot", "failed", skill_loaded=False),
             Outcome("greet", "c", "copilot", "passed", skill_loaded=True),
             Outcome("greet", "a", "copilot", "passed", arm="baseline", skill_loaded=False),
@@ -159,7 +161,7 @@ def test_runs_whose_skill_never_loaded_are_counted_apart_per_runner() -> None:
     lines = summary_lines(record, PASSED)
     assert lines[0] == (
         "Skill never loaded: 2 candidate run(s) under copilot (1 passed) ran without the skill "
-        "reaching the model; they say nothing about the skill"
+        "reaching the model; they say nothing about the skill (first reason: not expanded)"
     )
 
 

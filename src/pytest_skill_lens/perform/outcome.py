@@ -50,6 +50,7 @@ class Outcome:
     skill_triggered: bool | None = None
     skill_triggered_by_session: list[bool | None] | None = None  # under sessions: only
     skill_loaded: bool | None = None  # a product's trace showed the skill reached the model
+    load_note: str | None = None  # why it did not, when the trace says
     tool_calls: list[ToolCall] = field(default_factory=list)
     hooks: list[dict[str, Any]] = field(default_factory=list)
     workspace: str | None = None

@@ -155,7 +155,8 @@ def failure_lines(outcome: Outcome, full_output: bool) -> list[str]:
     """The plain-text failure report of one outcome (pytest's failure text, hence JUnit's)."""
     lines = excerpt_lines(build_excerpt(outcome, full_output=full_output))
     if outcome.skill_loaded is False:
-        lines.insert(0, "skill never loaded: the trace shows the skill never reached the model")
+        why = outcome.load_note or "the trace shows the skill never reached the model"
+        lines.insert(0, f"skill never loaded: {why}")
     return lines
 
 

@@ -228,6 +228,7 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "skill_triggered": o.skill_triggered,
         "skill_triggered_by_session": o.skill_triggered_by_session,
         "skill_loaded": o.skill_loaded,
+        "load_note": o.load_note,
         "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in o.tool_calls],
     }
 

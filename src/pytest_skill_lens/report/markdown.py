@@ -215,7 +215,8 @@ def failure_entry(outcome: Outcome, excerpt: Excerpt, repeats: int) -> str:
     if excerpt.error:
         parts += ["Error:", fence(excerpt.error)]
     if outcome.skill_loaded is False:
-        parts.append("The skill never reached the model in this run (read from the trace).")
+        why = outcome.load_note or "read from the trace"
+        parts.append(f"The skill never reached the model in this run: {inline(why)}.")
     if outcome.skill_triggered_by_session is not None:
         parts.append(
             f"Skill triggered by session: {by_session(outcome.skill_triggered_by_session)}"

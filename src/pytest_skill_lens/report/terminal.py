@@ -103,13 +103,17 @@ def not_loaded_lines(record: RunRecord) -> list[str]:
     counts are read.
     """
     by_runner: dict[str, list[str]] = {}
+    why: dict[str, str] = {}
     for outcome in record.candidates:
         if outcome.skill_loaded is False:
             by_runner.setdefault(outcome.runner, []).append(outcome.status)
+            if outcome.load_note:
+                why.setdefault(outcome.runner, outcome.load_note)
     return [
         f"Skill never loaded: {len(statuses)} candidate run(s) under {runner} "
         f"({statuses.count('passed')} passed) ran without the skill reaching the model; "
         "they say nothing about the skill"
+        + (f" (first reason: {why[runner]})" if runner in why else "")
         for runner, statuses in by_runner.items()
     ]
 

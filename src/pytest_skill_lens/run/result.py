@@ -66,6 +66,8 @@ class RunResult:
     hooks: list[Hook] = field(default_factory=list)
     # Whether the trace shows the skill's text reached the model; None: not known.
     skill_loaded: bool | None = None
+    # Why the skill did not load (or could not be told to), when the trace says so.
+    load_note: str | None = None
 
     @property
     def tokens(self) -> int:
@@ -110,6 +112,7 @@ class _RunResultShape(Shape):
     retry_cost_usd: Figure
     hooks: list[Annotated[_HookShape, instance_of(Hook)]]
     skill_loaded: bool | None
+    load_note: str | None
 
 
 def problems(result: RunResult) -> list[str]:

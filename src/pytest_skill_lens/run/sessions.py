@@ -96,6 +96,7 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
         retry_cost_usd=sum(r.retry_cost_usd for r in results),
         hooks=[hook for r in results for hook in r.hooks],
         skill_loaded=all(loaded) if loaded else None,
+        load_note=_distinct(r.load_note for r in results),
     )
 
 

@@ -63,9 +63,7 @@ def read_trace(data: bytes, usage: bytes | None, ending: Ending, expect: Expect)
         transcript=read.events,
         skill_triggered=_triggered(read, expect),
         skill_loaded=loaded,
-        # No field of its own yet: the reason a loaded case ran without its skill
-        # travels as the run's note, shown in the JSON report and budget evidence.
-        stop_note=why_not,
+        load_note=why_not,
         **figures,
     )
 
