@@ -17,11 +17,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any
 
-from ..gate.delta import BaselineNote, build_delta
-from ..gate.delta_gate import comparison_gate_reasons
+from ..gate.delta import BaselineNote
+from ..gate.judging import judge_record
 from ..gate.record import GateResult, RunRecord, RunSettings
-from ..gate.spend import spend_ceiling
-from ..gate.verdict import evaluate_gate
 from ..perform.outcome import Outcome
 
 SAME_FLAGS = "run every shard with the same flags and skill-lens.toml"
@@ -99,33 +97,7 @@ def merge_records(reports: Sequence[ShardReport]) -> RunRecord:
 def judge(record: RunRecord) -> tuple[RunRecord, GateResult]:
     """The record with its spend ceiling and delta, and the gate: the session end's steps."""
     assert record.run is not None
-    settings = record.run.gate
-    judged = replace(
-        record,
-        spend_ceiling=spend_ceiling(record.outcomes, settings.max_spend_usd),
-        delta=build_delta(
-            record.outcomes,
-            baseline_kind=record.baseline_kind,
-            not_run=record.not_run,
-            notes=record.baseline_notes,
-        ),
-    )
-    gate = evaluate_gate(
-        judged,
-        min_pass_rate=settings.min_pass_rate,
-        fail_on_error=settings.fail_on_error,
-        per_skill_min=settings.per_skill_min,
-    ).adding(
-        comparison_gate_reasons(
-            judged.outcomes,
-            judged.delta,
-            judged.baseline_notes,
-            min_delta=settings.min_delta,
-            min_delta_confidence=settings.min_delta_confidence,
-            min_case_pass_rate=settings.min_case_pass_rate,
-        )
-    )
-    return judged, gate
+    return judge_record(record, record.run.gate)
 
 
 def _usable(report: ShardReport) -> None:

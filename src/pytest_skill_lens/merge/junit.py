@@ -16,6 +16,7 @@ from ..gate.record import GateResult, RunRecord
 from ..perform.outcome import Outcome
 from ..report.excerpt import failure_lines
 from ..report.junit_gate import add_gate_case
+from ..report.junit_properties import case_properties
 from ..report.printable import printable, scrub
 from ..report.terminal import item_label, repeat_count
 
@@ -76,20 +77,7 @@ def _testcase(suite: ET.Element, nodeid: str, fallback: str, latency_ms: float) 
 
 
 def _properties(case: ET.Element, outcome: Outcome) -> None:
-    # The same properties a session's JUnit gives each case (plugin/act.py).
-    values: list[tuple[str, object]] = [
-        ("skill", outcome.skill_name),
-        ("case", outcome.case_name),
-        ("runner", outcome.runner),
-        ("arm", outcome.arm),
-        ("repeat", outcome.repeat_index),
-        ("status", outcome.status),
-        ("tokens", outcome.tokens),
-        ("cost_usd", outcome.cost_usd),
-        ("latency_ms", round(outcome.latency_ms, 3)),
-    ]
-    if outcome.skill_loaded is not None:
-        values.append(("skill_loaded", outcome.skill_loaded))
+    values = case_properties(outcome)
     properties = ET.SubElement(case, "properties")
     for name, value in values:
         ET.SubElement(properties, "property", name=name, value=printable(str(value)))

@@ -40,23 +40,6 @@ class CaseFailed(AssertionError):
         self.outcome = outcome
 
 
-def junit_properties(outcome: Outcome) -> list[tuple[str, object]]:
-    """What pytest's ``--junitxml`` writes as the ``<properties>`` of the test case."""
-    return [
-        ("skill", outcome.skill_name),
-        ("case", outcome.case_name),
-        ("runner", outcome.runner),
-        ("arm", outcome.arm),
-        ("repeat", outcome.repeat_index),
-        ("status", outcome.status),
-        ("tokens", outcome.tokens),
-        ("cost_usd", outcome.cost_usd),
-        ("latency_ms", round(outcome.latency_ms, 3)),
-        # Only a product's trace can tell; absent where nothing could.
-        *([("skill_loaded", outcome.skill_loaded)] if outcome.skill_loaded is not None else []),
-    ]
-
-
 def failure_text(item: Any, outcome: Outcome) -> str:
     session = get_session(item.config)
     full = bool(session and session.run.settings.full_output) or item.config.get_verbosity() >= 2

@@ -12,10 +12,11 @@ import pytest
 
 from ..labels import Arm
 from ..perform import CaseIdentity, Outcome, errored_outcome, perform
+from ..report.junit_properties import case_properties
 from ..suite.loaded import LoadedCase
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
-from .act import CaseErrored, CaseFailed, failure_text, junit_properties
+from .act import CaseErrored, CaseFailed, failure_text
 from .isolation import SkillHooks  # hooks as the directory above the skill sees them
 from .state import SESSION_KEY, get_session
 
@@ -174,7 +175,7 @@ class CaseItem(SkillHooks, pytest.Function):
             if ledger is not None:
                 ledger.record(self.outcome)
             if self.is_baseline:  # a baseline's verdict is data for the delta, never a failure
-                self.user_properties.extend(junit_properties(self.outcome))
+                self.user_properties.extend(case_properties(self.outcome))
                 return
             raise CaseErrored(self.outcome) from exc
         fixtures = self.funcargs  # what a conftest override returned is checked by perform
@@ -190,7 +191,7 @@ class CaseItem(SkillHooks, pytest.Function):
         )
         if ledger is not None:
             ledger.record(outcome)
-        self.user_properties.extend(junit_properties(outcome))
+        self.user_properties.extend(case_properties(outcome))
         if outcome.status == "errored" and not self.is_baseline:
             raise CaseErrored(outcome)
 
@@ -199,7 +200,7 @@ class CaseItem(SkillHooks, pytest.Function):
         if started.workspace is not None and not keep_workspace:
             self.addfinalizer(started.workspace.cleanup)
         self.outcome = outcome = started.future.result()
-        self.user_properties.extend(junit_properties(outcome))
+        self.user_properties.extend(case_properties(outcome))
         if outcome.status == "errored" and not self.is_baseline:
             raise CaseErrored(outcome)
 

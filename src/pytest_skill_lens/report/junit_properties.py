@@ -11,6 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
+from ..perform.outcome import Outcome
 from .printable import printable
 
 SCRIPTS_PROPERTY = "skill_lens_scripts"
@@ -47,3 +48,20 @@ def add_suite_properties(xml_text: str, properties: Sequence[tuple[str, str]]) -
                 properties_element, "property", name=printable(name), value=printable(value)
             )
     return '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")
+
+
+def case_properties(outcome: Outcome) -> list[tuple[str, object]]:
+    """The ``<properties>`` of one case's testcase, in a session's JUnit file and a merge's."""
+    return [
+        ("skill", outcome.skill_name),
+        ("case", outcome.case_name),
+        ("runner", outcome.runner),
+        ("arm", outcome.arm),
+        ("repeat", outcome.repeat_index),
+        ("status", outcome.status),
+        ("tokens", outcome.tokens),
+        ("cost_usd", outcome.cost_usd),
+        ("latency_ms", round(outcome.latency_ms, 3)),
+        # Only a product's trace can tell; absent where nothing could.
+        *([("skill_loaded", outcome.skill_loaded)] if outcome.skill_loaded is not None else []),
+    ]

@@ -16,12 +16,13 @@ from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..result import RunResult
-from .claude_code_trace import PRODUCT, Ending, Expect, read_trace
-from .product import Preset, argv, delivers_no_skill, prompt_for, prompt_problem
+from .claude_code_trace import PRODUCT, read_trace
+from .product import Preset, argv, prompt_for, prompt_problem
 from .product_delivery import DeliveryFailed, deliver
 from .product_env import isolation_of, make_home, product_env
 from .product_process import RunDirFailed, StartFailed, run_dir
 from .product_tools import BridgeSetupError, settle, start_with_tools
+from .product_trace import Ending, Expect
 
 PRESET = Preset(
     name=PRODUCT,
@@ -109,18 +110,10 @@ class ClaudeCodeRunner:
             return RunResult(error=f"{PRODUCT} could not be started ({command[0]!r}): {exc}")
         ran = tooled.ran
         finished = ran.finished
-        ending = Ending(
-            exit_code=finished.exit_code,
-            cut=finished.stdout.omitted > 0,
-            stderr=finished.stderr.data.decode("utf-8", errors="replace"),
-            timeout_seconds=self._timeout,
-            max_output_bytes=self._table.max_output_bytes,
+        ending = Ending.of(
+            finished, timeout_seconds=self._timeout, max_output_bytes=self._table.max_output_bytes
         )
-        expect = Expect(
-            mode=case.mode,
-            skill=None if delivers_no_skill(skill) else skill.name,
-            tools=[tool.name for tool in case.tools],
-        )
+        expect = Expect.of(skill, case)
         result = settle(PRESET, read_trace(finished.stdout.data, ending, expect), tooled.log)
         result.latency_ms = ran.latency_ms
         return result

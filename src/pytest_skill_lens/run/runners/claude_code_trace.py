@@ -18,38 +18,17 @@ import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import Hook, RunResult, ToolCall
 from .product_tools import BRIDGED_PRODUCTS, declared_names
+from .product_trace import Ending, Expect
 
 PRODUCT = "claude-code"
 MCP_PREFIX = BRIDGED_PRODUCTS[PRODUCT].prefix  # mcp__skill-lens__<name>: a bridge tool
 SKILL_TOOL = "Skill"
 STDERR_TAIL = 500  # characters of stderr an error message quotes
-
-
-@dataclass(frozen=True)
-class Ending:
-    """How the process ended: its exit code (``None``: the timeout stopped it), whether
-    its trace was cut at ``max_output_bytes``, and the end of what it wrote to stderr."""
-
-    exit_code: int | None
-    cut: bool = False
-    stderr: str = ""
-    timeout_seconds: float = 0.0
-    max_output_bytes: int = 0
-
-
-@dataclass(frozen=True)
-class Expect:
-    """What the run was: the mode, the skill's name (``None`` when the arm has none) and
-    the case's declared tool names (their bridge spelling maps back to them)."""
-
-    mode: Literal["loaded", "offered"] = "loaded"
-    skill: str | None = None
-    tools: Sequence[str] = ()
 
 
 @dataclass

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import RunResult, ToolCall
-from .claude_code_trace import Ending, Expect
+from .product_trace import Ending, Expect
 
 PRODUCT = "copilot"
 MCP_PREFIX = "skill-lens-"  # how Copilot spells a tool of the bridge's server

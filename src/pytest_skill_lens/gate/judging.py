@@ -1,0 +1,45 @@
+"""The session end's judging, in one place: the spend figures, the delta, then the gate.
+
+A session ends with it (plugin/finish.py), and a merge of shards ends with it again over
+every shard's outcomes (merge/combine.py), so both reach the same verdict the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .delta import build_delta
+from .delta_gate import comparison_gate_reasons
+from .record import GateResult, GateSettings, RunRecord
+from .spend import spend_ceiling
+from .verdict import evaluate_gate
+
+
+def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, GateResult]:
+    """``record`` with its spend ceiling and delta filled in, and the gate's verdict on it."""
+    judged = replace(
+        record,
+        spend_ceiling=spend_ceiling(record.outcomes, settings.max_spend_usd),
+        delta=build_delta(
+            record.outcomes,
+            baseline_kind=record.baseline_kind,
+            not_run=record.not_run,
+            notes=record.baseline_notes,
+        ),
+    )
+    gate = evaluate_gate(
+        judged,
+        min_pass_rate=settings.min_pass_rate,
+        fail_on_error=settings.fail_on_error,
+        per_skill_min=settings.per_skill_min,
+    ).adding(
+        comparison_gate_reasons(
+            judged.outcomes,
+            judged.delta,
+            judged.baseline_notes,
+            min_delta=settings.min_delta,
+            min_delta_confidence=settings.min_delta_confidence,
+            min_case_pass_rate=settings.min_case_pass_rate,
+        )
+    )
+    return judged, gate

@@ -1,0 +1,53 @@
+"""What every product trace reader is told beside the trace: how the process ended,
+and what the run was. Shared by the Claude Code and Copilot readers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ...suite.model import EvalCase
+from ...suite.skill import Skill
+from ..scripts import Finished
+from .product import delivers_no_skill
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How the process ended: its exit code (``None``: the timeout stopped it), whether
+    its trace was cut at ``max_output_bytes``, and the end of what it wrote to stderr."""
+
+    exit_code: int | None
+    cut: bool = False
+    stderr: str = ""
+    timeout_seconds: float = 0.0
+    max_output_bytes: int = 0
+
+    @classmethod
+    def of(cls, finished: Finished, *, timeout_seconds: float, max_output_bytes: int) -> Ending:
+        return cls(
+            exit_code=finished.exit_code,
+            cut=finished.stdout.omitted > 0,
+            stderr=finished.stderr.data.decode("utf-8", errors="replace"),
+            timeout_seconds=timeout_seconds,
+            max_output_bytes=max_output_bytes,
+        )
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What the run was: the mode, the skill's name (``None`` when the arm has none) and
+    the case's declared tool names (their bridge spelling maps back to them)."""
+
+    mode: Literal["loaded", "offered"] = "loaded"
+    skill: str | None = None
+    tools: Sequence[str] = ()
+
+    @classmethod
+    def of(cls, skill: Skill, case: EvalCase) -> Expect:
+        return cls(
+            mode=case.mode,
+            skill=None if delivers_no_skill(skill) else skill.name,
+            tools=[tool.name for tool in case.tools],
+        )
