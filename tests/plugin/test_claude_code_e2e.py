@@ -262,7 +262,6 @@ def test_the_skills_hooks_are_reported_and_a_failed_one_is_shown_on_a_failing_ca
         (TOML + 'command = ["claude", "-p"]\n', "exactly one {prompt} element"),
         ('[runners.claude-code]\npass_env = ["HOME"]\n', "which home isolation sets itself"),
         ('[runners.claude-code]\npass_env = ["A=B"]\n', "takes variable names only"),
-        ('product_sandbox = "required"\n', 'product_sandbox = "required"'),
     ],
 )
 def test_a_table_the_runner_cannot_run_is_exit_2_before_any_case(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..perform.outcome import Outcome
+from ..run.product_sandbox import ProductEntry
 from .delta import BaselineNote, Delta
 from .spend import SpendCeiling
 
@@ -80,6 +81,8 @@ class RunRecord:
     spend_ceiling: SpendCeiling | None = None
     # The settings the gate was computed with (None when the run never got that far).
     run: RunSettings | None = None
+    # Every product the run named (runner or judge, once each) and the sandbox it ran under.
+    products: list[ProductEntry] = field(default_factory=list)
 
     @property
     def candidates(self) -> list[Outcome]:

@@ -28,6 +28,7 @@ from ..perform.outcome import Outcome
 from ..score.check import Score
 from .delta_json import delta_dict, note_dict
 from .printable import scrub, scrub_data
+from .product_lines import product_dict
 
 REPORT_TOOL = "pytest-skill-lens"  # the run block's "tool": what wrote the report
 _HOOK_KEYS = ("name", "event", "outcome", "exit_code", "stdout", "stderr")
@@ -51,7 +52,7 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "baseline_notes": [note_dict(note) for note in record.baseline_notes],
         "scripts": dict(record.scripts) if record.scripts is not None else None,
         "script_notes": [dict(note) for note in record.script_notes],
-        "products": [],
+        "products": [product_dict(entry) for entry in record.products],
         "not_run": [_not_run_dict(item) for item in record.not_run],
         "spend_ceiling": _ceiling_dict(record),
         "gate": {"passed": gate.passed, "exit_code": gate.exit_code, "reasons": list(gate.reasons)},

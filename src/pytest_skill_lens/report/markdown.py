@@ -22,6 +22,7 @@ from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
 from .printable import printable
+from .product_lines import product_lines
 from .terminal import (
     COST_NOTE,
     JUDGE_NOTE,
@@ -75,6 +76,7 @@ def render_markdown(
             failures_block(record, full_output or record.full_output),
             not_run_block(record),
             skipped_block(record),
+            "\n\n".join(f"<sub>{inline(line)}</sub>" for line in product_lines(record)),
             scripts_block(record),  # last, so the first dropped to fit
         )
         if block

@@ -17,6 +17,7 @@ from ..gate.verdict import filtered_skills
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .printable import one_line
+from .product_lines import product_lines
 
 NOT_RUN_SHOWN = 20  # a -x run can leave hundreds; the count is in the gate reason
 COST_NOTE = "see per-case cost_note in the JSON report"
@@ -27,7 +28,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
     if record.aborted is not None:
         return [one_line(line) for line in aborted_lines(record, gate)]
     groups = [
-        script_lines(record),
+        [*product_lines(record), *script_lines(record)],  # what applied, first
         skip_lines(record),
         not_loaded_lines(record),
         not_run_lines(record),
@@ -81,10 +82,13 @@ def script_lines(record: RunRecord) -> list[str]:
 def _idle_script_line(note: dict[str, object]) -> str:
     count = note["script_count"]
     noun = "script" if count == 1 else "scripts"
-    return (
-        f"skill {note['skill_name']} bundles {count} {noun}; execution is off "
-        "(allow_scripts = true in skill-lens.toml or --skill-lens-allow-scripts)"
-    )
+    hint = "(allow_scripts = true in skill-lens.toml or --skill-lens-allow-scripts)"
+    if note.get("product_note"):  # a product's own shell tool runs them regardless
+        return (
+            f"skill {note['skill_name']} bundles {count} {noun}; skill-lens's run_script "
+            f"is off {hint}; {note['product_note']}"
+        )
+    return f"skill {note['skill_name']} bundles {count} {noun}; execution is off {hint}"
 
 
 def skip_lines(record: RunRecord) -> list[str]:

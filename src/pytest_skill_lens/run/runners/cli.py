@@ -133,13 +133,6 @@ def _env_problem(settings: Settings, table: ProductTable) -> Problem | None:
     problem = pass_env_problem(PRESET, table)
     if problem is not None:
         return problem
-    if settings.product_sandbox == "required":
-        return (
-            'product_sandbox = "required", but wrapping a product in a sandbox backend is '
-            f"not built in this version of pytest-skill-lens (runner {NAME!r})",
-            'set product_sandbox = "auto" (home isolation, which is not a sandbox) or "off"; '
-            "see docs/products.md",
-        )
     if isolation_of(settings.product_sandbox) == "home" and table.pass_env is None:
         return (
             f"the {NAME} runner runs under home isolation, where the command gets only an "

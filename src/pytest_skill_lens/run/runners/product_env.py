@@ -8,8 +8,10 @@ filtered down, so a provider key of another product, a cloud credential or a CI
 token is absent by construction. Under ``"off"`` the product gets the whole
 environment and the real home: that is the product as you have it.
 
-That is not a sandbox: the product can still read and write anything the user can.
-Wrapping it in bwrap is the product sandbox's next step (see ``wrap_argv``).
+That alone is not a sandbox: the product can still read and write anything the user
+can. Where the run's probe found a working bwrap, ``auto`` and ``required`` also start
+the product inside it (:mod:`..product_sandbox`, through ``wrap_argv``); home
+isolation is its precondition, so ``off`` is never wrapped.
 """
 
 from __future__ import annotations
@@ -66,11 +68,9 @@ def isolation_sets(preset: Preset) -> tuple[str, ...]:
 
 
 def isolation_of(product_sandbox: str) -> Isolation:
-    """``off`` keeps the user's environment and home; ``auto`` isolates the home.
-
-    ``required`` is refused in preflight until the bwrap wrapping is built, so it
-    never reaches a run; were it to, it would isolate the home all the same.
-    """
+    """``off`` keeps the user's environment and home; ``auto`` and ``required`` isolate
+    the home (and add the sandbox backend where one works; ``required`` without one
+    stops the run before any case)."""
     return "off" if product_sandbox == "off" else "home"
 
 

@@ -28,15 +28,8 @@ def probed_version(name: str) -> str | None:
 
 
 def settings_problem(preset: Preset, settings: Settings) -> Problem | None:
-    problem = table_problem(preset, preset.table(settings))
-    if problem is None and settings.product_sandbox == "required":
-        return (
-            f'product_sandbox = "required", but wrapping a product in a sandbox backend is '
-            f"not built in this version of pytest-skill-lens (runner {preset.name!r})",
-            'set product_sandbox = "auto" (home isolation, which is not a sandbox) or "off"; '
-            "see docs/products.md",
-        )
-    return problem
+    # product_sandbox = "required" is held by the run's one decision (plugin/configure.py).
+    return table_problem(preset, preset.table(settings))
 
 
 def start_problem(preset: Preset, settings: Settings) -> Problem | None:

@@ -7,7 +7,8 @@ working directory when the case has no workspace. It is deleted when the call
 ends, ``--skill-lens-keep-workspace`` or not: the home may hold what the product
 wrote about its own login.
 
-The process itself is started by :func:`..scripts.run_process`, the one
+Under the run's product sandbox the start is wrapped (:func:`wrap_argv`). The
+process itself is started by :func:`..scripts.run_process`, the one
 implementation the bundled scripts use too: its own process group, stdin from
 ``/dev/null``, a timed wait, the whole group killed after every exit, and each
 stream read back capped through the descriptor opened before the start.
@@ -15,6 +16,7 @@ stream read back capped through the descriptor opened before the start.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from ..containment import why
 from ..leftovers import PREFIX, owner_mark, remove_tree
+from ..product_sandbox import adopted, wrap
 from ..scripts import Finished, StartFailed, run_process
 from ..workspace import workspace_label
 
@@ -74,14 +77,26 @@ def run_dir(product: str) -> Iterator[RunDir]:
         remove_tree(root)
 
 
-def wrap_argv(argv: Sequence[str], run: RunDir, cwd: Path) -> list[str]:
-    """The seam for the product sandbox: today the argv unchanged.
+def wrap_argv(
+    argv: Sequence[str], run: RunDir, cwd: Path, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """``argv`` inside the run's product sandbox (:mod:`..product_sandbox`), if one applies.
 
-    With the product sandbox built, ``auto`` (where the probe found bwrap) and
-    ``required`` wrap the product here (see run/sandbox.py's ``bwrap_argv``), with
-    ``cwd`` and ``run``'s home writable and nothing else.
+    Writable: ``cwd`` and ``run``'s directory (the temporary home, the MCP bridge's
+    files). Home isolation is the sandbox's precondition, so a start whose ``env``
+    keeps the real home (``product_sandbox = "off"``) is never wrapped. The executable
+    is looked up first, so a missing one is :class:`StartFailed` as it is unwrapped,
+    not an exit of bwrap's that would read as a product that ran.
     """
-    return list(argv)
+    decision = adopted()
+    if decision is None or decision.backend == "none" or not argv:
+        return list(argv)
+    if env is not None and env.get("HOME") != str(run.home):
+        return list(argv)
+    found = shutil.which(argv[0], path=env.get("PATH") if env is not None else None)
+    if found is None:
+        raise StartFailed(f"{argv[0]}: not found on PATH")
+    return wrap(decision, [found, *argv[1:]], cwd=cwd, writable=[run.root])
 
 
 @dataclass(frozen=True)
@@ -105,7 +120,7 @@ def start(
     cannot be started (a missing executable, say); once started it always returns."""
     began = time.perf_counter()
     finished = run_process(
-        wrap_argv(argv, run, cwd),
+        wrap_argv(argv, run, cwd, env),
         cwd=cwd,
         env=env,
         stdout_path=run.stdout,

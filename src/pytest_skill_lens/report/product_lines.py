@@ -1,0 +1,46 @@
+"""What every report says about the products a run started: one line per product.
+
+``product {name}[ {version}] ({executable}): {trust}``, where the trust sentence is
+the run's product sandbox decision (run/product_sandbox.py): the terminal prints the
+lines, the JSON report carries each product with its sandbox block, JUnit joins the
+lines into one suite property and Markdown ends with them as ``<sub>`` lines. A
+product that fills the runner and the judge seat is one line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..gate.record import RunRecord
+from ..run.product_sandbox import ProductEntry
+
+# The property name the original skill-lens CLI writes, so tools reading its JUnit keep working.
+PRODUCTS_PROPERTY = "skill-lens.products"
+# Appended to an idle-scripts note when a product ran: run_script is off, their shell is not.
+SCRIPTS_REACHABLE = "product runners can still run them through their own tools"
+
+
+def product_line(entry: ProductEntry) -> str:
+    version = f" {entry.version}" if entry.version else ""
+    return f"product {entry.name}{version} ({entry.executable}): {entry.trust}"
+
+
+def product_lines(record: RunRecord) -> list[str]:
+    return [product_line(entry) for entry in record.products]
+
+
+def product_dict(entry: ProductEntry) -> dict[str, Any]:
+    """A JSON ``products[]`` entry: ``{name, executable, version, trust, sandbox}``."""
+    return {
+        "name": entry.name,
+        "executable": entry.executable,
+        "version": entry.version,
+        "trust": entry.trust,
+        "sandbox": entry.sandbox.data(),
+    }
+
+
+def product_properties(record: RunRecord) -> list[tuple[str, str]]:
+    """The JUnit suite property: every product line, joined with ``; ``."""
+    lines = product_lines(record)
+    return [(PRODUCTS_PROPERTY, "; ".join(lines))] if lines else []

@@ -1,0 +1,375 @@
+"""The product sandbox: the run's one decision about how a product is contained, and its wrap.
+
+``product_sandbox`` is decided once per run, before any case, and only when a product
+runner or a product judge is named; every product start in the process (runner,
+judge, ``--version`` probe) shares it:
+
+* ``off``: the whole environment and the real home; nothing is wrapped.
+* ``auto``: home isolation (:mod:`.runners.product_env`) and, where the once-per-run
+  probe finds a bubblewrap that works, the product inside it; otherwise home
+  isolation alone, and the report says why.
+* ``required``: as ``auto``, but no working backend is exit 2 (plugin/configure.py).
+
+Under bwrap the product sees the host read-only, a fresh ``/dev`` and ``/proc``, and a
+read-only view of the system temporary directory without any ``skill-lens-*`` entry
+(other cases' workspaces and run directories vanish), with its working directory and
+its own run directory (the temporary home, the MCP bridge's files) bound writable. It
+runs as uid 65534 in a user namespace of its own with no
+capability, in its own PID and IPC namespaces, killed with its parent. Unlike a
+script it keeps the network (it must reach its provider) and ``/run`` (DNS and the
+system services the trust sentence names). macOS's sandbox-exec is used for scripts
+only: a product there gets home isolation, and the report says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..settings import ProductTable, Settings
+from .leftovers import PREFIX, owner_mark, remove_tree
+from .sandbox import (
+    ISOLATION,
+    NESTED_USERNS_ALLOWED,
+    NO_NESTED_USERNS,
+    PROBE_TIMEOUT,
+    system_temp_dir,
+)
+
+Mode = Literal["auto", "required", "off"]
+Backend = Literal["bwrap", "none"]
+# The products skill-lens starts; a judge of the same name is the same product.
+PRODUCT_NAMES = ("copilot", "claude-code", "cli")
+# A script's confinement without --unshare-net: a product must reach its provider.
+PRODUCT_ISOLATION: tuple[str, ...] = tuple(flag for flag in ISOLATION if flag != "--unshare-net")
+OFF_DETAIL = 'product_sandbox = "off"'
+MACOS_DETAIL = "no product sandbox backend on macOS yet (sandbox-exec confines scripts only)"
+
+_PROMPTS = "runs with permission prompts disabled"
+_ISOLATED = "a temporary home directory and only an allowlisted environment"
+_SCRIPTS = "bundled scripts are reachable through the product's own tools"
+# What a product line says for each decision (the seed's three sentences).
+OFF_TRUST = f"{_PROMPTS} and the full environment; no skill-lens sandbox applies; {_SCRIPTS}"
+
+
+def home_only_trust(why: str) -> str:
+    return (
+        f"{_PROMPTS}, {_ISOLATED}; that is not a sandbox: no skill-lens sandbox applies "
+        f"({why}), and the product can read and write anything you can; {_SCRIPTS}"
+    )
+
+
+def backend_trust(backend: str) -> str:
+    return (
+        f"{_PROMPTS}, {_ISOLATED}, under {backend}: it cannot itself change files outside "
+        "its working directory and its own temporary directories, or read other skill-lens "
+        "temporary directories; it can read anything else you can, reach the network, and "
+        f"ask system services to act for it; {_SCRIPTS}"
+    )
+
+
+@dataclass(frozen=True)
+class ProductSandbox:
+    """The run's decision: the mode asked for, the backend that applies (or why none).
+
+    ``executable`` and ``isolation`` are what a wrapped start uses (the bwrap found and
+    the flags its probe ran with); the report shows the other four fields.
+    """
+
+    mode: Mode
+    backend: Backend
+    home_isolated: bool
+    detail: str | None = None
+    executable: str | None = None
+    isolation: tuple[str, ...] = PRODUCT_ISOLATION
+
+    @property
+    def trust(self) -> str:
+        """The fixed sentence every report prints on the product line."""
+        if not self.home_isolated:
+            return OFF_TRUST
+        if self.backend == "none":
+            return home_only_trust(self.detail or "no sandbox backend works here")
+        return backend_trust(self.backend)
+
+    def data(self) -> dict[str, object]:
+        """The JSON report's ``sandbox`` block."""
+        return {
+            "mode": self.mode,
+            "backend": self.backend,
+            "home_isolated": self.home_isolated,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class ProductEntry:
+    """One product of the run, once however many seats (runner, judge) it fills."""
+
+    name: str
+    executable: str
+    version: str | None
+    trust: str
+    sandbox: ProductSandbox
+
+
+def decide(mode: Mode) -> ProductSandbox:
+    """The decision for ``product_sandbox = mode``; the probe runs at most once per process."""
+    if mode == "off":
+        return ProductSandbox("off", "none", home_isolated=False, detail=OFF_DETAIL)
+    found = _probe(sys.platform, os.environ.get("PATH", os.defpath), str(system_temp_dir()))
+    return ProductSandbox(
+        mode,
+        found.backend,
+        home_isolated=True,
+        detail=found.detail,
+        executable=found.executable,
+        isolation=found.isolation,
+    )
+
+
+# -- the run's decision, shared by every product start in this process ---------------------
+
+_adopted: list[ProductSandbox | None] = [None]
+
+
+def adopt(decision: ProductSandbox | None) -> None:
+    """Make ``decision`` the one every product start uses (``None``: no product is named)."""
+    _adopted[0] = decision
+
+
+def adopted() -> ProductSandbox | None:
+    return _adopted[0]
+
+
+# -- the probe -------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(platform: str, path: str, temp_dir: str) -> ProductSandbox:
+    """Execute the backend once; cached on what could change its answer."""
+    if platform.startswith("linux"):
+        return _probe_bwrap(path, Path(temp_dir))
+    if platform == "darwin":
+        why = MACOS_DETAIL
+    elif platform == "win32":
+        why = "no sandbox backend on Windows"
+    else:
+        why = f"no sandbox backend on {platform}"
+    return ProductSandbox("auto", "none", home_isolated=True, detail=why)
+
+
+def _probe_bwrap(path: str, temp: Path) -> ProductSandbox:
+    executable = shutil.which("bwrap", path=path)
+    if executable is None:
+        return ProductSandbox("auto", "none", True, detail="bwrap not found on PATH")
+    problem = _run_probe(executable, temp, PRODUCT_ISOLATION)
+    if problem is None:
+        return ProductSandbox("auto", "bwrap", True, executable=executable)
+    if NO_NESTED_USERNS not in problem:
+        return ProductSandbox("auto", "none", True, detail=problem)
+    # An older or setuid bwrap refuses only this flag; the rest still holds.
+    relaxed = tuple(flag for flag in PRODUCT_ISOLATION if flag != NO_NESTED_USERNS)
+    second = _run_probe(executable, temp, relaxed)
+    if second is not None:
+        return ProductSandbox("auto", "none", True, detail=second)
+    return ProductSandbox(
+        "auto",
+        "bwrap",
+        True,
+        detail=f"{NESTED_USERNS_ALLOWED}: {problem}",
+        executable=executable,
+        isolation=relaxed,
+    )
+
+
+def _run_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str | None:
+    """``/bin/true`` under the exact argv a product start gets; ``None`` when it ran."""
+    try:
+        base = Path(tempfile.mkdtemp(prefix="skill-lens-probe-", suffix=owner_mark(), dir=temp))
+    except OSError as exc:
+        return f"cannot create the bwrap probe's directory under {temp}: {exc.strerror or exc}"
+    try:
+        work = base / "work"
+        work.mkdir()
+        argv = bwrap_argv(
+            executable,
+            ["/bin/true"],
+            cwd=work,
+            writable=[base],
+            temp=temp,
+            isolation=isolation,
+            shown=temp_view(temp),
+        )
+        try:
+            done = subprocess.run(  # a fixed argv, no shell
+                argv,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=PROBE_TIMEOUT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return f"bwrap probe did not finish in {PROBE_TIMEOUT:g} s"
+        except OSError as exc:
+            return f"bwrap cannot start: {exc.strerror or exc}"
+        if done.returncode == 0:
+            return None
+        lines = done.stderr.decode("utf-8", errors="replace").splitlines()
+        return next((line.strip() for line in lines if line.strip()), None) or (
+            f"bwrap probe exited with {done.returncode}"
+        )
+    finally:
+        remove_tree(base)
+
+
+# -- wrapping one start ----------------------------------------------------------------------
+
+
+def wrap(
+    decision: ProductSandbox | None,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    writable: Sequence[Path],
+    temp: Path | None = None,
+) -> list[str]:
+    """``argv`` inside the decided backend; unchanged when none applies."""
+    if decision is None or decision.backend != "bwrap" or decision.executable is None:
+        return list(argv)
+    temp = temp if temp is not None else system_temp_dir()
+    return bwrap_argv(
+        decision.executable,
+        argv,
+        cwd=cwd,
+        writable=[cwd, *writable],
+        temp=temp,
+        isolation=decision.isolation,
+        shown=temp_view(temp),
+    )
+
+
+def bwrap_argv(
+    executable: str,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    writable: Sequence[Path],
+    temp: Path,
+    isolation: tuple[str, ...] = PRODUCT_ISOLATION,
+    shown: Sequence[str] = (),
+) -> list[str]:
+    """The bwrap command line for one product start.
+
+    The tmpfs hides everything under the temporary directory; ``shown`` (see
+    :func:`temp_view`) puts back, read-only, what was there that is not skill-lens's;
+    the binds put back the product's own areas writable; the remount makes the tmpfs
+    itself read-only (it is not recursive, so the binds keep their own modes).
+    ``/proc`` is read-only for the reason run/sandbox.py gives (a root harness's child
+    is uid 0 to the kernel's sysctl check).
+    """
+    return [
+        executable,
+        *("--ro-bind", "/", "/"),
+        *("--dev", "/dev"),
+        *("--proc", "/proc"),
+        *("--tmpfs", str(temp)),
+        *shown,
+        *(arg for path in _outermost(writable) for arg in ("--bind", str(path), str(path))),
+        *("--remount-ro", str(temp)),
+        *("--remount-ro", "/proc"),
+        *isolation,
+        *("--chdir", str(cwd)),
+        "--",
+        *argv,
+    ]
+
+
+def temp_view(temp: Path) -> list[str]:
+    """bwrap arguments that show the temporary directory as it is, less skill-lens's own.
+
+    A product "can read anything else you can", so only the ``skill-lens-*`` entries
+    (workspaces, run directories, bridge files of other cases) stay hidden; every other
+    directory and regular file is bound back read-only, and a link is recreated as a
+    link, so it resolves inside the sandbox, where a hidden target stays hidden.
+    Sockets and other special files are left out. An entry made after the start is
+    not shown: the tmpfs hides it, so a later sibling workspace is hidden too.
+    """
+    try:
+        entries = sorted(os.scandir(temp), key=lambda entry: entry.name)
+    except OSError:
+        return []  # nothing listed, nothing shown: hiding is the safe side
+    args: list[str] = []
+    for entry in entries:
+        if entry.name.startswith(PREFIX):
+            continue
+        path = str(temp / entry.name)
+        try:
+            if entry.is_symlink():
+                args += ["--symlink", os.readlink(path), path]
+            elif entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
+                args += ["--ro-bind-try", path, path]  # -try: it may vanish before the start
+        except OSError:
+            continue
+    return args
+
+
+def _outermost(paths: Sequence[Path]) -> list[Path]:
+    """``paths`` without duplicates and without any inside another (bound already)."""
+    unique = sorted({Path(p) for p in paths}, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for path in unique:
+        if not any(_is_under(path, outer) for outer in kept):
+            kept.append(path)
+    return kept
+
+
+def _is_under(path: Path, directory: Path) -> bool:
+    return path == directory or directory in path.parents
+
+
+# -- the report's view ---------------------------------------------------------------------
+
+
+def product_names(runner_names: Sequence[str], judge: str) -> list[str]:
+    """The products a run names, runners first, each once (a judge may be one of them)."""
+    named = [name for name in (*runner_names, judge) if name in PRODUCT_NAMES]
+    return list(dict.fromkeys(named))
+
+
+def product_entries(settings: Settings, decision: ProductSandbox | None) -> list[ProductEntry]:
+    """One entry per product of the run, with the executable and version it reported.
+
+    The executable is the table's ``command`` (or the preset's own) as found on
+    ``PATH``; the version is the first line the preflight's ``--version`` printed,
+    ``None`` when nothing probed it (``cli``, a wrapper command).
+    """
+    if decision is None:
+        return []
+    from .runners import claude_code, copilot
+    from .runners.product_preflight import probed_version
+
+    own = {preset.name: preset.executable for preset in (claude_code.PRESET, copilot.PRESET)}
+    entries = []
+    for name in product_names(settings.runner_names, settings.judge):
+        table: ProductTable | None = settings.runners.get(name)  # type: ignore[call-overload]
+        command = table.command if table is not None else None
+        executable = command[0] if command else own.get(name, name)
+        entries.append(
+            ProductEntry(
+                name=name,
+                executable=shutil.which(executable) or executable,
+                version=probed_version(name),
+                trust=decision.trust,
+                sandbox=decision,
+            )
+        )
+    return entries
