@@ -172,15 +172,15 @@ def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) ->
     )
 
 
-def test_a_planned_judge_is_refused_as_not_built(half: pytest.Pytester) -> None:
-    write_file(half.path / "skill-lens.toml", 'judge = "copilot"\n')
+def test_an_unknown_judge_is_refused_naming_every_judge(half: pytest.Pytester) -> None:
+    write_file(half.path / "skill-lens.toml", 'judge = "nosuch"\n')
     result = half.runpytest("--skill-lens", "skills")
 
     assert result.ret == 2
     result.stdout.fnmatch_lines(
         [
-            "*the judge 'copilot' is not available in this version*"
-            "available: fake, langchain, pydantic-ai*"
+            "*unknown judge 'nosuch'; available: "
+            "claude-code, cli, copilot, fake, langchain, pydantic-ai*"
         ]
     )
 

@@ -21,7 +21,7 @@ from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase
 
 PRODUCTS = ["copilot", "claude-code", "cli"]
-PLANNED: list[str] = []  # every product is built as a runner, none yet as a judge
+PLANNED: list[str] = []  # every product is built, as a runner and as a judge
 NOT_INSTALLED = Extra("mine", 'pip install "mine[x]"', lambda model: "mine_sdk")
 
 
@@ -29,7 +29,7 @@ def test_the_builtin_and_planned_names() -> None:
     assert [d.name for d in BUILTIN_RUNNERS] == ["fake", "pydantic-ai", "langchain", *PRODUCTS]
     assert [d.name for d in BUILTIN_JUDGES] == ["fake", "pydantic-ai", "langchain", *PRODUCTS]
     assert [d.name for d in BUILTIN_RUNNERS if d.planned] == PLANNED
-    assert [d.name for d in BUILTIN_JUDGES if d.planned] == PRODUCTS
+    assert [d.name for d in BUILTIN_JUDGES if d.planned] == PLANNED
     assert builtin_runner("mine") is None
     assert builtin_judge("mine") is None
 

@@ -12,6 +12,7 @@ from ...run.requirements import Extra, Problem, SettingsCheck, extra_problem, ke
 from ...run.runners import langchain_model, pydantic_ai_model
 from ...settings import Settings
 from ..judge import FakeJudge, Judge, JudgeContext, JudgeFactory
+from .product import PRODUCT_JUDGES, ProductName
 from .resolve import judge_model, model_problem
 
 
@@ -22,6 +23,9 @@ class JudgeDescription:
     ``factory`` is ``None`` for a judge planned but not built in this version.
     ``reads_model``: it grades with ``judge_model``, or else inherits the runners'
     ``model`` and endpoint, so that model's API key is checked before any case runs.
+    ``check_start``: what must hold for it to start at all (a product's executable
+    found and executed), checked before any case runs but not when cases are only
+    listed. ``never_priced``: why its spend can never be priced, or None.
     """
 
     name: str
@@ -29,6 +33,8 @@ class JudgeDescription:
     extra: Extra | None = None
     check_settings: SettingsCheck | None = None
     reads_model: bool = False
+    check_start: SettingsCheck | None = None
+    never_priced: str | None = None
 
     @property
     def planned(self) -> bool:
@@ -44,6 +50,8 @@ class JudgeDescription:
 
     def unpriced_reason(self, settings: Settings) -> str | None:
         """Why this judge's spend can never be priced under ``settings``; None if it can."""
+        if self.never_priced is not None:
+            return self.never_priced
         if not self.reads_model:
             return None
         from ...run.pricing import never_priced
@@ -52,6 +60,9 @@ class JudgeDescription:
 
     def key_problem(self, settings: Settings) -> Problem | None:
         return key_problem("judge", self.name, judge_model(settings)) if self.reads_model else None
+
+    def start_problem(self, settings: Settings) -> Problem | None:
+        return None if self.check_start is None else self.check_start(settings)
 
 
 # The judges' modules are imported when a judge is built: collecting never needs them.
@@ -81,6 +92,54 @@ def _langchain_settings(settings: Settings) -> Problem | None:
     return model_problem("langchain", settings, _langchain_served)
 
 
+def _product(context: JudgeContext) -> Judge:
+    from .product import ProductJudge
+
+    return ProductJudge(_product_name(context.name), context.settings)
+
+
+def _product_name(name: str) -> ProductName:
+    for product in PRODUCT_JUDGES:
+        if product == name:
+            return product
+    raise ValueError(f"{name!r} is not a product judge")
+
+
+def _product_settings(name: ProductName) -> SettingsCheck:
+    def check(settings: Settings) -> Problem | None:
+        from .product_rules import settings_problem
+
+        return settings_problem(name, settings)
+
+    return check
+
+
+def _product_start(name: ProductName) -> SettingsCheck:
+    def check(settings: Settings) -> Problem | None:
+        from .product_rules import start_problem
+
+        return start_problem(name, settings)
+
+    return check
+
+
+def _product_judge(name: ProductName, never_priced: str | None = None) -> JudgeDescription:
+    return JudgeDescription(
+        name,
+        _product,
+        check_settings=_product_settings(name),
+        check_start=_product_start(name),
+        never_priced=never_priced,
+    )
+
+
+# Said as a judge: Claude Code reports cost at list price, the other two never in dollars.
+COPILOT_NEVER_PRICED = (
+    "copilot bills per premium request, a count of requests, never in dollars, and the "
+    "judge's spend is reported as a premium-request note"
+)
+CLI_NEVER_PRICED = "the cli judge reports no cost for the command it runs"
+
 BUILTIN_JUDGES: tuple[JudgeDescription, ...] = (
     JudgeDescription("fake", FakeJudge),
     JudgeDescription(
@@ -97,10 +156,10 @@ BUILTIN_JUDGES: tuple[JudgeDescription, ...] = (
         check_settings=_langchain_settings,
         reads_model=True,
     ),
-    # Named in the specification and reserved; not built in this version yet.
-    JudgeDescription("copilot"),
-    JudgeDescription("claude-code"),
-    JudgeDescription("cli"),
+    # Graded through the product, started from its [runners.<name>] table (product.py).
+    _product_judge("copilot", COPILOT_NEVER_PRICED),
+    _product_judge("claude-code"),
+    _product_judge("cli", CLI_NEVER_PRICED),
 )
 _BY_NAME = {description.name: description for description in BUILTIN_JUDGES}
 

@@ -1,0 +1,61 @@
+"""What a product judge needs before any case runs (a refusal is exit 2 with the fix).
+
+The judge starts its product from the runner's ``[runners.<name>]`` table, so the
+table's rules are the runner's, plus one of its own: the table's ``args`` and
+``command`` may not carry the preset's tool flag, because both products accumulate
+a repeated flag rather than taking the last one, and the entry would give the judge
+its tools back. Starting is the runner's probe: the executable found and, for a
+preset, its ``--version`` executed under the run's product sandbox.
+"""
+
+from __future__ import annotations
+
+from ...run.requirements import Problem
+from ...settings import Settings
+from .product import TOOL_FLAGS, ProductName, preset_of, table_of
+
+
+def settings_problem(name: ProductName, settings: Settings) -> Problem | None:
+    """The table's rules as the runner has them, then the tool flag's."""
+    if name == "cli":
+        from ...run.runners.cli import settings_problem as cli_problem
+
+        return cli_problem(settings)
+    from ...run.runners.product_preflight import settings_problem as preset_problem
+
+    return preset_problem(preset_of(name), settings) or tool_flag_problem(name, settings)
+
+
+def tool_flag_problem(name: ProductName, settings: Settings) -> Problem | None:
+    """An ``args`` or ``command`` entry that is the tool flag, or starts with ``<flag>=``."""
+    flag = TOOL_FLAGS.get(name)
+    if flag is None:
+        return None
+    table = table_of(name, settings)
+    key = f"[runners.{name}]"
+    for field, entries in (("args", table.args), ("command", table.command or [])):
+        for entry in entries:
+            if entry == flag or entry.startswith(f"{flag}="):
+                return (
+                    f"{key} {field} holds {entry!r}, and {name} is the judge: {name} adds up "
+                    f"a repeated {flag} rather than taking the last one, so the entry would "
+                    "give the judge tools while it grades",
+                    f"remove {entry!r} from {key} {field} (the judge appends its own "
+                    f"{flag} restriction), or grade with another judge",
+                )
+    return None
+
+
+def start_problem(name: ProductName, settings: Settings) -> Problem | None:
+    """The product's executable found, and a preset's ``--version`` executed."""
+    if name == "cli":
+        from ...run.runners.cli import start_problem as cli_start
+
+        problem = cli_start(settings)
+    else:
+        from ...run.runners.product_preflight import start_problem as preset_start
+
+        problem = preset_start(preset_of(name), settings)
+    if problem is None:
+        return None
+    return (problem[0].replace(f"the {name} runner", f"the {name} judge", 1), problem[1])
