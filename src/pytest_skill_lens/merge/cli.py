@@ -1,23 +1,30 @@
-"""``pytest-skill-lens merge SHARD.json... [--json OUT] [--markdown OUT] [--junitxml OUT]``.
+"""``pytest-skill-lens merge SHARD.json... [--json OUT] [--markdown OUT] [--junitxml OUT]
+[--html OUT]`` and ``pytest-skill-lens html REPORT.json -o OUT``.
 
-Reads every shard's JSON report, merges and judges them as one run (:mod:`.combine`),
-writes the reports asked for with the renderers a session uses, prints the session's
-``skill-lens`` summary lines and exits with the gate's code: 0 passed, 1 failed, 2 for
-a report that cannot be merged (naming the file and the fix) or a report that could
-not be written.
+``merge`` reads every shard's JSON report, merges and judges them as one run
+(:mod:`.combine`), writes the reports asked for with the renderers a session uses, prints
+the session's ``skill-lens`` summary lines and exits with the gate's code: 0 passed, 1
+failed, 2 for a report that cannot be merged (naming the file and the fix) or a report
+that could not be written.
+
+``html`` draws the HTML page of one JSON report (a session's or a merge's): 0 when it
+was written, 2 when the report cannot be read or the page cannot be written.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import secrets
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..gate.record import GateResult, RunRecord
+from ..report.html import render_html
 from ..report.json_read import ReportError, read_report
 from ..report.json_report import render_json
 from ..report.markdown import render_markdown
@@ -29,13 +36,18 @@ from .combine import MergeError, ShardReport, judge, merge_records
 from .junit import render_junit
 
 PROG = "pytest-skill-lens merge"
+HTML_PROG = "pytest-skill-lens html"
+# The reader's own fixes speak of shards; one page has a single report to name.
+HTML_FIX = (
+    "give a report this version of pytest-skill-lens wrote (--skill-lens-json or merge --json)"
+)
 EXIT_REFUSED = 2
 
 
 def console(argv: Sequence[str] | None = None) -> int:
-    """The ``pytest-skill-lens`` console script: ``pytest-skill-lens merge ...``."""
+    """The ``pytest-skill-lens`` console script: ``merge ...`` and ``html ...``."""
     args = list(sys.argv[1:] if argv is None else argv)
-    commands: dict[str, Callable[[Sequence[str]], int]] = {"merge": main}
+    commands: dict[str, Callable[[Sequence[str]], int]] = {"merge": main, "html": html_main}
     if args and args[0] in commands:
         return commands[args[0]](args[1:])
     usage = f"usage: pytest-skill-lens {{{','.join(commands)}}} ..."
@@ -76,11 +88,48 @@ def _parser() -> argparse.ArgumentParser:
         "--markdown-max-chars", type=int, metavar="N", help="fit the Markdown into N characters"
     )
     parser.add_argument("--junitxml", metavar="OUT", help="write a JUnit XML file to OUT")
+    parser.add_argument("--html", metavar="OUT", help="write the HTML report to OUT")
     return parser
 
 
-def _read(path: Path) -> RunRecord:
-    name_it = "name each shard's --skill-lens-json report"
+def html_main(argv: Sequence[str] | None = None) -> int:
+    """``pytest-skill-lens html REPORT.json -o OUT``: the page of one JSON report."""
+    parser = argparse.ArgumentParser(
+        prog=HTML_PROG,
+        description="Draw the self-contained HTML page of a JSON report (a merged one too).",
+    )
+    parser.add_argument("report", metavar="REPORT.json", help="a --skill-lens-json report")
+    parser.add_argument("-o", "--output", metavar="OUT", required=True, help="the page to write")
+    options = parser.parse_args(argv)
+    try:
+        data = _report_data(Path(options.report))
+    except MergeError as exc:
+        return _refuse(exc.message, HTML_FIX, HTML_PROG)
+    try:
+        _write_atomically(Path(options.output), render_html(data))
+    except Exception as exc:  # the page CI expects is missing: said, and never 0
+        cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
+        with contextlib.suppress(OSError):  # an earlier page must not stand in for this one
+            Path(options.output).unlink()
+        return _refuse(f"cannot write {options.output}: {cause}", "name a writable file", HTML_PROG)
+    _print([f"wrote {one_line(options.output)}"])
+    return 0
+
+
+def _report_data(path: Path) -> dict[str, Any]:
+    """The report's data once the strict reader accepted it (every field of its type), as
+    the page draws it: the JSON itself, with the gate and the delta it recorded."""
+    text = _read_text(path, HTML_FIX)
+    _checked(path, text)  # a MergeError naming the field when it is no report of ours
+    data: dict[str, Any] = json.loads(text)  # read_report accepted it: a JSON object
+    return data
+
+
+def _read(path: Path, name_it: str = "name each shard's --skill-lens-json report") -> RunRecord:
+    return _checked(path, _read_text(path, name_it))
+
+
+def _read_text(path: Path, name_it: str) -> str:
     try:
         data = read_regular(path)  # a FIFO or a device is refused, never opened
     except AuthoringError as exc:
@@ -88,9 +137,14 @@ def _read(path: Path) -> RunRecord:
     except OSError as exc:
         raise MergeError(f"{path}: cannot be read: {exc.strerror or exc}", name_it) from exc
     try:
-        return read_report(data.decode("utf-8"))
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MergeError(f"{path}: not UTF-8 text: {exc}", name_it) from exc
+
+
+def _checked(path: Path, text: str) -> RunRecord:
+    try:
+        return read_report(text)
     except ReportError as exc:
         raise MergeError(f"{path}: {exc.message}", exc.fix) from exc
 
@@ -110,6 +164,7 @@ def _write_reports(record: RunRecord, gate: GateResult, options: argparse.Namesp
             ),
         ),
         ("JUnit", options.junitxml, lambda: render_junit(record, gate)),
+        ("HTML", options.html, lambda: render_html(json.loads(render_json(record, gate)))),
     ]
     errors = []
     for label, name, render in targets:
@@ -141,8 +196,8 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def _refuse(message: str, fix: str) -> int:
-    print(one_line(f"{PROG}: {message}"), file=sys.stderr)
+def _refuse(message: str, fix: str, prog: str = PROG) -> int:
+    print(one_line(f"{prog}: {message}"), file=sys.stderr)
     print(one_line(f"  fix: {fix}"), file=sys.stderr)
     return EXIT_REFUSED
 

@@ -23,7 +23,7 @@ import pytest
 from ..gate.record import GateResult, RunRecord
 from ..report.junit_gate import aborted_junit
 from ..report.printable import one_line
-from .configure import report_paths
+from .configure import html_report_path, report_paths
 from .report_files import Target, report_targets, write_report_files
 from .results import SessionResults
 from .run_config import RunConfig
@@ -155,7 +155,9 @@ def _rewrite_unstarted(
     """Nothing ran and pytest wrote no JUnit: every report asked for says aborted."""
     record = RunRecord(aborted=reason)
     gate = aborted_gate(reason, aborted_code(code))
-    targets: list[Target] = report_targets(record, gate, json_path, markdown_path)
+    targets: list[Target] = report_targets(
+        record, gate, json_path, markdown_path, html_path=html_report_path(config)
+    )
     xml = getattr(config.option, "xmlpath", None)
     if xml:  # resolved as pytest's junitxml resolves it
         junit_path = config.invocation_params.dir / os.path.expanduser(os.path.expandvars(xml))

@@ -129,10 +129,15 @@ def _refuse_unenforceable_ceiling(settings: Settings) -> None:
             continue  # a plugin's seat reports each run's price itself; planned: refused later
         reason = description.unpriced_reason(settings)
         if reason is not None:
+            fix = "drop the spend ceiling, or run without it"
+            if description.reads_model:
+                fix = (
+                    "drop the spend ceiling, or use a model genai-prices knows (its price list "
+                    "is at https://github.com/pydantic/genai-prices)"
+                )
             user_error(
                 f"max_spend_usd is set, but the spend of {label} can never be priced: {reason}",
-                "drop the spend ceiling, or use a model genai-prices knows (its price list is "
-                "at https://github.com/pydantic/genai-prices)",
+                fix,
             )
 
 
@@ -204,6 +209,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model
     )
     _refuse_unenforceable_ceiling(settings)
+    _decide_product_sandbox(settings, collect_only=listing_only(config))
     _preflight_keyed(settings, collect_only=listing_only(config))
     _preflight_judge(option, settings, collect_only=listing_only(config))
     scripts = _prepare_scripts(settings, collect_only=listing_only(config))
@@ -220,6 +226,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         json_path=json_path,
         markdown_path=markdown_path,
         markdown_max_chars=markdown_max,
+        html_path=html_report_path(config),
         scripts=scripts,
         shard=shard,
     )
@@ -249,6 +256,29 @@ def _prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str
     # (the provider key) from /proc/<pid>/environ; non-dumpable makes that refused.
     hardening = hide_harness_environment()
     return {"sandbox": decision.backend, "detail": decision.detail, "hardening": hardening}
+
+
+def _decide_product_sandbox(settings: Settings, *, collect_only: bool) -> None:
+    """The run's one product sandbox decision, shared by every product runner and judge.
+
+    Made before the products' preflight, whose ``--version`` runs under it, and only
+    when a product is named; product_sandbox = "required" without a working backend
+    exits 2 here. Listing cases starts no product.
+    """
+    from ..run.product_sandbox import adopt, decide, product_names
+
+    if collect_only or not product_names(settings.runner_names, settings.judge):
+        adopt(None)
+        return
+    decision = decide(settings.product_sandbox)
+    if settings.product_sandbox == "required" and decision.backend == "none":
+        user_error(
+            f'product_sandbox = "required", but no sandbox backend works here: {decision.detail}',
+            "install bubblewrap (Linux) and allow unprivileged user namespaces, or set "
+            'product_sandbox = "auto" (home isolation alone where no backend works) or '
+            '"off"; see docs/products.md',
+        )
+    adopt(decision)
 
 
 def _preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
@@ -316,10 +346,13 @@ def _preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> 
     if flag is not None and description is not None and not description.reads_model:
         readers = [d.name for d in BUILTIN_JUDGES if d.reads_model]
         alternatives = "".join(f' (or "{name}")' for name in readers[1:])
+        fix = f'drop the flag, or set judge = "{readers[0]}"{alternatives} in skill-lens.toml'
+        if description.check_start is not None:  # a product judge: its own table picks
+            fix = f"drop the flag; a {judge} judge takes its model from [runners.{judge}] args"
         user_error(
             f"--skill-lens-judge-model is read only by a {' or '.join(readers)} judge, "
             f"and the judge is {judge!r}",
-            f'drop the flag, or set judge = "{readers[0]}"{alternatives} in skill-lens.toml',
+            fix,
         )
     if flag is not None and not flag.strip():
         user_error(
@@ -332,6 +365,8 @@ def _preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> 
         return  # collection stops the run naming the extra to install
     if problem is None and not collect_only:  # listing cases spends nothing
         problem = missing_key(judge, settings)
+    if problem is None and not collect_only and description is not None:
+        problem = description.start_problem(settings)  # a product judge: found and runs
     if problem is not None:
         user_error(*problem)
 
@@ -355,3 +390,9 @@ def report_paths(config: pytest.Config) -> tuple[Path | None, Path | None]:
     json_path = here / option.skill_lens_json if option.skill_lens_json else None
     markdown_path = here / option.skill_lens_markdown if option.skill_lens_markdown else None
     return json_path, markdown_path
+
+
+def html_report_path(config: pytest.Config) -> Path | None:
+    """The HTML report path asked for, against the invocation directory."""
+    html = config.option.skill_lens_html
+    return config.invocation_params.dir / html if html else None

@@ -13,15 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..gate.delta import build_delta
-from ..gate.delta_gate import comparison_gate_reasons
+from ..gate.judging import judge_record
 from ..gate.record import GateResult, RunRecord
-from ..gate.spend import spend_ceiling
-from ..gate.verdict import evaluate_gate
 from ..report.junit_gate import add_gate_case
 from ..report.junit_properties import add_suite_properties, script_properties
 from ..report.printable import one_line
+from ..report.product_lines import SCRIPTS_REACHABLE, product_properties
 from ..report.terminal import script_lines, summary_lines
+from ..run.product_sandbox import ProductEntry, adopted, product_entries
 from .aborted import aborted_code, aborted_gate, first_line, get_watch
 from .facts import CollectionFacts
 from .report_files import report_targets, write_report_files
@@ -59,6 +58,7 @@ def build_record(
     ]
     deselected = sorted(facts.deselected_skills)
     only = facts.deselected_by
+    products = product_entries(run.settings, adopted())
     return RunRecord(
         outcomes=outcomes,
         skipped_skills=sorted(facts.skipped_skills),
@@ -70,7 +70,7 @@ def build_record(
         full_output=run.settings.full_output,
         scripts=_scripts_block(run, results),
         script_notes=[
-            {"skill_name": name, "script_count": count, "product_note": None}
+            {"skill_name": name, "script_count": count, "product_note": _product_note(products)}
             for name, count in sorted(facts.idle_scripts.items())
         ],
         aborted=aborted,
@@ -78,7 +78,13 @@ def build_record(
         baseline_notes=facts.sorted_baseline_notes(),
         baseline_sources=[facts.baseline_sources[name] for name in sorted(facts.baseline_sources)],
         run=run.recorded(),
+        products=products,
     )
+
+
+def _product_note(products: list[ProductEntry]) -> str | None:
+    """Idle scripts are idle for run_script only: a product's own shell can run them."""
+    return SCRIPTS_REACHABLE if products else None
 
 
 def _scripts_block(run: RunConfig, results: SessionResults) -> dict[str, Any] | None:
@@ -119,30 +125,9 @@ def _finish(session: pytest.Session, lens: SkillLensSession, exitstatus: int) ->
     stopped = exitstatus in _KEEP or (watch is not None and watch.interrupted)
     if stopped and not _stopped_by_maxfail(session, exitstatus):
         return _finish_aborted(session, lens, aborted_code(exitstatus))
-    settings = lens.run.settings
     results = lens.results
-    record = build_record(lens.run, lens.facts, results)
-    record.spend_ceiling = spend_ceiling(record.outcomes, settings.max_spend_usd)
-    record.delta = build_delta(
-        record.outcomes,
-        baseline_kind=settings.baseline,
-        not_run=record.not_run,
-        notes=record.baseline_notes,
-    )
-    gate = evaluate_gate(
-        record,
-        min_pass_rate=settings.min_pass_rate,
-        fail_on_error=settings.fail_on_error,
-        per_skill_min=settings.per_skill_min,
-    ).adding(
-        comparison_gate_reasons(
-            record.outcomes,
-            record.delta,
-            record.baseline_notes,
-            min_delta=settings.min_delta,
-            min_delta_confidence=settings.min_delta_confidence,
-            min_case_pass_rate=settings.min_case_pass_rate,
-        )
+    record, gate = judge_record(
+        build_record(lens.run, lens.facts, results), lens.run.recorded().gate
     )
     results.gate = gate
     results.record = record
@@ -191,16 +176,18 @@ def _write_reports(run: RunConfig, record: RunRecord, gate: GateResult) -> list[
         run.markdown_path,
         markdown_max_chars=run.markdown_max_chars,
         full_output=run.settings.full_output,
+        html_path=run.html_path,
     )
     return write_report_files(targets)
 
 
 def add_scripts_to_junit(path: Path, results: SessionResults) -> None:
-    """Put the report's ``scripts:`` line(s) on every suite of a JUnit file, as properties."""
+    """Put the report's ``scripts:`` and product lines on every suite of a JUnit file."""
     if results.record is None or not path.is_file():
         return
     try:
         properties = script_properties(script_lines(results.record), results.record.scripts)
+        properties += product_properties(results.record)
         amended = add_suite_properties(path.read_text(encoding="utf-8"), properties)
         if amended is not None:
             path.write_text(amended, encoding="utf-8")

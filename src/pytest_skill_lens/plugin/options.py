@@ -68,6 +68,7 @@ def add_options(parser: pytest.Parser) -> None:
     _value(add, "json", "PATH", "write the JSON report to PATH")
     _value(add, "markdown", "PATH", "write a Markdown summary to PATH")
     _value(add, "markdown-max-chars", "N", "fit the Markdown summary into N characters")
+    _value(add, "html", "PATH", "write a self-contained HTML report to PATH")
     _value(add, "shard", "K/N", "run only shard K of N, every case whole on one shard")
     parser.addini(
         "skill_lens_paths",

@@ -10,12 +10,14 @@ returned as a line for the summary.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..gate.record import GateResult, RunRecord
+from ..report.html import render_html
 from ..report.json_report import render_json
 from ..report.markdown import render_markdown
 
@@ -30,8 +32,9 @@ def report_targets(
     *,
     markdown_max_chars: int | None = None,
     full_output: bool = False,
+    html_path: Path | None = None,
 ) -> list[Target]:
-    """The JSON and Markdown reports of one record, rendered only when written."""
+    """The JSON, Markdown and HTML reports of one record, rendered only when written."""
     return [
         ("JSON", json_path, lambda: render_json(record, gate)),
         (
@@ -41,6 +44,8 @@ def report_targets(
                 record, gate, max_chars=markdown_max_chars, full_output=full_output
             ),
         ),
+        # The page is drawn from the JSON report's own text, so the two always agree.
+        ("HTML", html_path, lambda: render_html(json.loads(render_json(record, gate)))),
     ]
 
 

@@ -25,6 +25,7 @@ class RunConfig:
     json_path: Path | None = None
     markdown_path: Path | None = None
     markdown_max_chars: int | None = None
+    html_path: Path | None = None  # --skill-lens-html
     # The one sandbox decision, when scripts are on: {sandbox, detail, hardening}.
     scripts: Mapping[str, str | None] | None = None
     shard: Shard | None = None  # --skill-lens-shard K/N

@@ -1,0 +1,142 @@
+// outcomes.js: one row per outcome, filterable and searchable; a row's details (every
+// check with its evidence, error, output, tool calls, hooks, notes) open on click or
+// Enter, since the toggle is a real <button>.
+
+var FILTERS = { status: "all", arm: "all", text: "" };
+
+function haystack(o) {
+  var parts = [o.skill_name, o.case_name, o.runner, o.arm, o.status, o.nodeid, o.output, o.error, o.model];
+  list(o.scores).forEach(function (sc) {
+    parts.push(sc.evaluator, sc.detail);
+    list(sc.checks).forEach(function (c) { parts.push(c.id, c.evidence); });
+  });
+  list(o.tool_calls).forEach(function (c) { parts.push(c.name, JSON.stringify(c.arguments)); });
+  return parts.filter(function (p) { return p !== null && p !== undefined; }).join("\n").toLowerCase();
+}
+
+function scoreBlock(score) {
+  var word = score.errored ? "ERRORED" : score.passed ? "passed" : "FAILED";
+  var cls = score.errored ? "errored" : score.passed ? "passed" : "failed";
+  var title = h("h4", {}, [score.evaluator + " ", h("span", { class: "status " + cls, text: word }), " " + (score.detail || "")]);
+  var extra = [];
+  if (score.cost_usd) extra.push("judge cost " + usd(score.cost_usd));
+  if (score.cost_note) extra.push(score.cost_note);
+  var checks = list(score.checks);
+  var body = checks.length ? table(["check", "verdict", "evidence"], checks.map(function (c) {
+    return h("tr", { class: c.passed ? null : "check-failed" }, [
+      cell(h("code", { text: c.id })),
+      cell(h("span", { class: "status " + (c.passed ? "passed" : "failed"), text: c.passed ? "held" : "FAILED" })),
+      cell(h("span", { class: "evidence", text: c.evidence })),
+    ]);
+  }), "checks") : null;
+  return h("div", { class: "score" }, [title, extra.length ? h("p", { class: "muted", text: extra.join("; ") }) : null, body]);
+}
+
+function flag(value) {
+  return value === true ? "yes" : value === false ? "no" : null;
+}
+
+function detailContent(o) {
+  var parts = [];
+  parts.push(definitions([
+    ["node id", o.nodeid ? h("code", { text: o.nodeid }) : null],
+    ["model", o.model],
+    ["tokens", count(o.tokens) + " (input " + count(o.input_tokens) + ", output " + count(o.output_tokens) + ")"],
+    ["cost", usd(o.cost_usd) + (o.retry_cost_usd ? ", retries " + usd(o.retry_cost_usd) : "")],
+    ["latency", ms(o.latency_ms)],
+    ["workspace (kept)", o.workspace ? h("code", { text: o.workspace }) : null],
+    ["skill loaded", o.skill_loaded === null || o.skill_loaded === undefined ? "cannot tell" : flag(o.skill_loaded)],
+    ["load note", o.load_note],
+    ["skill triggered", flag(o.skill_triggered)],
+    ["triggered by session", Array.isArray(o.skill_triggered_by_session) ? o.skill_triggered_by_session.map(function (v) { return v === null ? "?" : flag(v); }).join(", ") : null],
+    ["cost note", o.cost_note],
+    ["usage note", o.usage_note],
+    ["stop note", o.stop_note],
+  ]));
+  if (o.error) parts.push(h("h4", { text: "Error" }), h("pre", { class: "error", text: o.error }));
+  parts.push(h("h4", { text: "Checks" }));
+  var scores = list(o.scores);
+  if (!scores.length) parts.push(h("p", { class: "muted", text: "No evaluator scored this run." }));
+  scores.forEach(function (sc) { parts.push(scoreBlock(sc)); });
+  parts.push(h("h4", { text: "Output" }), h("pre", { class: "output", text: o.output || "" }));
+  var calls = list(o.tool_calls);
+  parts.push(h("h4", { text: "Tool calls (" + calls.length + ")" }));
+  if (calls.length) {
+    parts.push(h("ol", { class: "calls" }, calls.map(function (c) {
+      return h("li", {}, [h("code", { text: c.name }), pre(JSON.stringify(c.arguments, null, 2))]);
+    })));
+  }
+  var hooks = list(o.hooks);
+  if (hooks.length) {
+    parts.push(h("h4", { text: "Hooks (" + hooks.length + ")" }));
+    parts.push(table(["hook", "event", "outcome", "#exit", "output"], hooks.map(function (k) {
+      var out = [k.stdout ? pre("stdout: " + k.stdout) : null, k.stderr ? pre("stderr: " + k.stderr) : null];
+      return h("tr", {}, [cell(k.name), cell(k.event), cell(k.outcome), cell(k.exit_code, true), cell(out)]);
+    })));
+  }
+  parts.push(h("p", { class: "note", text: "Transcripts are not recorded in the report: the output, tool calls and evidence above are what the JSON report keeps." }));
+  return parts;
+}
+
+function outcomeRows(o, index) {
+  var detailId = "outcome-" + index + "-detail";
+  var detailCell = h("td", { colspan: 9 });
+  var detail = h("tr", { class: "detail", id: detailId, hidden: true }, detailCell);
+  var toggle = h("button", { type: "button", class: "toggle", "aria-expanded": "false", "aria-controls": detailId, text: o.case_name });
+  toggle.addEventListener("click", function () {
+    var open = toggle.getAttribute("aria-expanded") !== "true";
+    if (open && !detailCell.firstChild) build(detailCell, {}, detailContent(o)); // built on first open
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    detail.hidden = !open;
+  });
+  var row = h("tr", { class: "outcome", "data-status": o.status, "data-arm": o.arm, "data-index": index }, [
+    cell(toggle), cell(o.skill_name), cell(o.runner), cell(o.arm), cell(o.repeat_index, true),
+    cell(statusBadge(o.status, o.arm)), cell(count(o.tokens), true), cell(usd((o.cost_usd || 0) + (o.retry_cost_usd || 0)), true), cell(ms(o.latency_ms), true),
+  ]);
+  return { row: row, detail: detail, toggle: toggle, text: haystack(o), outcome: o };
+}
+
+function applyFilters(entries, counter) {
+  var shown = 0;
+  var needle = FILTERS.text.trim().toLowerCase();
+  entries.forEach(function (e) {
+    var visible = (FILTERS.status === "all" || e.outcome.status === FILTERS.status) &&
+      (FILTERS.arm === "all" || e.outcome.arm === FILTERS.arm) &&
+      (!needle || e.text.indexOf(needle) >= 0);
+    e.row.hidden = !visible;
+    e.detail.hidden = !visible || e.toggle.getAttribute("aria-expanded") !== "true";
+    if (visible) shown += 1;
+  });
+  counter.textContent = "showing " + shown + " of " + entries.length + " outcome(s)";
+}
+
+function select(id, label, values, key, onChange) {
+  var control = h("select", { id: id }, values.map(function (v) { return h("option", { value: v, text: v }); }));
+  control.addEventListener("change", function () { FILTERS[key] = control.value; onChange(); });
+  return h("label", { for: id }, [label, control]);
+}
+
+function outcomesSection(report) {
+  var outcomes = list(report.outcomes);
+  if (!outcomes.length) return section("outcomes", "Outcomes", [h("p", { text: "No case produced an outcome." })]);
+  var entries = outcomes.map(outcomeRows);
+  var counter = h("span", { id: "outcome-count", class: "muted", role: "status" });
+  var refresh = function () { applyFilters(entries, counter); };
+  var search = h("input", { type: "search", id: "outcome-search", placeholder: "skill, case, output, evidence…" });
+  search.addEventListener("input", function () { FILTERS.text = search.value; refresh(); });
+  var controls = h("div", { class: "controls", role: "search" }, [
+    select("status-filter", "Status", ["all", "passed", "failed", "errored"], "status", refresh),
+    select("arm-filter", "Arm", ["all", "candidate", "baseline"], "arm", refresh),
+    h("label", { for: "outcome-search" }, ["Search", search]),
+    counter,
+  ]);
+  var rows = [];
+  entries.forEach(function (e) { rows.push(e.row, e.detail); });
+  var grid = table(["case", "skill", "runner", "arm", "#repeat", "status", "#tokens", "#cost", "#latency"], rows, "outcomes");
+  grid.id = "outcome-table";
+  refresh();
+  return section("outcomes", "Outcomes", [
+    h("p", { class: "muted", text: "Open a case (click, or Enter on its name) for every check with its evidence, the output, tool calls, hooks and notes." }),
+    controls, grid,
+  ]);
+}

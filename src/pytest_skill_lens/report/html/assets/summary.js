@@ -1,0 +1,121 @@
+// summary.js: the verdict with every reason, how the run was made, and its totals.
+
+function verdictSection(report) {
+  var gate = report.gate || {};
+  var state = report.aborted ? "aborted" : gate.passed ? "passed" : "failed";
+  var headline = report.aborted ? "Run aborted: no gate was computed, so this run is not a pass"
+    : gate.passed ? "Gate passed" : "Gate FAILED";
+  var children = [
+    h("p", { class: "headline", text: headline }),
+    h("p", { class: "muted", text: "exit code " + gate.exit_code }),
+  ];
+  if (report.aborted) {
+    children.push(h("p", {}, [h("strong", { text: "Why: " }), String(report.aborted_reason || "not said")]));
+  }
+  var reasons = list(gate.reasons);
+  if (reasons.length) {
+    children.push(h("h3", { text: gate.passed ? "Notes" : "Reasons" }));
+    children.push(h("ul", { class: "reasons" }, reasons.map(function (r) { return h("li", { text: r }); })));
+  }
+  document.title = "skill-lens report: " + headline;
+  return h("section", { id: "verdict", class: "verdict " + state, "aria-label": "gate verdict" }, children);
+}
+
+function runFacts(report) {
+  var run = report.run || {};
+  var parts = [String(run.tool || "pytest-skill-lens") + " " + String(run.version || "")];
+  if (list(run.runners).length) parts.push("runners: " + run.runners.join(", "));
+  parts.push("baseline: " + (run.baseline_kind || "none ran"));
+  if (isNum(run.repeat)) parts.push("repeat " + run.repeat);
+  if (run.shard) parts.push("shard " + run.shard);
+  if (isNum(run.skills_found)) parts.push(run.skills_found + " skill(s) found");
+  return h("p", { class: "muted", text: parts.join(" · ") });
+}
+
+function gateSettings(report) {
+  var g = (report.run || {}).gate_settings;
+  if (!g) return null;
+  var perSkill = Object.keys(g.per_skill_min || {}).map(function (name) {
+    return name + " " + pct(g.per_skill_min[name]);
+  });
+  return definitions([
+    ["min pass rate", pct(g.min_pass_rate)],
+    ["fail on error", g.fail_on_error ? "yes" : "no"],
+    ["per-skill minimums", perSkill.join(", ")],
+    ["min delta", isNum(g.min_delta) ? signedPct(g.min_delta) : null],
+    ["min delta confidence", isNum(g.min_delta_confidence) ? pct(g.min_delta_confidence) : null],
+    ["min case pass rate", isNum(g.min_case_pass_rate) ? pct(g.min_case_pass_rate) : null],
+    ["max spend", isNum(g.max_spend_usd) ? usd(g.max_spend_usd) : null],
+  ]);
+}
+
+function figure(label, value) {
+  return h("div", { class: "figure" }, [h("div", { class: "value", text: value }), h("div", { class: "label", text: label })]);
+}
+
+function totalsSection(report) {
+  var sum = report.summary || {};
+  var figures = h("div", { class: "figures" }, [
+    figure("pass rate (candidate arm)", pct(sum.pass_rate)),
+    figure("cases run: passed / failed / errored", count(sum.total) + ": " + count(sum.passed) + " / " + count(sum.failed) + " / " + count(sum.errored)),
+    figure("not run", count(sum.not_run)),
+    figure("tokens", count(sum.total_tokens)),
+    figure("cost (runs and retries)", usd(sum.total_cost_usd)),
+    figure("judge overhead", usd(sum.judge_cost_usd)),
+    figure("latency, summed", ms(sum.total_latency_ms)),
+  ]);
+  var children = [figures];
+  if (sum.baseline_errored) children.push(h("p", { text: sum.baseline_errored + " baseline run(s) errored." }));
+  if (sum.skill_not_loaded) children.push(h("p", { text: sum.skill_not_loaded + " candidate run(s) whose skill never reached the model." }));
+  var arms = sum.by_arm || {};
+  var names = Object.keys(arms);
+  if (names.length > 1) {
+    children.push(h("h3", { text: "By arm" }));
+    children.push(table(["arm", "#tokens", "#cost", "#judge overhead", "#latency"], names.map(function (arm) {
+      var a = arms[arm] || {};
+      return h("tr", {}, [
+        cell(arm), cell(count(a.tokens), true),
+        cell(usd(a.cost_usd) + (a.cost_unpriced ? " (some unpriced)" : ""), true),
+        cell(usd(a.judge_cost_usd), true), cell(ms(a.latency_ms), true),
+      ]);
+    }), "compact"));
+  }
+  var ceiling = report.spend_ceiling;
+  if (ceiling) {
+    var line = "Spend ceiling " + usd(ceiling.max_spend_usd) + ": " + usd(ceiling.spent_usd) + " spent";
+    if (ceiling.unpriced) line += "; unpriced: " + ceiling.unpriced;
+    children.push(h("p", { class: "note", text: line }));
+  }
+  var settings = gateSettings(report);
+  if (settings) children.push(h("h3", { text: "Gate settings" }), settings);
+  return section("totals", "Totals", children);
+}
+
+function namesLine(label, names) {
+  return list(names).length ? h("p", {}, [h("strong", { text: label + ": " }), names.join(", ")]) : null;
+}
+
+function otherSection(report) {
+  var children = [
+    namesLine("Skipped skills (no eval file)", report.skipped_skills),
+    namesLine("Skills with no case left by tags", report.tag_filtered_skills),
+    namesLine("Skills with no case left by name", report.case_filtered_skills),
+    namesLine("Skills -k/-m deselected", report.deselected_skills),
+  ];
+  var notRun = list(report.not_run);
+  if (notRun.length) {
+    children.push(h("h3", { text: "Not run (" + notRun.length + ")" }));
+    children.push(table(["skill", "case", "runner", "arm", "#repeat"], notRun.map(function (n) {
+      return h("tr", {}, [cell(n.skill_name || n.nodeid || "?"), cell(n.case_name || ""), cell(n.runner || ""), cell(n.arm), cell(n.repeat_index, true)]);
+    })));
+  }
+  if (report.scripts) children.push(h("h3", { text: "Scripts" }), pre(JSON.stringify(report.scripts, null, 2)));
+  list(report.script_notes).forEach(function (note) {
+    children.push(h("p", { class: "note", text: "scripts: " + JSON.stringify(note) }));
+  });
+  if (list(report.products).length) {
+    children.push(h("h3", { text: "Products" }), pre(JSON.stringify(report.products, null, 2)));
+  }
+  children = children.filter(Boolean);
+  return children.length ? section("other", "Not run, skipped, scripts and products", children) : null;
+}

@@ -1,0 +1,240 @@
+"""The HTML report in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+A real suite (a scripted runner, a failing case, a ``none`` baseline arm and a case whose
+output is hostile markup) writes its page with ``--skill-lens-html``; the page is opened
+from ``file://`` and used as a person would: no console error, the status filter, a
+failing case opened by click and by Enter, hostile text shown as text and never run, the
+delta section. Playwright drives the system browser (``executable_path``) and never
+downloads one of its own. Without Chromium these tests fail, saying how to install it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+
+from pytest_skill_lens.merge.cli import console
+
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
+# As root on a closed network: no sandbox, no GPU, and nothing that phones home
+# (without the background-networking flags the closed network floods the log with errors).
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+INSTALL = "apt-get install -y chromium (as .ci/run does)"
+
+CASES = [
+    {"name": "greets", "task": "t", "assertions": [{"kind": "contains", "value": "Hello"}]},
+    {"name": "refuses", "task": "t", "assertions": [{"kind": "contains", "value": "REFUSED"}]},
+    {"name": "hostile", "task": "t", "assertions": [{"kind": "contains", "value": "pwned"}]},
+]
+SCRIPT: dict[str, dict[str, Any]] = {
+    "greets": {"output": "Hello, Ada!"},
+    "refuses": {"output": "Sure, here is your refund."},
+    "hostile": {"output": HOSTILE, "tool_calls": [["lookup", {"q": HOSTILE}]]},
+}
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.fail(f"Chromium is missing (the HTML report is tested in it); install it: {INSTALL}")
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module, with a fresh profile of its own."""
+    executable = _chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("Playwright is missing: pip install -e '.[test]'")
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        yield context
+        context.close()
+
+
+class Page:
+    """A report page open in the browser, with every console error and page error kept."""
+
+    def __init__(self, context: Any, path: Path) -> None:
+        self.errors: list[str] = []
+        self.page = context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        self.page.goto(path.as_uri())
+        self.page.wait_for_selector("#outcome-table")
+
+    def _console(self, message: Any) -> None:
+        if message.type in ("error", "warning"):
+            self.errors.append(f"console {message.type}: {message.text}")
+
+    def visible_statuses(self) -> list[str]:
+        rows = self.page.locator("tr.outcome:visible")
+        return [rows.nth(i).get_attribute("data-status") or "" for i in range(rows.count())]
+
+    def row(self, case: str, arm: str = "candidate") -> Any:
+        return self.page.locator(f'tr.outcome[data-arm="{arm}"]', has_text=case)
+
+
+def _suite(pytester: pytest.Pytester) -> Path:
+    pytester.makeconftest(scripted_runner_conftest(SCRIPT))
+    make_skill(pytester.path / "skills", "greet", CASES)
+    result = pytester.runpytest(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        "scripted",
+        "--skill-lens-baseline",
+        "none",
+        "--skill-lens-json",
+        "report.json",
+        "--skill-lens-html",
+        "report.html",
+        *QUIET_PLUGINS,
+    )
+    assert result.ret == 1, result.stdout.str()  # the failing case fails the gate
+    return pytester.path / "report.html"
+
+
+@pytest.fixture
+def report(pytester: pytest.Pytester, browser: Any) -> Iterator[Page]:
+    page = Page(browser, _suite(pytester))
+    yield page
+    page.page.close()
+
+
+def test_loads_without_console_errors_and_shows_the_verdict(report: Page) -> None:
+    page = report.page
+    assert page.locator("#verdict .headline").inner_text() == "Gate FAILED"
+    assert page.locator("#verdict .reasons li").count() >= 1
+    assert page.locator("#totals").is_visible()
+    assert page.locator("#charts svg").count() == 2
+    assert report.errors == []
+
+
+def test_the_status_filter_shows_only_failed_rows(report: Page) -> None:
+    page = report.page
+    assert set(report.visible_statuses()) == {"passed", "failed"}
+    page.select_option("#status-filter", "failed")
+    statuses = report.visible_statuses()
+    assert statuses and set(statuses) == {"failed"}
+    assert "showing 2 of 6" in page.locator("#outcome-count").inner_text()
+    page.select_option("#status-filter", "all")
+    page.fill("#outcome-search", "refund")  # the failing case's output
+    assert report.visible_statuses() == ["failed", "failed"]
+    assert report.errors == []
+
+
+def test_clicking_the_failing_case_shows_its_evidence(report: Page) -> None:
+    toggle = report.row("refuses").locator("button.toggle")
+    detail = report.page.locator("#" + (toggle.get_attribute("aria-controls") or ""))
+    assert detail.is_hidden()
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    text = detail.inner_text()
+    assert "contains[0]" in text and "FAILED" in text and "REFUSED" in text
+    assert "Sure, here is your refund." in text
+    assert "transcripts are not recorded in the report" in text.lower()
+    toggle.click()
+    assert detail.is_hidden()
+    assert report.errors == []
+
+
+def test_enter_on_the_failing_case_shows_its_evidence(report: Page) -> None:
+    toggle = report.row("refuses").locator("button.toggle")
+    toggle.focus()
+    report.page.keyboard.press("Enter")
+    detail = report.page.locator("#" + (toggle.get_attribute("aria-controls") or ""))
+    assert detail.is_visible()
+    assert "REFUSED" in detail.locator("table.checks").inner_text()
+    # And the keyboard reaches it from the search box, as a person tabbing would.
+    report.page.focus("#outcome-search")
+    for _ in range(2):
+        report.page.keyboard.press("Tab")
+    assert report.page.evaluate("document.activeElement.className") == "toggle"
+
+
+def test_hostile_output_is_text_and_never_runs(report: Page) -> None:
+    page = report.page
+    toggle = report.row("hostile").locator("button.toggle")
+    toggle.click()
+    detail = page.locator("#" + (toggle.get_attribute("aria-controls") or ""))
+    assert detail.locator("pre.output").inner_text() == HOSTILE
+    assert json.dumps(HOSTILE) in detail.locator("ol.calls").inner_text()  # arguments as JSON
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.locator("img").count() == 0
+    assert page.locator("script").count() == 2  # the data block and the page's own
+    assert report.errors == []
+
+
+def test_the_delta_section_shows(report: Page) -> None:
+    delta = report.page.locator("#delta")
+    assert "Delta vs baseline (none)" in delta.locator("h2").inner_text()
+    assert delta.locator("svg").count() >= 1
+    table_text = delta.locator("table").first.inner_text()
+    assert "refuses" in table_text and "greets" in table_text
+    assert "Low-signal checks" in delta.inner_text()
+    assert report.errors == []
+
+
+def test_status_is_a_word_and_the_page_prints_without_its_controls(report: Page) -> None:
+    badge = report.row("refuses").locator(".status")
+    assert badge.inner_text() == "FAILED"  # never told by colour alone
+    assert report.row("refuses", arm="baseline").locator(".status").inner_text() == (
+        "baseline FAILED"
+    )
+    report.page.emulate_media(media="print")
+    assert report.page.locator(".controls").is_hidden()
+    assert report.page.locator("#verdict .headline").is_visible()
+
+
+def test_the_page_of_a_merged_report_opens(pytester: pytest.Pytester, browser: Any) -> None:
+    _suite(pytester)
+    merged, page_path = pytester.path / "merged.json", pytester.path / "merged.html"
+    assert console(["merge", str(pytester.path / "report.json"), "--json", str(merged)]) == 1
+    assert console(["html", str(merged), "-o", str(page_path)]) == 0
+    page = Page(browser, page_path)
+    assert page.page.locator("tr.outcome").count() == 6
+    assert page.page.locator("#verdict .headline").inner_text() == "Gate FAILED"
+    assert page.errors == []
+    page.page.close()
+
+
+def test_an_aborted_run_writes_a_page_saying_so(pytester: pytest.Pytester, browser: Any) -> None:
+    make_skill(pytester.path / "skills", "broken", "cases:\n  - name: x\n    bogus: 1\n")
+    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-html", "r.html")
+    assert result.ret == 2
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto((pytester.path / "r.html").as_uri())
+    headline = page.locator("#verdict .headline").inner_text()
+    assert headline.startswith("Run aborted: no gate was computed")
+    assert "authoring error" in page.locator("#verdict").inner_text()
+    assert errors == []
+    page.close()
+
+
+def test_the_page_stays_within_its_budget(pytester: pytest.Pytester) -> None:
+    path = _suite(pytester)
+    size = len(path.read_bytes())
+    data = json.loads((pytester.path / "report.json").read_text())
+    assert len(data["outcomes"]) == 6 and size < 300_000
