@@ -128,6 +128,7 @@ def test_sessions_run_the_command_once_each_in_one_workspace(pytester: pytest.Py
     ]
     result, outcomes = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()
+    assert outcomes["reads its own output"]["status"] == "passed"
     assert outcomes["two visits"]["status"] == "passed"
 
 
@@ -207,3 +208,45 @@ def test_the_command_runs_under_home_isolation(
     assert result.ret == 0, result.stdout.str()
     assert "skill-lens-cli-" in outcomes["env"]["output"]
     assert not Path(outcomes["env"]["output"].split()[1]).exists()
+
+
+@pytest.mark.parametrize(
+    ("check", "field", "written"),
+    [
+        (
+            {"kind": "file-produced", "file": ".agents/skills/greet/SKILL.md"},
+            "assertions[0].file",
+            ".agents/skills/greet/SKILL.md",
+        ),
+        (
+            {"kind": "contains", "value": "x", "file_glob": "*/*/*/SKILL.md"},
+            "assertions[0].file_glob",
+            "*/*/*/SKILL.md",
+        ),
+    ],
+    ids=["file", "glob"],
+)
+def test_a_check_that_would_read_the_delivered_skill_is_exit_2(
+    pytester: pytest.Pytester, check: dict[str, Any], field: str, written: str
+) -> None:
+    cases = [{"name": "reads the copy", "task": "t", "workspace": {}, "assertions": [check]}]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 2
+    text = result.stdout.str()
+    assert f"field '{field}'" in text
+    assert f"{written!r} can read .agents/skills/greet/, where runner 'cli' delivers" in text
+    assert outcomes == {}  # nothing ran
+
+
+def test_a_check_beside_the_delivered_skill_is_allowed(pytester: pytest.Pytester) -> None:
+    cases = [
+        {
+            "name": "reads its own output",
+            "task": "t",
+            "workspace": {},
+            "assertions": [{"kind": "file-produced", "file": "answer.txt"}],
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["reads its own output"]["status"] == "passed"

@@ -12,6 +12,7 @@ import pytest
 
 from ..gcpause import gc_paused
 from ..run.catalog import FEATURE_FIELDS, RunnerDescription
+from ..suite.delivered_copy import delivered_copy_reader
 from ..suite.discovery import (
     SKILL_FILE,
     directory_problem,
@@ -112,6 +113,7 @@ class SkillFile(SkillHooks, pytest.File):
         if not listing_only(self.config):
             runners = described_runners(self.config, run.runner_names)
             _preflight(suite.cases, runners, skill.name)
+            _refuse_reading_the_delivered_copy(suite.cases, runners, skill.name, run.settings)
             _preflight_tools(self.config, suite.cases, runners, run.settings)
         arms = ["candidate", "baseline"] if run.settings.baseline else ["candidate"]
         repeats = run.settings.repeat
@@ -208,6 +210,31 @@ def _preflight_tools(
                 f"runner {runner.name!r} cannot serve the case's tools: {problem[0]}",
                 where=Where(loaded.file, loaded.line, loaded.name, loaded.index, "tools"),
                 fix=problem[1],
+            )
+
+
+def _refuse_reading_the_delivered_copy(
+    cases: tuple[LoadedCase, ...],
+    runners: list[RunnerDescription],
+    skill_name: str,
+    settings: Settings,
+) -> None:
+    """A check that could read a product's copy of the skill checks harness files: exit 2."""
+    for runner in runners:
+        if runner.delivers_into is None:
+            continue
+        copy_dir = f"{runner.delivers_into(settings).strip('/')}/{skill_name}"
+        for loaded in cases:
+            found = delivered_copy_reader(loaded.case, copy_dir)
+            if found is None:
+                continue
+            field, written = found
+            raise AuthoringError(
+                f"{written!r} can read {copy_dir}/, where runner {runner.name!r} delivers the "
+                "skill: it would check the harness's copy of the skill, not what the skill "
+                "produced",
+                where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
+                fix="point the check at a file the agent writes, outside that directory",
             )
 
 

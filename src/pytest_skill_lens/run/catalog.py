@@ -72,6 +72,8 @@ class RunnerDescription:
     check_tools: ToolsCheck | None = None
     # Why its spend can never be priced (so a spend ceiling could never be held), or None.
     never_priced: str | None = None
+    # Where a product runner delivers the skill in the working directory (its skills dir).
+    delivers_into: Callable[[Settings], str] | None = None
 
     @property
     def planned(self) -> bool:
@@ -221,6 +223,26 @@ def _cli_start(settings: Settings) -> Problem | None:
 COPILOT_NEVER_PRICED = "copilot bills per premium request, a count of requests, never in dollars"
 CLI_NEVER_PRICED = "the cli runner reports no cost for the command it runs"
 
+
+def _copilot_skills(settings: Settings) -> str:
+    from .runners.copilot import PRESET
+
+    return PRESET.skills_dir
+
+
+def _claude_code_skills(settings: Settings) -> str:
+    from .runners.claude_code import PRESET
+
+    return PRESET.skills_dir
+
+
+def _cli_skills(settings: Settings) -> str:
+    from .runners.cli import DEFAULT_SKILLS_DIR, table_of
+
+    table = table_of(settings)
+    return (table.skills_dir if table is not None else None) or DEFAULT_SKILLS_DIR
+
+
 BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
     RunnerDescription("fake", _fake, declares_every_tool=True),
     RunnerDescription(
@@ -246,6 +268,7 @@ BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
         check_start=_copilot_start,
         check_tools=_copilot_tools,  # mock tools reach it through the MCP bridge
         never_priced=COPILOT_NEVER_PRICED,
+        delivers_into=_copilot_skills,
     ),
     RunnerDescription(
         "claude-code",
@@ -253,6 +276,7 @@ BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
         check_settings=_claude_code_settings,
         check_start=_claude_code_start,
         check_tools=_claude_code_tools,  # mock tools reach it through the MCP bridge
+        delivers_into=_claude_code_skills,
     ),
     RunnerDescription(
         "cli",
@@ -262,6 +286,7 @@ BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
         # No trace: neither tool calls nor a skill's load can be read from plain stdout.
         serves=EVERY_FEATURE - {"tools", "trajectory", "offered"},
         never_priced=CLI_NEVER_PRICED,
+        delivers_into=_cli_skills,
     ),
 )
 _BY_NAME = {description.name: description for description in BUILTIN_RUNNERS}
