@@ -10,18 +10,10 @@ A case's ``tools:`` are served by a fresh MCP bridge per call (:mod:`.product_to
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ...settings import Settings
-from ...suite.model import EvalCase
-from ...suite.skill import Skill
 from ..result import RunResult
 from .claude_code_trace import PRODUCT, read_trace
-from .product import Preset, argv, prompt_for, prompt_problem
-from .product_delivery import DeliveryFailed, deliver
-from .product_env import isolation_of, make_home, product_env
-from .product_process import RunDirFailed, StartFailed, run_dir
-from .product_tools import BridgeSetupError, settle, start_with_tools
+from .product import Preset
+from .product_run import TracedProductRunner
 from .product_trace import Ending, Expect
 
 PRESET = Preset(
@@ -62,58 +54,11 @@ PRESET = Preset(
 )
 
 
-class ClaudeCodeRunner:
+class ClaudeCodeRunner(TracedProductRunner):
     """Runs one task through Claude Code; never raises (every failure is an errored result)."""
 
     name = PRODUCT
+    preset = PRESET
 
-    def __init__(self, settings: Settings) -> None:
-        self._table = PRESET.table(settings)
-        self._isolation = isolation_of(settings.product_sandbox)
-        # The product never outlives the case: the case deadline abandons the call.
-        self._timeout = min(self._table.timeout_seconds, settings.case_timeout_seconds)
-
-    def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
-        try:
-            return self._run(skill, case, workspace)
-        except Exception as exc:  # a runner never raises; the case is errored
-            return RunResult(error=f"{PRODUCT} runner failed: {type(exc).__name__}: {exc}")
-
-    def _run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
-        prompt = prompt_for(skill, case)
-        problem = prompt_problem(prompt)
-        if problem is not None:
-            return RunResult(error=problem)  # nothing started, nothing spent: no notes
-        command = argv(PRESET, self._table, prompt)
-        try:
-            with run_dir(PRODUCT) as run:
-                cwd = workspace if workspace is not None else run.work
-                deliver(skill, cwd, PRESET.skills_dir)
-                make_home(run.home)
-                env = product_env(PRESET, self._table, self._isolation, run.home)
-                tooled = start_with_tools(
-                    PRESET,
-                    self._table,
-                    case.tools,
-                    command,
-                    run=run,
-                    cwd=cwd,
-                    env=env,
-                    timeout=self._timeout,
-                    max_output_bytes=self._table.max_output_bytes,
-                )
-        except (DeliveryFailed, RunDirFailed) as exc:
-            return RunResult(error=str(exc))
-        except BridgeSetupError as exc:  # never a run without the case's tools
-            return RunResult(error=f"{PRODUCT} could not be given the mock tools: {exc}")
-        except StartFailed as exc:
-            return RunResult(error=f"{PRODUCT} could not be started ({command[0]!r}): {exc}")
-        ran = tooled.ran
-        finished = ran.finished
-        ending = Ending.of(
-            finished, timeout_seconds=self._timeout, max_output_bytes=self._table.max_output_bytes
-        )
-        expect = Expect.of(skill, case)
-        result = settle(PRESET, read_trace(finished.stdout.data, ending, expect), tooled.log)
-        result.latency_ms = ran.latency_ms
-        return result
+    def read(self, trace: bytes, left: bytes | None, ending: Ending, expect: Expect) -> RunResult:
+        return read_trace(trace, ending, expect)

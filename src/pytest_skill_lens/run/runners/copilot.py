@@ -11,19 +11,13 @@ load signal.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ...settings import Settings
-from ...suite.model import EvalCase
-from ...suite.skill import Skill
 from ..containment import Refused, read_regular
 from ..result import RunResult
 from .copilot_trace import PRODUCT, read_trace
-from .product import Preset, argv, prompt_for, prompt_problem
-from .product_delivery import DeliveryFailed, deliver
-from .product_env import isolation_of, make_home, product_env
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir
-from .product_tools import BridgeSetupError, settle, start_with_tools
+from .product import Preset
+from .product_process import RunDir
+from .product_run import TracedProductRunner
 from .product_trace import Ending, Expect
 
 USAGE_FILE = "usage.json"
@@ -73,66 +67,25 @@ PRESET = Preset(
 )
 
 
-class CopilotRunner:
+class CopilotRunner(TracedProductRunner):
     """Runs one task through Copilot CLI; never raises (every failure is an errored result)."""
 
     name = PRODUCT
+    preset = PRESET
 
     def __init__(self, settings: Settings) -> None:
-        self._table = PRESET.table(settings)
-        self._isolation = isolation_of(settings.product_sandbox)
-        # The product never outlives the case: the case deadline abandons the call.
-        self._timeout = min(self._table.timeout_seconds, settings.case_timeout_seconds)
+        super().__init__(settings)
         # A wrapper is not known to take --usage-output-file.
         self._own = PRESET.names_itself(self._table)
 
-    def run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
-        try:
-            return self._run(skill, case, workspace)
-        except Exception as exc:  # a runner never raises; the case is errored
-            return RunResult(error=f"{PRODUCT} runner failed: {type(exc).__name__}: {exc}")
+    def call_flags(self, run: RunDir) -> list[str]:
+        return [f"--usage-output-file={run.root / USAGE_FILE}"] if self._own else []
 
-    def _run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
-        prompt = prompt_for(skill, case)
-        problem = prompt_problem(prompt)
-        if problem is not None:
-            return RunResult(error=problem)  # nothing started, nothing spent: no notes
-        command = argv(PRESET, self._table, prompt)
-        try:
-            with run_dir(PRODUCT) as run:
-                cwd = workspace if workspace is not None else run.work
-                deliver(skill, cwd, PRESET.skills_dir)
-                make_home(run.home)
-                env = product_env(PRESET, self._table, self._isolation, run.home)
-                usage_flag = [f"--usage-output-file={run.root / USAGE_FILE}"] if self._own else []
-                # With the case's tools, the bridge's config flag goes last (product_tools).
-                tooled = start_with_tools(
-                    PRESET,
-                    self._table,
-                    case.tools,
-                    [*command, *usage_flag],
-                    run=run,
-                    cwd=cwd,
-                    env=env,
-                    timeout=self._timeout,
-                    max_output_bytes=self._table.max_output_bytes,
-                )
-                usage = _usage(run) if self._own else None
-        except (DeliveryFailed, RunDirFailed) as exc:
-            return RunResult(error=str(exc))
-        except BridgeSetupError as exc:  # never a run without the case's tools
-            return RunResult(error=f"{PRODUCT} could not be given the mock tools: {exc}")
-        except StartFailed as exc:
-            return RunResult(error=f"{PRODUCT} could not be started ({command[0]!r}): {exc}")
-        ran = tooled.ran
-        finished = ran.finished
-        ending = Ending.of(
-            finished, timeout_seconds=self._timeout, max_output_bytes=self._table.max_output_bytes
-        )
-        expect = Expect.of(skill, case)
-        result = settle(PRESET, read_trace(finished.stdout.data, usage, ending, expect), tooled.log)
-        result.latency_ms = ran.latency_ms
-        return result
+    def left_behind(self, run: RunDir) -> bytes | None:
+        return _usage(run) if self._own else None
+
+    def read(self, trace: bytes, left: bytes | None, ending: Ending, expect: Expect) -> RunResult:
+        return read_trace(trace, left, ending, expect)
 
 
 def _usage(run: RunDir) -> bytes | None:
