@@ -24,7 +24,7 @@ from ..skill_tool import skill_triggered
 from ..workspace import Workspace
 from .framework import FrameworkRunner
 from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
-from .pydantic_ai_model import build_model, model_problem, response_usage
+from .pydantic_ai_model import build_model, model_problem, response_usage, run_agent
 from .pydantic_ai_model import is_transient as is_transient
 
 NAME = "pydantic-ai"
@@ -66,8 +66,13 @@ class PydanticAIRunner(FrameworkRunner):
                 if (warning := getattr(exceptions, category, None)) is not None:
                     warnings.simplefilter("ignore", warning)
             try:
-                agent = self._agent(prompt, self._tools(skill, case, workspace))
-                output = str(agent.run_sync(case.task or "", usage_limits=limits).output)
+                tools = self._tools(skill, case, workspace)
+                run = run_agent(
+                    lambda client: self._agent(prompt, tools, client),
+                    case.task or "",
+                    usage_limits=limits,
+                )
+                output = str(run.output)
             except Exception as exc:  # a provider failure (or a stop) is a result, never raised
                 failure = exc
         latency_ms = (time.perf_counter() - start) * 1000
@@ -82,14 +87,14 @@ class PydanticAIRunner(FrameworkRunner):
             result.error = f"{type(failure).__name__}: {failure}"
         return Attempt(result, failure)
 
-    def _agent(self, prompt: str, tools: list[Any]) -> Any:
+    def _agent(self, prompt: str, tools: list[Any], http_client: Any) -> Any:
         from pydantic_ai import Agent
 
         model_settings: Any = {"max_retries": 0}  # retries are ours, counted and priced
         if self.settings.temperature != "unset":
             model_settings["temperature"] = self.settings.temperature
         return Agent(
-            self._model(),
+            self._model(http_client),
             system_prompt=prompt,
             tools=tools,
             model_settings=model_settings,
@@ -102,8 +107,8 @@ class PydanticAIRunner(FrameworkRunner):
             for t in self.fresh_tools(skill, case, workspace)
         ]
 
-    def _model(self) -> Any:
-        return build_model(self.settings.model, self.settings.base_url)
+    def _model(self, http_client: Any) -> Any:
+        return build_model(self.settings.model, self.settings.base_url, http_client)
 
     def _result(self, messages: list[Any], output: str | None, latency_ms: float) -> RunResult:
         from pydantic_ai.messages import ModelResponse

@@ -9,10 +9,19 @@ one every OpenAI-compatible server speaks, at ``base_url`` when one is set;
 ``ollama:`` and ``anthropic:`` take the endpoint too; any other prefix is built
 by pydantic-ai as it would be. The framework's JSON-schema rewriting is
 switched off, so a schema reaches the provider as it was declared.
+
+Every run gets its own HTTP client (its connections belong to the run's event
+loop, and runs overlap on threads under ``--skill-lens-concurrency``), but all
+clients share one TLS context: building one loads the CA bundle, 60 of the 67 ms
+a model cost to build before (``docs/performance.md``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import ssl
+from collections.abc import Callable
 from typing import Any
 
 from ..pricing import ResponseUsage
@@ -56,8 +65,39 @@ def model_problem(model: str, base_url: str) -> str | None:
     return None
 
 
-def build_model(model: str, base_url: str) -> Any:
-    """The pydantic-ai model for ``provider:name``, at ``base_url`` when it is not empty."""
+@functools.cache
+def shared_tls() -> ssl.SSLContext:
+    """The TLS context every run's client uses: httpx2's default, made once per process."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
+def run_agent(make_agent: Callable[[Any], Any], task: str, **run_options: Any) -> Any:
+    """``make_agent(http_client).run(task)`` on a fresh event loop, the client closed after.
+
+    A loop of its own per run, as ``run_sync`` would make, so threads never share one.
+    """
+
+    async def run() -> Any:
+        import httpx2
+
+        # pydantic-ai's own client settings: 600 s to answer, 5 s to connect, a large pool.
+        timeout = httpx2.Timeout(600, connect=5)
+        limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+        client = httpx2.AsyncClient(verify=shared_tls(), timeout=timeout, limits=limits)
+        async with client:
+            return await make_agent(client).run(task, **run_options)
+
+    return asyncio.run(run())
+
+
+def build_model(model: str, base_url: str, http_client: Any = None) -> Any:
+    """The pydantic-ai model for ``provider:name``, at ``base_url`` when it is not empty.
+
+    ``http_client`` (from :func:`run_agent`) serves the providers that take an
+    endpoint; any other prefix builds its own.
+    """
     prefix, _, name = model.partition(":")
     endpoint = base_url or None  # None: the provider's own variable, then its default
     # Without a transformer the declared schema reaches the provider as written.
@@ -66,18 +106,20 @@ def build_model(model: str, base_url: str) -> Any:
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.providers.openai import OpenAIProvider
 
-        provider = OpenAIProvider(base_url=endpoint)
-        return OpenAIChatModel(name, provider=provider, profile=verbatim)
+        openai = OpenAIProvider(base_url=endpoint, http_client=http_client)
+        return OpenAIChatModel(name, provider=openai, profile=verbatim)
     if prefix == "ollama":
         from pydantic_ai.models.ollama import OllamaModel
         from pydantic_ai.providers.ollama import OllamaProvider
 
-        return OllamaModel(name, provider=OllamaProvider(base_url=endpoint), profile=verbatim)
+        ollama = OllamaProvider(base_url=endpoint, http_client=http_client)
+        return OllamaModel(name, provider=ollama, profile=verbatim)
     if prefix == "anthropic":
         from pydantic_ai.models.anthropic import AnthropicModel
         from pydantic_ai.providers.anthropic import AnthropicProvider
 
-        return AnthropicModel(name, provider=AnthropicProvider(base_url=endpoint), profile=verbatim)
+        anthropic = AnthropicProvider(base_url=endpoint, http_client=http_client)
+        return AnthropicModel(name, provider=anthropic, profile=verbatim)
     from pydantic_ai.models import infer_model
 
     return infer_model(model)

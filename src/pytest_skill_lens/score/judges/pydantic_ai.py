@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ...run.runners.pydantic_ai_model import build_model, is_transient, response_usage
+from ...run.runners.pydantic_ai_model import build_model, is_transient, response_usage, run_agent
 from ...settings import Settings
 from .keyed import JudgeAttempt, KeyedJudge, failed, spend
 from .output import OUTPUT_DESCRIPTION, OUTPUT_NAME, JudgeOutput, invalid, read_output, to_checks
@@ -51,17 +51,22 @@ class PydanticAIJudge(KeyedJudge):
                 if (warning := getattr(exceptions, category, None)) is not None:
                     warnings.simplefilter("ignore", warning)
             try:
-                agent = Agent(
-                    build_model(self.model, self.base_url),
-                    output_type=ToolOutput(
-                        JudgeOutput, name=OUTPUT_NAME, description=OUTPUT_DESCRIPTION, max_retries=0
+                output = run_agent(
+                    lambda client: Agent(
+                        build_model(self.model, self.base_url, client),
+                        output_type=ToolOutput(
+                            JudgeOutput,
+                            name=OUTPUT_NAME,
+                            description=OUTPUT_DESCRIPTION,
+                            max_retries=0,
+                        ),
+                        system_prompt=prompt.instructions,
+                        model_settings=settings,
+                        retries=0,
+                        name="skill-lens-judge",
                     ),
-                    system_prompt=prompt.instructions,
-                    model_settings=settings,
-                    retries=0,
-                    name="skill-lens-judge",
-                )
-                output = agent.run_sync(prompt.message).output
+                    prompt.message,
+                ).output
             except Exception as exc:  # a provider failure is an errored verdict, never raised
                 failure = exc
         responses = _responses(messages)
