@@ -1,7 +1,7 @@
 """The layers of docs/architecture.md, checked on the source: nothing imports upward.
 
 Bottom to top: suite, run, score, perform, gate, report, plugin. The top-level helpers
-(settings.py, labels.py, matching.py, wellformed.py, gcpause.py) sit beside suite/ and
+(settings.py, labels.py, matching.py, wellformed.py, gcpause.py, atomic_file.py) sit beside suite/ and
 import nothing above it. Only plugin/ imports pytest, and the agent frameworks are
 imported only inside a function, never when a module loads (collection stays light),
 except by the one framework seam, which is itself imported only inside a function.

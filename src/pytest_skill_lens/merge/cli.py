@@ -16,13 +16,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import secrets
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..atomic_file import write_atomically
 from ..gate.record import GateResult, RunRecord
 from ..report.html import render_html
 from ..report.json_read import ReportError, read_report
@@ -106,7 +105,7 @@ def html_main(argv: Sequence[str] | None = None) -> int:
     except MergeError as exc:
         return _refuse(exc.message, HTML_FIX, HTML_PROG)
     try:
-        _write_atomically(Path(options.output), render_html(data))
+        write_atomically(Path(options.output), render_html(data))
     except Exception as exc:  # the page CI expects is missing: said, and never 0
         cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
         with contextlib.suppress(OSError):  # an earlier page must not stand in for this one
@@ -171,29 +170,13 @@ def _write_reports(record: RunRecord, gate: GateResult, options: argparse.Namesp
         if name is None:
             continue
         try:
-            _write_atomically(Path(name), render())
+            write_atomically(Path(name), render())
         except Exception as exc:  # a report CI expects is missing: said, and never green
             cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
             errors.append(f"Failed to write {label} report to {name}: {cause}")
             with contextlib.suppress(OSError):  # an earlier run's file must not stand in
                 Path(name).unlink()
     return errors
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    data = text.encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    # A new file of our own, renamed over the path: a link planted there is replaced.
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def _refuse(message: str, fix: str, prog: str = PROG) -> int:

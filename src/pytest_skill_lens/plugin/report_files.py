@@ -9,13 +9,11 @@ returned as a line for the summary.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..atomic_file import write_atomically
 from ..gate.record import GateResult, RunRecord
 from ..report.html import render_html
 from ..report.json_report import render_json
@@ -56,7 +54,7 @@ def write_report_files(targets: Iterable[Target]) -> list[str]:
         if path is None:
             continue
         try:
-            _write_atomically(path, render())
+            write_atomically(path, render())
         except Exception as exc:  # rendering is ours, but a hostile value must not crash the end
             cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else None
             message = f"Failed to write {label} report to {path}: "
@@ -65,23 +63,6 @@ def write_report_files(targets: Iterable[Target]) -> list[str]:
                 message += " (the previous file was removed)"
             errors.append(message)
     return errors
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    data = text.encode("utf-8")  # before any file is touched: an encoding error changes nothing
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    # O_EXCL: a new file of our own (never one planted there), with the usual umask mode.
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        # Renaming replaces the entry itself: a link planted at the path is never followed.
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def _remove_stale(path: Path) -> bool:

@@ -18,6 +18,7 @@ parsed again. Without a trusted key nothing is cached.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -29,6 +30,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from .. import __version__
+from ..atomic_file import write_atomically
 from .loaded import LoadedCase
 from .model import EvalCase
 
@@ -122,14 +124,10 @@ class ParseCache:
                 return  # a value JSON cannot carry as it is (a number as a mapping key)
         except ValidationError:
             return
-        slot = self._slot(path)
-        temporary = slot.with_suffix(f".{os.getpid()}.tmp")
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(seal(secret, payload))
-            os.replace(temporary, slot)  # atomic: xdist workers may write the same slot
-        except OSError:  # a cache that cannot be written only costs speed
-            temporary.unlink(missing_ok=True)
+        # Atomic: xdist workers may write the same slot. A slot that cannot be written
+        # only costs speed.
+        with contextlib.suppress(OSError):
+            write_atomically(self._slot(path), seal(secret, payload))
 
 
 def user_secret() -> bytes | None:
