@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -36,13 +35,7 @@ from typing import Literal
 
 from ..settings import ProductTable, Settings
 from .leftovers import PREFIX, owner_mark, remove_tree
-from .sandbox import (
-    ISOLATION,
-    NESTED_USERNS_ALLOWED,
-    NO_NESTED_USERNS,
-    PROBE_TIMEOUT,
-    system_temp_dir,
-)
+from .sandbox import ISOLATION, probe_isolation, run_probe, system_temp_dir
 
 Mode = Literal["auto", "required", "off"]
 Backend = Literal["bwrap", "none"]
@@ -171,23 +164,16 @@ def _probe_bwrap(path: str, temp: Path) -> ProductSandbox:
     executable = shutil.which("bwrap", path=path)
     if executable is None:
         return ProductSandbox("auto", "none", True, detail="bwrap not found on PATH")
-    problem = _run_probe(executable, temp, PRODUCT_ISOLATION)
-    if problem is None:
-        return ProductSandbox("auto", "bwrap", True, executable=executable)
-    if NO_NESTED_USERNS not in problem:
-        return ProductSandbox("auto", "none", True, detail=problem)
-    # An older or setuid bwrap refuses only this flag; the rest still holds.
-    relaxed = tuple(flag for flag in PRODUCT_ISOLATION if flag != NO_NESTED_USERNS)
-    second = _run_probe(executable, temp, relaxed)
-    if second is not None:
-        return ProductSandbox("auto", "none", True, detail=second)
+    found = probe_isolation(lambda flags: _run_probe(executable, temp, flags), PRODUCT_ISOLATION)
+    if found.isolation is None:
+        return ProductSandbox("auto", "none", True, detail=found.detail)
     return ProductSandbox(
         "auto",
         "bwrap",
         True,
-        detail=f"{NESTED_USERNS_ALLOWED}: {problem}",
+        detail=found.detail,
         executable=executable,
-        isolation=relaxed,
+        isolation=found.isolation,
     )
 
 
@@ -209,24 +195,7 @@ def _run_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str |
             isolation=isolation,
             shown=temp_view(temp),
         )
-        try:
-            done = subprocess.run(  # a fixed argv, no shell
-                argv,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=PROBE_TIMEOUT,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return f"bwrap probe did not finish in {PROBE_TIMEOUT:g} s"
-        except OSError as exc:
-            return f"bwrap cannot start: {exc.strerror or exc}"
-        if done.returncode == 0:
-            return None
-        lines = done.stderr.decode("utf-8", errors="replace").splitlines()
-        return next((line.strip() for line in lines if line.strip()), None) or (
-            f"bwrap probe exited with {done.returncode}"
-        )
+        return run_probe("bwrap", argv)
     finally:
         remove_tree(base)
 

@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -110,23 +111,43 @@ def _probe_bwrap(path: str, temp_dir: str) -> SandboxDecision:
     executable = shutil.which("bwrap", path=path)
     if executable is None:
         return SandboxDecision("none", detail="bwrap not found on PATH")
-    problem = _run_bwrap_probe(executable, Path(temp_dir), ISOLATION)
-    if problem is None:
-        return SandboxDecision("bwrap", executable=executable)
-    if NO_NESTED_USERNS not in problem:
-        return SandboxDecision("none", detail=problem)
-    # An older or setuid bwrap refuses only this flag: the rest still holds, and is
-    # better than no sandbox at all; the detail says what is missing.
-    relaxed = tuple(flag for flag in ISOLATION if flag != NO_NESTED_USERNS)
-    second = _run_bwrap_probe(executable, Path(temp_dir), relaxed)
-    if second is not None:
-        return SandboxDecision("none", detail=second)
+    temp = Path(temp_dir)
+    found = probe_isolation(lambda flags: _run_bwrap_probe(executable, temp, flags), ISOLATION)
+    if found.isolation is None:
+        return SandboxDecision("none", detail=found.detail)
     return SandboxDecision(
-        "bwrap",
-        executable=executable,
-        detail=f"{NESTED_USERNS_ALLOWED}: {problem}",
-        isolation=relaxed,
+        "bwrap", executable=executable, detail=found.detail, isolation=found.isolation
     )
+
+
+@dataclass(frozen=True)
+class ProbeFinding:
+    """The bwrap flags that ran (``None``: none did), and what the report should say."""
+
+    isolation: tuple[str, ...] | None
+    detail: str | None = None
+
+
+def probe_isolation(
+    run: Callable[[tuple[str, ...]], str | None], isolation: tuple[str, ...]
+) -> ProbeFinding:
+    """Run a probe with ``isolation``; retried once without a nested-namespace refusal.
+
+    ``run`` returns ``None`` when the probe ran, else the first line of why not. An
+    older or setuid bwrap refuses only that one flag: the rest still holds, and is
+    better than no sandbox at all; the detail says what is missing. Scripts and
+    products probe their own argv through this one rule.
+    """
+    problem = run(isolation)
+    if problem is None:
+        return ProbeFinding(isolation)
+    if NO_NESTED_USERNS not in problem:
+        return ProbeFinding(None, problem)
+    relaxed = tuple(flag for flag in isolation if flag != NO_NESTED_USERNS)
+    second = run(relaxed)
+    if second is not None:
+        return ProbeFinding(None, second)
+    return ProbeFinding(relaxed, f"{NESTED_USERNS_ALLOWED}: {problem}")
 
 
 def _run_bwrap_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str | None:
@@ -148,7 +169,7 @@ def _run_bwrap_probe(executable: str, temp: Path, isolation: tuple[str, ...]) ->
             temp=temp,
             isolation=isolation,
         )
-        return _run_probe("bwrap", argv)
+        return run_probe("bwrap", argv)
     finally:
         remove_tree(base)
 
@@ -162,13 +183,13 @@ def _probe_sandbox_exec(temp_dir: str) -> SandboxDecision:  # pragma: no cover -
     if not os.path.exists(SANDBOX_EXEC):
         return SandboxDecision("none", detail="sandbox-exec not found")
     argv = [SANDBOX_EXEC, "-p", "(version 1)(allow default)(deny network*)", "/usr/bin/true"]
-    problem = _run_probe("sandbox-exec", argv)
+    problem = run_probe("sandbox-exec", argv)
     if problem is not None:
         return SandboxDecision("none", detail=problem)
     return SandboxDecision("sandbox-exec", executable=SANDBOX_EXEC)
 
 
-def _run_probe(name: str, argv: list[str]) -> str | None:
+def run_probe(name: str, argv: list[str]) -> str | None:
     """``None`` when the probe ran and exited 0, else the first line of why not."""
     try:
         done = subprocess.run(  # a fixed argv, no shell
