@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import Hook, RunResult, ToolCall
 from .product_tools import BRIDGED_PRODUCTS, declared_names
-from .product_trace import Ending, Expect
+from .product_trace import Ending, Expect, json_events
 
 PRODUCT = "claude-code"
 MCP_PREFIX = BRIDGED_PRODUCTS[PRODUCT].prefix  # mcp__skill-lens__<name>: a bridge tool
@@ -77,22 +77,9 @@ def read_trace(data: bytes, ending: Ending, expect: Expect) -> RunResult:
 # -- reading the lines -----------------------------------------------------------------
 
 
-def _events(data: bytes) -> Iterator[dict[str, Any]]:
-    """Every line that is one JSON object; anything else (a warning, a cut line) is skipped."""
-    for line in data.splitlines():
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except (ValueError, RecursionError):  # garbage, a cut line, absurd nesting
-            continue
-        if isinstance(event, dict):
-            yield event
-
-
 def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
     read = _Read()
-    for event in _events(data):
+    for event in json_events(data):
         read.events.append(event)
         kind, subtype = event.get("type"), event.get("subtype")
         if kind == "system" and subtype == "init" and read.init is None:

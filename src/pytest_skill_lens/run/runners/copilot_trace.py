@@ -17,13 +17,13 @@ Copilot bills per premium request, never in dollars, so the cost is always a not
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import RunResult, ToolCall
-from .product_trace import Ending, Expect
+from .product_trace import Ending, Expect, json_events
 
 PRODUCT = "copilot"
 MCP_PREFIX = "skill-lens-"  # how Copilot spells a tool of the bridge's server
@@ -71,21 +71,9 @@ def read_trace(data: bytes, usage: bytes | None, ending: Ending, expect: Expect)
 # -- reading the lines -----------------------------------------------------------------
 
 
-def _events(data: bytes) -> Iterator[dict[str, Any]]:
-    for line in data.splitlines():
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except (ValueError, RecursionError):  # garbage, a cut line, absurd nesting
-            continue
-        if isinstance(event, dict):
-            yield event
-
-
 def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
     read = _Read()
-    for event in _events(data):
+    for event in json_events(data):
         read.events.append(event)
         kind, body = event.get("type"), event.get("data")
         body = body if isinstance(body, dict) else {}

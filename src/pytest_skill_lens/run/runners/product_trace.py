@@ -3,9 +3,10 @@ and what the run was. Shared by the Claude Code and Copilot readers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
@@ -51,3 +52,19 @@ class Expect:
             skill=None if delivers_no_skill(skill) else skill.name,
             tools=[tool.name for tool in case.tools],
         )
+
+
+def json_events(data: bytes) -> Iterator[dict[str, Any]]:
+    """Every line of a trace that is one JSON object.
+
+    Anything else (a warning, a cut line, garbage) is skipped: it never stops the reading.
+    """
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError):  # garbage, a cut line, absurd nesting
+            continue
+        if isinstance(event, dict):
+            yield event
