@@ -36,7 +36,8 @@ from runner_e2e import (
     tools_block,
 )
 
-pytestmark = pytest.mark.parametrize("runner", RUNNERS)
+# slow: real agent frameworks against a local server (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.parametrize("runner", RUNNERS)]
 
 ANTHROPIC_MODEL = "anthropic:claude-haiku-4-5"
 

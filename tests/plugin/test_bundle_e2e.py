@@ -61,7 +61,8 @@ BUNDLE_TOOLS = [
 ]
 
 
-pytestmark = pytest.mark.usefixtures("openai_key")
+# slow: real agent frameworks against a local server (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("openai_key")]
 
 
 def skill(

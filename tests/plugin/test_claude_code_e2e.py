@@ -20,7 +20,8 @@ import pytest
 from anthropic_server import AnthropicServer, text, tool_use
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-pytestmark = pytest.mark.usefixtures("products_on_path", "claude_env")
+# slow: starts the real Claude Code (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "claude_env")]
 
 RUNNER = "claude-code"
 BODY = "Say GREET-INSTRUCTIONS, then hello.\n"

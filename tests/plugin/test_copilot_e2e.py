@@ -20,7 +20,8 @@ import pytest
 from anthropic_server import AnthropicServer, failure, text, tool_use
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-pytestmark = pytest.mark.usefixtures("products_on_path", "copilot_env")
+# slow: starts the real Copilot CLI (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "copilot_env")]
 
 RUNNER = "copilot"
 BODY = "Say GREET-INSTRUCTIONS, then hello.\n"

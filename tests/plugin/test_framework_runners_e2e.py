@@ -38,7 +38,12 @@ from runner_e2e import (
 )
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-pytestmark = [pytest.mark.parametrize("runner", RUNNERS), pytest.mark.usefixtures("openai_key")]
+# slow: real agent frameworks against local servers (-m "not slow" skips it)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.parametrize("runner", RUNNERS),
+    pytest.mark.usefixtures("openai_key"),
+]
 
 
 def function(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,10 @@ from typing import Any
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
 
-from pytest_skill_lens.merge.cli import console
+from pytest_skill_lens.cli import console
+
+# slow: drives a real Chromium (-m "not slow" skips it)
+pytestmark = pytest.mark.slow
 
 HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 # As root on a closed network: no sandbox, no GPU, and nothing that phones home

@@ -57,7 +57,8 @@ def judged_case(name: str = "graded", task: str = TASK, **more: Any) -> dict[str
     return {"name": name, "task": task, "judge": judge, **more}
 
 
-pytestmark = pytest.mark.usefixtures("openai_key")
+# slow: real framework judges against a local server (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("openai_key")]
 
 
 def run(

@@ -21,7 +21,8 @@ from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import case, checks, run, tools_block
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-pytestmark = pytest.mark.usefixtures("openai_key")
+# slow: a real LangChain agent against a local server (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("openai_key")]
 
 
 # --- what the model sent, as LangChain hands it over -----------------------------------------

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+# slow: pytest processes signalled and killed, under xdist too (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")]
 
 HANG_GUARD = 60.0  # seconds: never reached unless the run hangs
 

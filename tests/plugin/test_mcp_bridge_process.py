@@ -35,6 +35,9 @@ from pytest_skill_lens.run.bridge_config import (
 )
 from pytest_skill_lens.suite.model import ToolSpec
 
+# slow: MCP bridge processes (-m "not slow" skips it)
+pytestmark = pytest.mark.slow
+
 WAIT = 30.0  # a guard against a hang, never a measurement
 
 TOOLS = [

@@ -52,7 +52,8 @@ def offered(name: str, task: str, **more: Any) -> dict[str, Any]:
     return {"name": name, "mode": "offered", "task": task, **more}
 
 
-pytestmark = pytest.mark.usefixtures("openai_key")
+# slow: real agent frameworks against a local server (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("openai_key")]
 
 
 @pytest.fixture(params=FRAMEWORK_RUNNERS)

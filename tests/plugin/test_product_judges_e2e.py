@@ -22,7 +22,8 @@ from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 from pytest_skill_lens.score.judges.product import CLOSING
 
-pytestmark = pytest.mark.usefixtures("products_on_path", "product_env")
+# slow: starts the real products as judges (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "product_env")]
 
 SKILL = "order-support"
 RUBRIC = ["The reply names order 1234", "The reply is polite"]

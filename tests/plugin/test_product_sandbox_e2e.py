@@ -24,7 +24,8 @@ from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 from pytest_skill_lens.run.product_sandbox import decide
 
-pytestmark = pytest.mark.usefixtures("products_on_path", "claude_env")
+# slow: starts the real products under bwrap (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "claude_env")]
 
 RUNNER = "claude-code"
 TOML = '[runners.claude-code]\npass_env = ["CLAUDE_CODE_MAX_RETRIES"]\n'

@@ -26,7 +26,8 @@ from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import case, checks, tools_block
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-pytestmark = pytest.mark.usefixtures("openai_key")
+# slow: a real PydanticAI agent against a local server (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("openai_key")]
 
 
 def run(

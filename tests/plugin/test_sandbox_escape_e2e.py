@@ -37,10 +37,14 @@ from skillfactory import QUIET_PLUGINS, make_skill, write_file
 from pytest_skill_lens.run.sandbox import decide
 
 BWRAP = decide("auto")
-pytestmark = pytest.mark.skipif(
-    BWRAP.backend != "bwrap",
-    reason=f"no working bwrap on this machine ({BWRAP.label}); .ci/run installs bubblewrap",
-)
+# slow: escape attempts under a real bwrap (-m "not slow" skips it)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        BWRAP.backend != "bwrap",
+        reason=f"no working bwrap on this machine ({BWRAP.label}); .ci/run installs bubblewrap",
+    ),
+]
 ORDINARY_UID = 65534  # nobody: the uid the ordinary-user run takes when the test is root
 RUN_TIMEOUT = 300.0  # seconds: a hang guard for the inner run, not a performance figure
 

@@ -32,6 +32,9 @@ from skillfactory import QUIET_PLUGINS, SPY_CALLS_FILE, make_skill, spy_runner_c
 
 from pytest_skill_lens.run.sandbox import HARDENING, decide, system_temp_dir
 
+# slow: bundled scripts under a real bwrap, with agents (-m "not slow" skips it)
+pytestmark = pytest.mark.slow
+
 BWRAP = decide("auto")
 needs_bwrap = pytest.mark.skipif(
     BWRAP.backend != "bwrap",

@@ -19,7 +19,12 @@ pytest.importorskip("genai_prices")
 from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import RUNNERS, case, checks, run
 
-pytestmark = [pytest.mark.parametrize("runner", RUNNERS), pytest.mark.usefixtures("openai_key")]
+# slow: real agent frameworks against local servers (-m "not slow" skips it)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.parametrize("runner", RUNNERS),
+    pytest.mark.usefixtures("openai_key"),
+]
 
 
 def test_the_configured_caps_reach_the_models_tools_and_checks_keep_the_built_in_one(

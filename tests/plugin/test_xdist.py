@@ -12,6 +12,9 @@ from typing import Any
 import pytest
 from skillfactory import QUIET_PLUGINS, make_scripted_skills
 
+# slow: pytest-xdist workers (-m "not slow" skips it)
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("xdist")
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from pytest_skill_lens.cli import console
 from pytest_skill_lens.gate.record import GateResult, RunRecord
-from pytest_skill_lens.merge.cli import console
 from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.report.html import render_html
 from pytest_skill_lens.report.html.embed import DATA_ID, data_json

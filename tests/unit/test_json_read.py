@@ -330,5 +330,5 @@ def test_the_console_script_runs_the_merge(
     (tmp_path / "shard.json").write_text(render_json(_record(), GATE), encoding="utf-8")
     assert console(["merge", str(tmp_path / "shard.json")]) == 2  # shard 2/3 alone
     assert "shard(s) 1/3, 3/3 missing" in capsys.readouterr().err
-    assert console(["convert"]) == 2  # not a command (yet)
-    assert "name a command" in capsys.readouterr().err
+    assert console(["shard"]) == 2  # not a command
+    assert "unknown command 'shard'" in capsys.readouterr().err

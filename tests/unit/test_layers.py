@@ -1,10 +1,12 @@
 """The layers of docs/architecture.md, checked on the source: nothing imports upward.
 
 Bottom to top: suite, run, score, perform, gate, report, plugin. The top-level helpers
-(settings.py, labels.py, matching.py, wellformed.py, gcpause.py, atomic_file.py) sit beside suite/ and
-import nothing above it. Only plugin/ imports pytest, and the agent frameworks are
-imported only inside a function, never when a module loads (collection stays light),
-except by the one framework seam, which is itself imported only inside a function.
+(settings.py, labels.py, matching.py, wellformed.py, gcpause.py, atomic_file.py) sit
+beside suite/ and import nothing above it; authoring/ imports only suite/, and cli/ (the
+console script) never imports plugin/. Only plugin/ imports pytest, and the agent
+frameworks are imported only inside a function, never when a module loads (collection
+stays light), except by the one framework seam, which is itself imported only inside a
+function.
 """
 
 from __future__ import annotations
@@ -55,6 +57,30 @@ def test_the_mcp_bridge_is_run_layer_code() -> None:
         for path in sorted((PACKAGE / "mcp_bridge").rglob("*.py"))
         for target, _ in _imports(path)
         if target.split(".")[0] in above
+    ]
+    assert found == []
+
+
+def test_the_authoring_tools_import_only_suite() -> None:
+    # Their logic (scaffold, listing reader, converter) is checked by the loader a run uses,
+    # so it may import suite/ and the top-level helpers, and no layer that acts or scores.
+    above = {*LAYERS[1:], "pytest", "_pytest", "cli", "merge", "mcp_bridge"}
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / "authoring").rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] in above
+    ]
+    assert found == []
+
+
+def test_the_console_script_never_imports_the_plugin_or_pytest() -> None:
+    # A top layer like plugin/: its commands run where pytest may not be installed.
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / "cli").rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] in {"plugin", "pytest", "_pytest"}
     ]
     assert found == []
 

@@ -56,6 +56,9 @@ from pytest_skill_lens.run.runners.product_process import (
 from pytest_skill_lens.run.sandbox import system_temp_dir
 from pytest_skill_lens.settings import Settings
 
+# slow: real starts under the product's bwrap (-m "not slow" skips it)
+pytestmark = pytest.mark.slow
+
 TEMP = system_temp_dir()
 LINUX = sys.platform.startswith("linux")
 BWRAP = decide("auto")

@@ -51,6 +51,9 @@ needs_bwrap = pytest.mark.skipif(
     reason=f"no working bwrap on this machine ({BWRAP.label}); .ci/run installs bubblewrap",
 )
 
+# slow: attacks run for real under bwrap (-m "not slow" skips it)
+pytestmark = pytest.mark.slow
+
 
 def settings(mode: str = "auto", **more: Any) -> Settings:
     base: dict[str, Any] = {

@@ -7,6 +7,8 @@ the session's ``skill-lens`` summary lines and exits with the gate's code: 0 pas
 failed, 2 for a report that cannot be merged (naming the file and the fix) or a report
 that could not be written.
 
+Both are commands of the ``pytest-skill-lens`` console script (``pytest_skill_lens.cli``).
+
 ``html`` draws the HTML page of one JSON report (a session's or a merge's): 0 when it
 was written, 2 when the report cannot be read or the page cannot be written.
 """
@@ -41,20 +43,6 @@ HTML_FIX = (
     "give a report this version of pytest-skill-lens wrote (--skill-lens-json or merge --json)"
 )
 EXIT_REFUSED = 2
-
-
-def console(argv: Sequence[str] | None = None) -> int:
-    """The ``pytest-skill-lens`` console script: ``merge ...`` and ``html ...``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    commands: dict[str, Callable[[Sequence[str]], int]] = {"merge": main, "html": html_main}
-    if args and args[0] in commands:
-        return commands[args[0]](args[1:])
-    usage = f"usage: pytest-skill-lens {{{','.join(commands)}}} ..."
-    if args and args[0] in ("-h", "--help"):
-        print(usage)
-        return 0
-    print(f"{usage}\npytest-skill-lens: name a command", file=sys.stderr)
-    return EXIT_REFUSED
 
 
 def main(argv: Sequence[str] | None = None) -> int:
