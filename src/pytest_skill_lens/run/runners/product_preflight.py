@@ -20,6 +20,9 @@ VERSION_TIMEOUT = 30.0  # seconds; a product whose --version hangs will not run 
 _VERSION_BYTES = 4_000
 # The version each product's probe printed, for the report ("claude-code 2.1.332").
 _versions: dict[str, str] = {}
+# What each executable's --version answered in this process: a product that is both the
+# runner and the judge (or named again) starts once for it, not twice.
+_answered: dict[tuple[str, str], str] = {}
 
 
 def probed_version(name: str) -> str | None:
@@ -71,6 +74,9 @@ def _probe(
 def _version_problem(
     preset: Preset, found: str, probe: RunDir, env: dict[str, str]
 ) -> Problem | None:
+    if (answered := _answered.get((preset.name, found))) is not None:
+        _versions[preset.name] = answered
+        return None
     make_home(probe.home)
     try:
         ran = start(
@@ -86,7 +92,7 @@ def _version_problem(
     finished = ran.finished
     first = finished.stdout.data.decode("utf-8", errors="replace").strip().splitlines()
     if finished.exit_code == 0 and first:
-        _versions[preset.name] = first[0][:200]
+        _versions[preset.name] = _answered[(preset.name, found)] = first[0][:200]
         return None
     how = (
         f"did not answer within {VERSION_TIMEOUT:g} s"
