@@ -7,14 +7,17 @@ never read from here: they come from the environment only.
 
 from __future__ import annotations
 
+import difflib
 import math
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .suite.errors import ConfigError, Where
+from .suite.quoting import shown
 from .suite.regular_files import REGULAR_FIX, read_regular, special_kind
 from .suite.validation import field_path
 
@@ -74,12 +77,16 @@ class Settings(_Strict):
     max_spend_usd: PosFloat | None = None
     # One deadline for a case's whole act: every session's runner call and the judge's.
     case_timeout_seconds: PosFloat = 600.0
+    # Cassettes (docs/replay.md): "" records and replays nothing; none replays only,
+    # once replays what exists and records what is missing, all records everything.
+    record: Literal["", "none", "once", "all"] = ""
+    cassettes: str = ""  # their directory; "": cassettes/ beside each eval file
 
     @field_validator("min_delta")
     @classmethod
     def _finite_delta(cls, value: float | None) -> float | None:
         if value is not None and not -1 <= value <= 1:
-            raise ValueError("min_delta is a pass-rate difference between -1.0 and 1.0")
+            raise ValueError("must be a pass-rate difference from -1.0 to 1.0")
         return value
 
     @field_validator("max_spend_usd", "script_timeout_seconds", "case_timeout_seconds")
@@ -94,17 +101,19 @@ class Settings(_Strict):
     def _runner_list(cls, value: str | list[str]) -> str | list[str]:
         names = [value] if isinstance(value, str) else value
         if not names:
-            raise ValueError("name at least one runner")
+            raise ValueError("must name at least one runner")
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise ValueError(f"runner {dupes[0]!r} is named twice")
+            raise ValueError(f"must name each runner once; runner {dupes[0]!r} is named twice")
         return value
 
     @model_validator(mode="after")
     def _interpreters(self) -> Settings:
         for ext, argv in self.script_interpreters.items():
             if not ext.strip(". ") or not argv:
-                raise ValueError("script_interpreters needs a non-empty extension and argv")
+                raise ValueError(
+                    "must map each non-empty extension to a non-empty command (argv list)"
+                )
         return self
 
     @property
@@ -125,8 +134,16 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
-def load_settings(path: Path | None, overrides: dict[str, Any] | None = None) -> Settings:
-    """Settings from ``path`` (or defaults), with command-line ``overrides`` on top."""
+def load_settings(
+    path: Path | None,
+    overrides: dict[str, Any] | None = None,
+    flags: Mapping[str, str] | None = None,
+) -> Settings:
+    """Settings from ``path`` (or defaults), with command-line ``overrides`` on top.
+
+    ``flags`` names the flag of each override key, so a refused value names where it
+    was written: the flag, or the key in ``path``.
+    """
     data: dict[str, Any] = {}
     if path is not None:
         kind = special_kind(path)  # looked at before any open: a FIFO would block it
@@ -135,28 +152,121 @@ def load_settings(path: Path | None, overrides: dict[str, Any] | None = None) ->
                 f"the config file is {kind}, not a regular file", where=Where(path), fix=REGULAR_FIX
             )
         if not path.is_file():
-            raise ConfigError("the config file does not exist or is not a file", where=Where(path))
+            raise ConfigError(
+                "the config file does not exist or is not a file",
+                where=Where(path),
+                fix="point --skill-lens-config at an existing skill-lens.toml, or drop the flag "
+                "to use the one found upward from the current directory",
+            )
         try:
             data = tomllib.loads(read_regular(path, ConfigError).decode("utf-8"))
         except UnicodeDecodeError:
-            raise ConfigError("not valid UTF-8 text", where=Where(path)) from None
+            raise ConfigError(
+                "not valid UTF-8 text", where=Where(path), fix="save the file as UTF-8"
+            ) from None
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"not valid TOML: {exc}", where=Where(path)) from None
+            raise ConfigError(
+                f"not valid TOML: {exc}",
+                where=Where(path),
+                fix='fix the TOML syntax there; text needs quotes (default_runner = "fake") '
+                'and a list brackets on both ends (default_runner = ["fake", "cli"])',
+            ) from None
         except OSError as exc:
-            raise ConfigError(f"cannot read: {exc.strerror or exc}", where=Where(path)) from None
-    merged = {**data, **{k: v for k, v in (overrides or {}).items() if v is not None}}
+            raise ConfigError(
+                f"cannot read: {exc.strerror or exc}", where=Where(path), fix="make it readable"
+            ) from None
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
     try:
-        return Settings.model_validate(merged)
+        return Settings.model_validate({**data, **given})
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         loc = tuple(p for p in error["loc"] if isinstance(p, int) or "[" not in str(p))
-        key = field_path(loc)
-        source = path if path is not None and loc and loc[0] in data else None
-        if error["type"] == "extra_forbidden":
-            problem = f"unknown key {key!r}"
-            fix = "remove it or fix its spelling; see docs/configuration.md for every key"
-        else:
-            problem = f"{key}: {error['msg']} (got {error.get('input')!r})"
-            fix = None
-        where = Where(source, field=key) if source else Where(field=key)
-        raise ConfigError(problem, where=where, fix=fix) from None
+        raise _refused(error, loc, path, data, given, flags or {}) from None
+
+
+def _refused(
+    error: Any,
+    loc: tuple[int | str, ...],
+    path: Path | None,
+    data: Mapping[str, Any],
+    given: Mapping[str, Any],
+    flags: Mapping[str, str],
+) -> ConfigError:
+    """The refusal of one value, naming where it was written and what would be accepted."""
+    key = field_path(loc)
+    top = str(loc[0]) if loc else ""
+    flag = flags.get(top) if top in given else None
+    if error["type"] == "extra_forbidden":
+        known = _known_keys(loc[:-1])
+        guess = difflib.get_close_matches(str(loc[-1]) if loc else key, known, n=1)
+        return ConfigError(
+            f"unknown key {shown(key)}",
+            where=Where(path, field=key) if path is not None else Where(field=key),
+            fix=(f"did you mean {guess[0]!r}? " if guess else "")
+            + "remove it or fix its spelling; see docs/configuration.md for every key",
+        )
+    got = f"got {shown(error.get('input'))}"
+    source = path if path is not None and top in data else None
+    where = Where(source, field=key) if source is not None else Where(field=key)
+    if str(error["loc"][-1]).endswith("[key]"):  # a table name, such as [runners.x]
+        expected = (error.get("ctx") or {}).get("expected", "")
+        return ConfigError(
+            f"[{key}] is not a table this file takes; the tables under "
+            f"[{field_path(loc[:-1])}] are {expected}",
+            where=where,
+            fix=f"rename the table to one of {expected}, or remove it",
+        )
+    wanted = _wanted(error)
+    if flag is not None:
+        return ConfigError(
+            f"{flag} {wanted}, {got}",
+            fix=f"give {flag} another value: it {wanted} (docs/configuration.md)",
+        )
+    file = source.name if source is not None else CONFIG_NAME
+    return ConfigError(
+        f"{key} {wanted}, {got}",
+        where=where,
+        fix=f"change {key} in {file}: it {wanted} (docs/configuration.md)",
+    )
+
+
+_TYPES = {
+    "int_type": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "bool_type": "must be true or false",
+    "string_type": "must be text, in quotes",
+    "list_type": "must be a list",
+    "dict_type": "must be a table",
+    "model_type": "must be a table",
+    "finite_number": "must be a finite number",
+}
+_BOUNDS = {
+    "greater_than": "must be more than {gt}",
+    "greater_than_equal": "must be at least {ge}",
+    "less_than": "must be less than {lt}",
+    "less_than_equal": "must be at most {le}",
+}
+
+
+def _wanted(error: Any) -> str:
+    """What pydantic's error asks for, as ``must ...`` (a validator says it that way too)."""
+    kind, ctx = error["type"], error.get("ctx") or {}
+    if kind in _TYPES:
+        return _TYPES[kind]
+    if kind in _BOUNDS:  # a float bound reads as the author wrote it: 0, not 0.0
+        return _BOUNDS[kind].format(
+            **{k: f"{v:g}" if isinstance(v, float) else v for k, v in ctx.items()}
+        )
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected')}"
+    said = str(error["msg"]).removeprefix("Value error, ")
+    return said if said.startswith("must ") else f"must be valid ({said})"
+
+
+def _known_keys(loc: tuple[int | str, ...]) -> list[str]:
+    if not loc:
+        return list(Settings.model_fields)
+    if loc[0] == "runners" and len(loc) == 2:
+        return list(ProductTable.model_fields)
+    return []

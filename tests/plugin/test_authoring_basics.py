@@ -299,7 +299,7 @@ def test_under_xdist_an_unknown_runner_is_still_exit_2(pytester: pytest.Pytester
     assert result.ret == 2
     result.stdout.fnmatch_lines(
         [
-            "skill-lens: unknown runner 'spyy'; "
+            "skill-lens: --skill-lens-runner: unknown runner 'spyy'; "
             "available: claude-code, cli, copilot, fake, langchain, pydantic-ai, spy"
         ]
     )

@@ -474,7 +474,7 @@ CASE_RULES = [
         "regex-malformed",
         "assertions:\n  - kind: regex\n    value: '(unclosed'\n",
         "assertions[0].value",
-        "the regex does not compile: missing ), unterminated subpattern",
+        "the regex '(unclosed' does not compile: missing ), unterminated subpattern",
         "single-quote it",
     ),
     CaseRule(
@@ -531,7 +531,7 @@ CASE_RULES = [
         "file-without-workspace",
         "assertions:\n  - kind: contains\n    value: north\n    file: report.md\n",
         "assertions[0].file",
-        "the assertion reads a workspace file, but the case has no workspace: block",
+        "the assertion reads the workspace file 'report.md', but the case has no workspace: block",
         "add workspace: {}",
     ),
     CaseRule(
@@ -559,28 +559,28 @@ CASE_RULES = [
         "file-empty",
         WS + "assertions:\n  - kind: contains\n    value: x\n    file: ''\n",
         "assertions[0].file",
-        "the path is empty",
+        "the path '' is empty",
         "name a file relative to the workspace",
     ),
     CaseRule(
         "file-absolute",
         WS + "assertions:\n  - kind: contains\n    value: x\n    file: /etc/passwd\n",
         "assertions[0].file",
-        "the path is absolute",
+        "the path '/etc/passwd' is absolute; write it relative to the workspace",
         "name a file relative to the workspace",
     ),
     CaseRule(
         "file-drive-qualified",
         WS + "assertions:\n  - kind: contains\n    value: x\n    file: 'C:report.md'\n",
         "assertions[0].file",
-        "the path is absolute",
+        "the path 'C:report.md' is absolute",
         "name a file relative to the workspace",
     ),
     CaseRule(
         "file-dot-dot",
         WS + "assertions:\n  - kind: contains\n    value: x\n    file: ../secrets.md\n",
         "assertions[0].file",
-        "the path contains '..', which would leave the workspace",
+        "the path '../secrets.md' contains '..', which would leave the workspace",
         "name a file relative to the workspace",
     ),
     CaseRule(
@@ -601,14 +601,18 @@ CASE_RULES = [
         )
         for rule, pattern, problem in [
             ("double-star", "**/plan.md", "'**' is not supported"),
-            ("no-wildcard", "plan.md", "the pattern has no wildcard; use file: for a literal path"),
-            ("dot-dot", "../*.md", "the pattern contains '..'"),
-            ("absolute", "/tmp/*.md", "the pattern is absolute"),
-            ("backslash", "plans\\*.md", "the pattern holds a backslash"),
-            ("trailing-slash", "plans*/", "the pattern ends in '/' or '/.'"),
-            ("trailing-slash-dot", "plans*/.", "the pattern ends in '/' or '/.'"),
-            ("unclosed-set", "plan[ab.md", "an unclosed '[' in the pattern"),
-            ("empty-set", "[z-a].md", "the set [z-a] matches no character"),
+            (
+                "no-wildcard",
+                "plan.md",
+                "the pattern 'plan.md' has no wildcard; use file: for a literal path",
+            ),
+            ("dot-dot", "../*.md", "the pattern '../*.md' contains '..'"),
+            ("absolute", "/tmp/*.md", "the pattern '/tmp/*.md' is absolute"),
+            ("backslash", "plans\\*.md", "the pattern 'plans\\\\*.md' holds a backslash"),
+            ("trailing-slash", "plans*/", "the pattern 'plans*/' ends in '/' or '/.'"),
+            ("trailing-slash-dot", "plans*/.", "the pattern 'plans*/.' ends in '/' or '/.'"),
+            ("unclosed-set", "plan[ab.md", "an unclosed '[' in the pattern (in 'plan[ab.md')"),
+            ("empty-set", "[z-a].md", "the set [z-a] matches no character (in '[z-a].md')"),
         ]
     ),
     CaseRule(
@@ -629,7 +633,7 @@ CASE_RULES = [
         "file-glob-list-bad-entry",
         WS + "assertions:\n  - kind: file-produced\n    file_glob: [plan.md, '../*.md']\n",
         "assertions[0].file_glob[1]",
-        "the pattern contains '..'",
+        "the pattern '../*.md' contains '..'",
         "write a relative pattern with a wildcard",
     ),
     CaseRule(
@@ -707,21 +711,22 @@ CASE_RULES = [
         "tools:\n  - name: lookup\n    parameters: {id: string}\n"
         "    input_schema: {type: object}\n",
         "tools[0].input_schema",
-        "a tool declares both parameters: and input_schema:",
+        "tool 'lookup' declares both parameters: and input_schema:",
         "keep parameters: for a hand-written tool",
     ),
     CaseRule(
         "tool-input-schema-invalid",
         "tools:\n  - name: lookup\n    input_schema: {type: object, properties: 3}\n",
         "tools[0].input_schema",
-        "input_schema is not a valid JSON Schema",
+        "the input_schema of tool 'lookup' is not a valid JSON Schema",
         "draft 2020-12",
     ),
     CaseRule(
         "tool-input-schema-not-object",
         "tools:\n  - name: lookup\n    input_schema: {type: array}\n",
         "tools[0].input_schema",
-        "input_schema must have top-level type: object",
+        "the input_schema of tool 'lookup' must have top-level type: object (every provider "
+        "requires it); its type is 'array'",
         "add type: object",
     ),
     CaseRule(
@@ -735,14 +740,15 @@ CASE_RULES = [
         "returns-empty-list",
         "tools:\n  - name: lookup\n    returns: []\n",
         "tools[0].returns",
-        "returns: is an empty list",
+        "the returns: of tool 'lookup' is an empty list",
         "returns: '' is how an empty reply is spelled",
     ),
     CaseRule(
         "returns-mixes-shapes",
         "tools:\n  - name: lookup\n    returns: [first, {value: second}]\n",
         "tools[0].returns",
-        "returns: mixes strings (a sequence) with when:/value: entries (a lookup)",
+        "the returns: of tool 'lookup' mixes strings (a sequence) with when:/value: entries "
+        "(a lookup)",
         "use one shape",
     ),
     CaseRule(
@@ -797,7 +803,8 @@ CASE_RULES = [
         "tools:\n  - name: lookup\n    parameters: {id: string}\n    returns:\n"
         "      - value: fallback\n      - when: {id: '1'}\n        value: x\n",
         "tools[0].returns[1]",
-        "this entry can never answer: the fallback at returns[0] answers every call first",
+        "this entry of tool 'lookup' can never answer: the fallback at returns[0] answers every "
+        "call first",
         "move the fallback",
     ),
     CaseRule(
@@ -805,7 +812,7 @@ CASE_RULES = [
         "tools:\n  - name: lookup\n    parameters: {id: string}\n    returns:\n"
         "      - when: {id: '1'}\n        value: x\n      - when: {id: '1'}\n        value: y\n",
         "tools[0].returns[1]",
-        "this entry can never answer: returns[0]",
+        "this entry of tool 'lookup' can never answer: returns[0]",
         "put the narrower when: first",
     ),
     CaseRule(
@@ -960,14 +967,14 @@ CASE_RULES = [
         "judge-artifact-dot-dot",
         WS + "judge:\n  rubric: [The report is complete]\n  artifacts: [../report.md]\n",
         "judge.artifacts[0]",
-        "the path contains '..'",
+        "the path '../report.md' contains '..'",
         "name a file relative to the workspace",
     ),
     CaseRule(
         "judge-artifact-absolute",
         WS + "judge:\n  rubric: [The report is complete]\n  artifacts: [/report.md]\n",
         "judge.artifacts[0]",
-        "the path is absolute",
+        "the path '/report.md' is absolute",
         "name a file relative to the workspace",
     ),
     CaseRule(
@@ -981,7 +988,7 @@ CASE_RULES = [
         "judge-artifact-glob-no-wildcard",
         WS + "judge:\n  rubric: [The report is complete]\n  artifacts: [{glob: report.md}]\n",
         "judge.artifacts[0].glob",
-        "the pattern has no wildcard",
+        "the pattern 'report.md' has no wildcard; list it as a plain entry",
         "write a relative pattern with a wildcard",
     ),
     CaseRule(
@@ -1010,28 +1017,28 @@ CASE_RULES = [
         "workspace-file-key-dot-dot",
         "workspace:\n  files: {../escape.md: x}\n",
         "workspace.files",
-        "the path contains '..', which would leave the workspace: '../escape.md'",
+        "the path '../escape.md' contains '..', which would leave the workspace",
         "key each file by a relative path",
     ),
     CaseRule(
         "workspace-file-key-absolute",
         "workspace:\n  files: {/etc/hosts: x}\n",
         "workspace.files",
-        "the path is absolute",
+        "the path '/etc/hosts' is absolute",
         "key each file by a relative path",
     ),
     CaseRule(
         "workspace-file-key-empty",
         "workspace:\n  files: {'': x}\n",
         "workspace.files",
-        "the path is empty: ''",
+        "the path '' is empty",
         "key each file by a relative path",
     ),
     CaseRule(
         "workspace-file-key-nul",
         'workspace:\n  files: {"a\\0b.md": x}\n',
         "workspace.files",
-        "the path holds a NUL byte: 'a\\x00b.md'",
+        "the path 'a\\x00b.md' holds a NUL byte",
         "key each file by a relative path",
     ),
     CaseRule(
@@ -1452,6 +1459,9 @@ TRAJECTORY_RULES = [
         "trajectory.called[0]",
         "write_file",
         "(a built-in tool exists only in a case with a workspace: block)",
+        # The author means the built-in: a mock of that name would not be it.
+        fix="add a workspace: block (workspace: {}) to give the case the built-in write_file, "
+        "or declare a mock 'write_file' under tools:",
     ),
 ]
 

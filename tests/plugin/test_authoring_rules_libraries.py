@@ -253,7 +253,11 @@ LIBRARY_RULES = [
         LIB,
         IMPORT,
         "- ref: lookup_order\n  returns: []\n",
-        eval_error("returns: is an empty list", "returns: ''", "tools[0].returns"),
+        eval_error(
+            "the returns: of tool 'lookup_order' is an empty list",
+            "returns: ''",
+            "tools[0].returns",
+        ),
     ),
     LibraryRule(
         "ref-and-inline-tool-share-a-name",
@@ -448,7 +452,7 @@ LIBRARY_RULES = [
         IMPORT,
         REF,
         lib_error(
-            "input_schema is not a valid JSON Schema",
+            "the input_schema of tool 'other' is not a valid JSON Schema",
             "draft 2020-12",
             "tools[1].input_schema",
         ),
@@ -460,7 +464,8 @@ LIBRARY_RULES = [
         IMPORT,
         REF,
         lib_error(
-            "input_schema must have top-level type: object",
+            "the input_schema of tool 'other' must have top-level type: object (every provider "
+            "requires it); its type is 'array'",
             "add type: object",
             "tools[1].input_schema",
         ),

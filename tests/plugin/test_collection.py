@@ -258,7 +258,8 @@ def test_unquoted_version_is_exit_2_naming_file_and_field(pytester: pytest.Pytes
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         [
-            "skill-lens authoring error: */vers/SKILL.md, field 'version': "
+            # The line of the field, in the file.
+            "skill-lens authoring error: */vers/SKILL.md:3, field 'version': "
             "version must be a string*",
             # The fix quotes the value as written, not as YAML read it (1.2).
             '  fix: quote it: version: "1.20"*',

@@ -154,8 +154,10 @@ def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         [
-            "skill-lens: unknown runner 'nosuch'; "
-            "available: claude-code, cli, copilot, echo, fake, langchain, pydantic-ai"
+            "skill-lens: --skill-lens-runner: unknown runner 'nosuch'; "
+            "available: claude-code, cli, copilot, echo, fake, langchain, pydantic-ai",
+            "  fix: name one of them with --skill-lens-runner, or register 'nosuch' with "
+            "pytest_skill_lens_runners in a conftest.py this run loads (docs/extending.md)",
         ]
     )
     assert result.stdout.str().count("unknown runner 'nosuch'") == 1
@@ -168,7 +170,11 @@ def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) ->
 
     assert result.ret == 2
     result.stdout.fnmatch_lines(
-        ["*unknown runner 'nosuch'; available: claude-code, cli, copilot, fake*"]
+        [
+            "skill-lens: */skill-lens.toml, field 'default_runner': unknown runner 'nosuch'; "
+            "available: claude-code, cli, copilot, fake*",
+            "  fix: name one of them with default_runner in skill-lens.toml, or register*",
+        ]
     )
 
 
@@ -333,7 +339,7 @@ REFUSED_AT_STARTUP = [
     pytest.param(
         "max_spend_usd = inf\n",
         (),
-        "*field 'max_spend_usd'*must be a finite number (got inf)*",
+        "*field 'max_spend_usd'*must be a finite number, got inf",
         id="max-spend-inf-in-the-file",
     ),
 ]

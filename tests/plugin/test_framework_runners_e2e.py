@@ -292,7 +292,11 @@ def test_a_dropped_connection_is_retried_as_a_fresh_conversation(
         assert result.ret == 1
         assert outcome["status"] == "errored"
         kind = {"pydantic-ai": "ModelConnectionError", "langchain": "OpenAIConnectionError"}
-        assert outcome["error"] == f"{kind[runner]}: Connection error."
+        # The endpoint that failed, and how often it was tried.
+        assert outcome["error"] == (
+            f"{kind[runner]}: Connection error. [endpoint {server.url} (base_url); "
+            "1 attempt (retries = 0)]"
+        )
         return
     assert result.ret == 0, result.stdout.str()
     assert outcome["status"] == "passed" and outcome["error"] is None
@@ -378,7 +382,8 @@ def test_a_reply_that_is_not_json_is_errored_at_once_never_a_crash(
         "line 1 column 1 (char 0)",
         "langchain": "JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
     }
-    assert outcomes["garbled"]["error"] == said[runner]
+    tried = f" [endpoint {server.url} (base_url); 1 attempt (retries = 2)]"
+    assert outcomes["garbled"]["error"] == said[runner] + tried
 
 
 # --- budgets: the runaway stop, unmeasured usage and prices ------------------------------------

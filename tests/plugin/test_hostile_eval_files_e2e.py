@@ -287,11 +287,15 @@ def test_a_catastrophic_regex_fails_its_case_and_says_it_did_not_finish(
 
 
 REGEX_RULES = {
-    "posix-class": ("order [[:digit:]]+", "the regex holds '[:digit:]'", "escape it"),
-    "fuzzy-count": ("colou{e<=1}r", "the regex holds '{e<=1}'", "escape it"),
+    "posix-class": (
+        "order [[:digit:]]+",
+        "the regex 'order [[:digit:]]+' holds '[:digit:]'",
+        "escape it",
+    ),
+    "fuzzy-count": ("colou{e<=1}r", "the regex 'colou{e<=1}r' holds '{e<=1}'", "escape it"),
     "regex-package-refuses": (
         "a{sep}",
-        "the regex compiles under Python's re but not under the regex package",
+        "the regex 'a{sep}' compiles under Python's re but not under the regex package",
         "escape literal braces",
     ),
 }

@@ -213,9 +213,13 @@ def test_the_page_of_a_merged_report_opens(pytester: pytest.Pytester, browser: A
     _suite(pytester)
     merged, page_path = pytester.path / "merged.json", pytester.path / "merged.html"
     assert console(["merge", str(pytester.path / "report.json"), "--json", str(merged)]) == 1
+    data = json.loads(merged.read_text(encoding="utf-8"))  # one outcome as a replay reads
+    data["outcomes"][0].update(replayed=True, recorded_at="2026-01-31")
+    merged.write_text(json.dumps(data), encoding="utf-8")
     assert console(["html", str(merged), "-o", str(page_path)]) == 0
     page = Page(browser, page_path)
     assert page.page.locator("tr.outcome").count() == 6
+    assert page.page.locator("tr.outcome .replayed").all_inner_texts() == ["(replayed)"]
     assert page.page.locator("#verdict .headline").inner_text() == "Gate FAILED"
     assert page.errors == []
     page.page.close()

@@ -379,7 +379,7 @@ def built_in_code(assertion: dict[str, Any], files: dict[str, str] | None = None
         (
             {"kind": "contains", "value": "x", "file": "../secrets.md"},
             "assertions[0].file",
-            "the path contains '..'",
+            "the path '../secrets.md' contains '..'",
         ),
         (
             {"kind": "contains", "value": "x", "file": "a.md", "file_glob": "*.md"},

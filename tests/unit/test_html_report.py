@@ -193,3 +193,31 @@ def test_html_command_says_when_it_cannot_write(
 def test_merge_still_dispatches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert console(["--help"]) == 0
     assert "merge" in capsys.readouterr().out
+
+
+def test_a_replayed_outcome_carries_every_field_the_page_marks_it_with() -> None:
+    replayed = Outcome(
+        skill_name="s",
+        case_name="c",
+        runner="claude-code",
+        status="passed",
+        replayed=True,
+        replayed_calls=1,
+        cassette="skills/s/evals/cassettes/s/c-1.claude-code.json",
+        recorded_at="2026-01-31",
+    )
+    data = json.loads(render_json(RunRecord(outcomes=[replayed]), GateResult(True, 0)))
+    page = render_html(data)
+    embedded = json.loads(_script_elements(page)[0][1])
+    (outcome,) = embedded["outcomes"]
+    # Every field the script reads to mark a replay is one the JSON report writes.
+    script = "\n".join(asset(name) for name in SCRIPT_PARTS)
+    read = set(re.findall(r"\bo\.(replayed\w*|recorded_at|cassette\w*)", script))
+    assert read == {"replayed", "replayed_calls", "recorded_at", "cassette", "cassette_note"}
+    assert read <= outcome.keys()
+    assert (outcome["replayed"], outcome["recorded_at"]) == (True, "2026-01-31")
+    summary_fields = set(re.findall(r"\breplay\.(\w+)", script))
+    assert summary_fields == {"replayed", "partly_replayed", "of", "oldest_recorded_at", "note"}
+    assert summary_fields <= embedded["summary"]["replay"].keys()
+    assert embedded["summary"]["replay"]["oldest_recorded_at"] == "2026-01-31"
+    assert '"(" + word + ")"' in script  # the row's marker beside the status word

@@ -100,6 +100,10 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
                 "latency_ms": 1000.0,
             },
         },
+        # The outcomes name runner fake but no model: not the fake runner's runs.
+        "fake_outcomes": 0,
+        "fake_note": None,
+        "replay": None,  # no outcome had a cassette
     }
 
 
@@ -178,6 +182,12 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "skill_loaded": None,
         "load_note": None,
         "tool_calls": [{"name": "lookup", "arguments": {"id": 1}}],
+        "cassette": None,
+        "replayed": False,
+        "replayed_calls": 0,
+        "replayed_usd": 0.0,
+        "recorded_at": None,
+        "cassette_note": None,
     }
     # dict equality ignores order, so check the order on its own
     assert list(data) == [
@@ -186,6 +196,8 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "usage_note", "stop_note", "retry_cost_usd", "hooks", "workspace",
         "nodeid", "input_tokens", "output_tokens", "skill_triggered",
         "skill_triggered_by_session", "skill_loaded", "load_note", "tool_calls",
+        "cassette", "replayed", "replayed_calls", "replayed_usd", "recorded_at",
+        "cassette_note",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

@@ -222,6 +222,8 @@ def test_which_lookup_entries_an_earlier_one_shadows(
     if not shadowed:
         assert load(skill, {"evals/cases.yaml": text}).cases
         return
-    with pytest.raises(AuthoringError, match="this entry can never answer") as caught:
+    with pytest.raises(
+        AuthoringError, match="this entry of tool 'lookup' can never answer"
+    ) as caught:
         load(skill, {"evals/cases.yaml": text})
     assert caught.value.where.field == "tools[0].returns[1]"

@@ -25,7 +25,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     seen: list[Path] = []
     real = loader._parse_yaml_eval_file
 
-    def spy(path: Path, text: str, skill_name: str | None) -> list[loader.LoadedCase]:
+    def spy(
+        path: Path, text: str, skill_name: str | None
+    ) -> tuple[list[loader.LoadedCase], list[loader.AuthoringError]]:
         seen.append(path)
         return real(path, text, skill_name)
 
@@ -137,7 +139,9 @@ def test_an_entry_written_with_another_key_is_a_miss(tmp_path: Path, parses: lis
     path = write(tmp_path)
     forged = CASES.replace("say hi", "say anything")
     foreign = ParseCache(tmp_path / "cache", b"x" * 32)
-    foreign.put(path, "greeting", CASES, loader._parse_yaml_eval_file(path, forged, "greeting"))
+    cases, errors = loader._parse_yaml_eval_file(path, forged, "greeting")
+    assert not errors
+    foreign.put(path, "greeting", CASES, cases)
     parses.clear()
 
     loaded = loader.load_yaml_eval_file(path, "greeting", ParseCache(tmp_path / "cache", SECRET))

@@ -164,6 +164,12 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
         "workspace": None,
         "nodeid": "skills/greet/SKILL.md::hello[stub-baseline-r2]",
         "order": 7,
+        "cassette": None,
+        "replayed": False,
+        "replayed_calls": 0,
+        "replayed_usd": 0.0,
+        "recorded_at": None,
+        "cassette_note": None,
     }
     assert outcome.tool_calls is not result.tool_calls  # the outcome owns its lists
     assert runner.seen == [(SKILL, case(assertions=DONE), None)]
@@ -429,7 +435,9 @@ def test_every_field_of_a_run_and_an_identity_is_recorded_by_name() -> None:
 
     # A field added to RunResult must be recorded under its name or declared unrecorded.
     assert recorded | identity_fields <= outcome_fields
-    assert outcome_fields - recorded - identity_fields == {"status", "scores", "workspace"}
+    # What only the pipeline knows: the verdict, the kept workspace, what a cassette did.
+    replay = {"replayed", "replayed_calls", "replayed_usd", "recorded_at", "cassette_note"}
+    assert outcome_fields - recorded - identity_fields == {"status", "scores", "workspace"} | replay
     outcome = outcome_of(IDENTITY, "passed", [], RunResult(output="x", model="m"))
     assert (outcome.output, outcome.model, outcome.order) == ("x", "m", 7)
 

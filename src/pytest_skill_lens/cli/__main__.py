@@ -6,4 +6,5 @@ import sys
 
 from . import console
 
-sys.exit(console())
+if __name__ == "__main__":  # importing it (a test preloading every module) runs nothing
+    sys.exit(console())

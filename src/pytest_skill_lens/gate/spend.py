@@ -27,12 +27,22 @@ class SpendCeiling:
 
 
 def spend_of(outcome: Outcome) -> float:
-    """What one outcome cost: the run, its discarded retries and its judging."""
-    return math.fsum((outcome.cost_usd, outcome.retry_cost_usd, outcome.judge_cost_usd))
+    """What one outcome spent anew: the run, its discarded retries and its judging.
+
+    What came from a cassette was spent when it was recorded: it is reported, but
+    counts as no new spend against the ceiling (docs/replay.md).
+    """
+    if outcome.replayed:
+        return 0.0
+    spent = math.fsum((outcome.cost_usd, outcome.retry_cost_usd, outcome.judge_cost_usd))
+    return max(0.0, spent - outcome.replayed_usd)
 
 
 def unpriced_note(outcome: Outcome) -> str | None:
-    """The run's own cost note, else its first judge's; None when everything was priced."""
+    """The run's own cost note, else its first judge's; None when everything was priced
+    (or nothing was spent anew: a replayed outcome)."""
+    if outcome.replayed:
+        return None
     if outcome.cost_note:
         return outcome.cost_note
     return next((s.cost_note for s in outcome.scores if s.cost_note), None)

@@ -24,6 +24,8 @@ class CaseIdentity:
     repeat_index: int = 0
     nodeid: str = ""
     order: int = 0  # position in the planned order (skill, case, arm, runner, repeat)
+    # The item's cassette file under --skill-lens-record (docs/replay.md); None: off.
+    cassette: str | None = None
 
 
 @dataclass
@@ -56,6 +58,15 @@ class Outcome:
     workspace: str | None = None
     nodeid: str = ""
     order: int = 0  # position in the planned order (skill, case, arm, runner, repeat)
+    # Cassettes (docs/replay.md): the file; whether every model call of the outcome was
+    # answered from it (its figures are then the recording's, and nothing was sent);
+    # how many were; what they cost when recorded (never new spend); the oldest date.
+    cassette: str | None = None
+    replayed: bool = False
+    replayed_calls: int = 0
+    replayed_usd: float = 0.0
+    recorded_at: str | None = None
+    cassette_note: str | None = None  # why the cassette could not be written
 
     @property
     def judge_cost_usd(self) -> float:

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from ..labels import Status
+from ..run.cassettes import using_tape
 from ..run.deadline import DeadlineExceeded, DeadlineWorker
 from ..run.result import RunResult
 from ..run.runner import Runner
@@ -31,6 +32,7 @@ from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from .calls import grade, run_case
 from .outcome import CaseIdentity, Outcome, outcome_of
+from .replay import open_tape, with_replay
 
 # What a case that was cut off spent is unknown, never "free".
 TIMED_OUT = "not measured: the case did not finish within case_timeout_seconds"
@@ -58,9 +60,19 @@ def perform(
     """Run ``case`` and score it (built-ins, then ``evaluators``): the recorded outcome.
 
     ``judge`` is asked only for a case with a rubric; ``settings`` gives the
-    deadline, whether the workspace is kept, and the judge's name if it has none.
+    deadline, whether the workspace is kept, the judge's name if it has none, and
+    whether the act records to or replays from ``identity.cassette`` (replay.py).
     """
-    result, verdict = _act(skill, case, runner, judge, workspace, identity.runner, settings)
+    taping = open_tape(skill, case, runner, judge, identity, settings, _judge_name(judge, settings))
+    tape = taping.tape
+    if taping.refusal is not None:  # replaying only, and nothing to replay: no call at all
+        result, verdict = RunResult(error=taping.refusal), None
+    else:
+        with using_tape(tape):  # the act's thread sees it: its context is copied
+            result, verdict = _act(skill, case, runner, judge, workspace, identity.runner, settings)
+        miss = tape.close() if tape is not None else None
+        if miss is not None:  # the cassette's words for what changed, not the framework's
+            result.error = miss
     context = ScoringContext(runner=identity.runner, judge_verdict=verdict, workspace=workspace)
     status: Status
     scores: list[Score]
@@ -72,7 +84,10 @@ def perform(
         status, scores = "errored", []
     # The caller deletes the directory afterwards unless it is kept for inspection.
     kept = str(workspace.root) if workspace is not None and settings.keep_workspace else None
-    return outcome_of(identity, status, scores, result, kept)
+    outcome = outcome_of(identity, status, scores, result, kept)
+    # An errored case was not measured: a cassette never keeps it.
+    report = tape.finish(keep=status != "errored") if tape is not None else None
+    return with_replay(outcome, taping, report)
 
 
 def _act(

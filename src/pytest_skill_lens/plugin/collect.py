@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,16 +16,20 @@ from ..run.catalog import FEATURE_FIELDS, RunnerDescription
 from ..suite.delivered_copy import delivered_copy_reader
 from ..suite.discovery import (
     SKILL_FILE,
+    MisplacedEvalFile,
     directory_problem,
     eval_files_for,
     is_skill_in_scope,
+    misplaced_eval_files,
     reaches_scope,
 )
-from ..suite.errors import AuthoringError, Where
+from ..suite.errors import AuthoringError, AuthoringErrors, Where, combined
 from ..suite.loaded import LoadedCase
-from ..suite.loader import load_suite
+from ..suite.loader import gather_suite
+from ..suite.mistakes import gather
+from ..suite.quoting import shown
 from ..suite.skill import Skill, load_skill
-from ..suite.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
+from ..suite.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tools
 from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem, case_signature
 from .registry import RegistryError, check_names, described_runners
@@ -34,6 +39,12 @@ if TYPE_CHECKING:
     from ..settings import Settings
     from .facts import CollectionFacts
     from .session import SkillLensSession
+
+AUTHORING_PREFIX = "skill-lens authoring error: "
+
+
+class SkillLensWarning(pytest.PytestWarning):
+    """Something in a skill the run goes on without, named so it is never silently ignored."""
 
 
 class SkillDir(SkillHooks, pytest.Collector):
@@ -105,16 +116,24 @@ class SkillFile(SkillHooks, pytest.File):
             _preflight_interpreters(skill, run.settings)  # every discovered skill, selected or not
         elif not run.settings.allow_scripts:
             _note_idle_scripts(skill, run.settings, facts)
-        suite = load_suite(skill, files, session.caches.parse_cache) if files else None
-        if suite is None or not suite.cases:
+        suite, errors = gather_suite(skill, files, session.caches.parse_cache)
+        misplaced = [] if run.evals_override else misplaced_eval_files(skill.directory, files)
+        if not suite.cases and not errors and misplaced:
+            errors = [_unread_eval_file(found, alone=True) for found in misplaced]
+        if not listing_only(self.config) and suite.cases:
+            runners = described_runners(self.config, run.runner_names)
+            errors += _preflight(suite.cases, runners, skill.name)
+            errors += _delivered_copy_readers(suite.cases, runners, skill.name, run.settings)
+            if not errors:  # this check starts a process: not for a run refused anyway
+                _preflight_tools(self.config, suite.cases, runners, run.settings)
+        if errors:
+            raise combined(errors)
+        for found in misplaced:  # the skill has cases: the file is named, not fatal
+            self.warn(SkillLensWarning(_unread_eval_file(found, alone=False).message))
+        if not suite.cases:
             facts.skipped_skills.add(skill.name)
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
-        if not listing_only(self.config):
-            runners = described_runners(self.config, run.runner_names)
-            _preflight(suite.cases, runners, skill.name)
-            _refuse_reading_the_delivered_copy(suite.cases, runners, skill.name, run.settings)
-            _preflight_tools(self.config, suite.cases, runners, run.settings)
         arms = ["candidate", "baseline"] if run.settings.baseline else ["candidate"]
         repeats = run.settings.repeat
         # Items asking for the same fixtures share their resolution, done once per file
@@ -141,8 +160,10 @@ class SkillFile(SkillHooks, pytest.File):
                         yield item
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, AuthoringErrors):
+            return excinfo.value.render(AUTHORING_PREFIX)
         if isinstance(excinfo.value, AuthoringError):
-            return "skill-lens authoring error: " + excinfo.value.message
+            return AUTHORING_PREFIX + excinfo.value.message
         if isinstance(excinfo.value, RegistryError):
             return f"skill-lens: {excinfo.value}"
         return super().repr_failure(excinfo)
@@ -157,31 +178,47 @@ def item_name(case_name: str, runner: str, arm: str, repeat_index: int) -> str:
 
 def _preflight(
     cases: tuple[LoadedCase, ...], runners: list[RunnerDescription], skill_name: str
-) -> None:
+) -> list[AuthoringError]:
     """Runner-dependent rules, applied before any item runs (not under --collect-only)."""
+    errors: list[AuthoringError] = []
     for loaded in cases:
-        _check_served(loaded, runners)
+        with gather(errors):
+            _check_served(loaded, runners)
     # A runner that knows every tool its agent has can never see a call to another.
     strict = [r.name for r in runners if r.declares_every_tool]
     if not strict:
-        return
+        return errors
     for loaded in cases:
-        found = undeclared_tool(loaded.case)
-        if found is None:
-            continue
-        field, name = found
-        builtin = " (a built-in tool exists only in a case with a workspace: block)"
-        fix = f"declare {name!r} under tools:, or fix the spelling"
-        if loaded.case.mode == "offered" and name == offered_tool_name(skill_name):
-            # Declaring it would collide with the skill's own tool: point at the real check.
-            fix = "check the offered skill's own tool with trajectory.skill_triggered instead"
-        raise AuthoringError(
-            f"the trajectory names {name!r}, which the case does not declare in tools:"
-            + (builtin if name in BUILTIN_TOOLS else "")
-            + f"; runner {strict[0]!r} can never see such a call",
-            where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
-            fix=fix,
+        declared = [tool.name for tool in loaded.case.tools]
+        for field, name in undeclared_tools(loaded.case):
+            errors.append(_undeclared(loaded, field, name, declared, strict[0], skill_name))
+    return errors
+
+
+def _undeclared(
+    loaded: LoadedCase, field: str, name: str, declared: list[str], runner: str, skill_name: str
+) -> AuthoringError:
+    builtin = name in BUILTIN_TOOLS
+    fix = f"declare {shown(name)} under tools:, or fix the spelling"
+    guess = difflib.get_close_matches(name, declared, n=1)
+    if guess:
+        fix = f"did you mean {guess[0]!r}? otherwise " + fix
+    if builtin:
+        # The author means the built-in: a workspace case has it, a declared mock would not.
+        fix = (
+            f"add a workspace: block (workspace: {{}}) to give the case the built-in {name}, "
+            f"or declare a mock {name!r} under tools:"
         )
+    if loaded.case.mode == "offered" and name == offered_tool_name(skill_name):
+        # Declaring it would collide with the skill's own tool: point at the real check.
+        fix = "check the offered skill's own tool with trajectory.skill_triggered instead"
+    return AuthoringError(
+        f"the trajectory names {shown(name)}, which the case does not declare in tools:"
+        + (" (a built-in tool exists only in a case with a workspace: block)" if builtin else "")
+        + f"; runner {runner!r} can never see such a call",
+        where=Where(loaded.file, loaded.line_of(field), loaded.name, loaded.index, field),
+        fix=fix,
+    )
 
 
 # The runners whose mock tools were checked in this run: the check starts a process.
@@ -213,13 +250,14 @@ def _preflight_tools(
             )
 
 
-def _refuse_reading_the_delivered_copy(
+def _delivered_copy_readers(
     cases: tuple[LoadedCase, ...],
     runners: list[RunnerDescription],
     skill_name: str,
     settings: Settings,
-) -> None:
+) -> list[AuthoringError]:
     """A check that could read a product's copy of the skill checks harness files: exit 2."""
+    errors: list[AuthoringError] = []
     for runner in runners:
         if runner.delivers_into is None:
             continue
@@ -229,13 +267,30 @@ def _refuse_reading_the_delivered_copy(
             if found is None:
                 continue
             field, written = found
-            raise AuthoringError(
-                f"{written!r} can read {copy_dir}/, where runner {runner.name!r} delivers the "
-                "skill: it would check the harness's copy of the skill, not what the skill "
-                "produced",
-                where=Where(loaded.file, loaded.line, loaded.name, loaded.index, field),
-                fix="point the check at a file the agent writes, outside that directory",
+            errors.append(
+                AuthoringError(
+                    f"{shown(written)} can read {copy_dir}/, where runner {runner.name!r} "
+                    "delivers the skill: it would check the harness's copy of the skill, not "
+                    "what the skill produced",
+                    where=Where(
+                        loaded.file, loaded.line_of(field), loaded.name, loaded.index, field
+                    ),
+                    fix="point the check at a file the agent writes, outside that directory",
+                )
             )
+    return errors
+
+
+def _unread_eval_file(found: MisplacedEvalFile, *, alone: bool) -> AuthoringError:
+    """``found`` named with the rule it misses; ``alone``: the skill has no other eval file."""
+    problem = (
+        "this file holds eval cases, but discovery does not read it (eval files are "
+        "evals/*.yaml, evals/*.yml and evals/evals.json, or *.eval.yaml beside SKILL.md when "
+        "there is no evals/ directory)"
+    )
+    if alone:
+        problem += "; the skill has no eval file discovery reads, so none of its cases would run"
+    return AuthoringError(problem, where=Where(found.path), fix=found.fix)
 
 
 def _check_served(loaded: LoadedCase, runners: list[RunnerDescription]) -> None:
@@ -244,11 +299,10 @@ def _check_served(loaded: LoadedCase, runners: list[RunnerDescription]) -> None:
         if feature is None:
             continue
         spelled = FEATURE_FIELDS[feature]
+        field = spelled.partition(":")[0]
         raise AuthoringError(
             f"the case uses {spelled}, which runner {runner.name!r} does not serve",
-            where=Where(
-                loaded.file, loaded.line, loaded.name, loaded.index, spelled.partition(":")[0]
-            ),
+            where=Where(loaded.file, loaded.line_of(field), loaded.name, loaded.index, field),
             fix=f"run the case under another runner, or drop {spelled} from it",
         )
 

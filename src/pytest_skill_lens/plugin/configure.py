@@ -97,6 +97,7 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
         "default_runner": runners if runners else None,
         "model": option.skill_lens_model,
         "base_url": option.skill_lens_base_url,
+        "judge": option.skill_lens_judge,
         "judge_model": option.skill_lens_judge_model,
         "baseline": _choice("baseline", option.skill_lens_baseline, ("none", "previous")),
         "repeat": _positive("repeat", option.skill_lens_repeat),
@@ -113,7 +114,34 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
         ),
         "full_output": option.skill_lens_full_output,
         "case_timeout_seconds": _above_zero("case-timeout", option.skill_lens_case_timeout),
+        "record": _choice("record", option.skill_lens_record, ("none", "once", "all")),
+        "cassettes": option.skill_lens_cassettes,
     }
+
+
+# The flag of each setting _cli_overrides fills, so a refused value names what was typed.
+_FLAGS = {
+    "default_runner": "--skill-lens-runner",
+    "model": "--skill-lens-model",
+    "base_url": "--skill-lens-base-url",
+    "judge": "--skill-lens-judge",
+    "judge_model": "--skill-lens-judge-model",
+    "baseline": "--skill-lens-baseline",
+    "repeat": "--skill-lens-repeat",
+    "min_pass_rate": "--skill-lens-min-pass-rate",
+    "min_delta": "--skill-lens-min-delta",
+    "min_delta_confidence": "--skill-lens-min-delta-confidence",
+    "min_case_pass_rate": "--skill-lens-min-case-pass-rate",
+    "max_spend_usd": "--skill-lens-max-spend",
+    "concurrency": "--skill-lens-concurrency",
+    "keep_workspace": "--skill-lens-keep-workspace",
+    "allow_scripts": "--skill-lens-allow-scripts",
+    "product_sandbox": "--skill-lens-product-sandbox",
+    "full_output": "--skill-lens-full-output",
+    "case_timeout_seconds": "--skill-lens-case-timeout",
+    "record": "--skill-lens-record",
+    "cassettes": "--skill-lens-cassettes",
+}
 
 
 def _refuse_unenforceable_ceiling(settings: Settings) -> None:
@@ -184,7 +212,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         Path(option.skill_lens_config).resolve() if option.skill_lens_config else find_config(here)
     )
     try:
-        settings = load_settings(config_path, _cli_overrides(option))
+        settings = load_settings(config_path, _cli_overrides(option), _FLAGS)
     except ConfigError as exc:
         user_error(f"configuration error: {exc.message}")
     if option.skill_lens_markdown_max_chars is not None and not option.skill_lens_markdown:
@@ -197,13 +225,16 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
     if settings.min_delta is not None and not settings.baseline:
         user_error(
             "a minimum delta needs a baseline arm to compare against",
-            "add --skill-lens-baseline none (or previous), or drop --skill-lens-min-delta",
+            # The fix names what set it: the flag, or the key in the file (never a flag
+            # that was not given).
+            "add --skill-lens-baseline none (or previous), or drop "
+            + _given(option, "min_delta", config_path),
         )
     if settings.min_delta_confidence is not None and settings.min_delta is None:
         user_error(
             "a delta confidence level needs a minimum delta to hold the interval against",
             "add --skill-lens-min-delta (0 asks for no regression), or drop "
-            "--skill-lens-min-delta-confidence",
+            + _given(option, "min_delta_confidence", config_path),
         )
     _check_unread_flags(
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model
@@ -229,9 +260,36 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         html_path=html_report_path(config),
         scripts=scripts,
         shard=shard,
+        judge_source=_judge_source(option, settings, config_path),
+        runner_source=_runner_source(option, settings, config_path),
     )
     _choose_args(config, cli_roots, ini_roots)
     return run
+
+
+def _judge_source(option: Any, settings: Settings, config_path: Path | None) -> str:
+    """Where the judge's name came from, for the message that refuses an unknown one."""
+    if option.skill_lens_judge is not None:
+        return "--skill-lens-judge"
+    if config_path is not None and "judge" in settings.model_fields_set:
+        return f"{config_path}, field 'judge'"
+    return ""  # the default, fake, always exists
+
+
+def _given(option: Any, key: str, config_path: Path | None) -> str:
+    """Where a setting was written, as the fix names it: its flag, or its key in the file."""
+    if getattr(option, "skill_lens_" + key, None) is not None:
+        return _FLAGS[key]
+    return f"{key} in {config_path.name if config_path else 'skill-lens.toml'}"
+
+
+def _runner_source(option: Any, settings: Settings, config_path: Path | None) -> str:
+    """Where the runners' names came from, for the message that refuses an unknown one."""
+    if option.skill_lens_runners:
+        return "--skill-lens-runner"
+    if config_path is not None and "default_runner" in settings.model_fields_set:
+        return f"{config_path}, field 'default_runner'"
+    return ""  # the default, fake, always exists
 
 
 def _prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str | None] | None:
@@ -307,7 +365,9 @@ def _preflight_runner(
         return  # collection stops the run naming the extra to install
     problem = description.settings_problem(settings)
     if problem is None and not collect_only:  # listing cases spends nothing
-        problem = description.key_problem(settings) or description.start_problem(settings)
+        # Replaying only never reaches a provider, so it needs no key (docs/replay.md).
+        key = None if settings.record == "none" else description.key_problem(settings)
+        problem = key or description.start_problem(settings)
     if problem is not None:
         user_error(*problem)
 
@@ -346,7 +406,10 @@ def _preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> 
     if flag is not None and description is not None and not description.reads_model:
         readers = [d.name for d in BUILTIN_JUDGES if d.reads_model]
         alternatives = "".join(f' (or "{name}")' for name in readers[1:])
-        fix = f'drop the flag, or set judge = "{readers[0]}"{alternatives} in skill-lens.toml'
+        fix = (
+            f'drop the flag, or set judge = "{readers[0]}"{alternatives} in skill-lens.toml '
+            f"(or pass --skill-lens-judge {readers[0]})"
+        )
         if description.check_start is not None:  # a product judge: its own table picks
             fix = f"drop the flag; a {judge} judge takes its model from [runners.{judge}] args"
         user_error(
@@ -363,8 +426,8 @@ def _preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> 
     problem = settings_problem(judge, settings)
     if problem is None and missing_extra(judge, settings) is not None:
         return  # collection stops the run naming the extra to install
-    if problem is None and not collect_only:  # listing cases spends nothing
-        problem = missing_key(judge, settings)
+    if problem is None and not collect_only and settings.record != "none":
+        problem = missing_key(judge, settings)  # replaying only needs no key
     if problem is None and not collect_only and description is not None:
         problem = description.start_problem(settings)  # a product judge: found and runs
     if problem is not None:

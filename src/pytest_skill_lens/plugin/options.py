@@ -34,6 +34,7 @@ def add_options(parser: pytest.Parser) -> None:
     )
     _value(add, "model", "MODEL", "model id for keyed runners")
     _value(add, "base-url", "URL", "OpenAI-compatible endpoint for keyed runners")
+    _value(add, "judge", "NAME", "judge that grades judge: rubrics (replaces judge in the toml)")
     _value(add, "judge-model", "MODEL", "model id for a keyed judge")
     _value(add, "evals", "PATH", "read eval cases from PATH instead of beside each SKILL.md")
     _value(add, "config", "FILE", "skill-lens.toml to use (default: searched upward from the cwd)")
@@ -70,6 +71,13 @@ def add_options(parser: pytest.Parser) -> None:
     _value(add, "markdown-max-chars", "N", "fit the Markdown summary into N characters")
     _value(add, "html", "PATH", "write a self-contained HTML report to PATH")
     _value(add, "shard", "K/N", "run only shard K of N, every case whole on one shard")
+    _value(
+        add,
+        "record",
+        "none|once|all",
+        "cassettes: replay only (none), record what is missing (once), re-record (all)",
+    )
+    _value(add, "cassettes", "DIR", "where cassettes live (default: cassettes/ by each eval file)")
     parser.addini(
         "skill_lens_paths",
         "skill paths collected when no test paths are given",

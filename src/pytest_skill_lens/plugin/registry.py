@@ -13,6 +13,7 @@ from ..run.runner import Runner, RunnerContext
 from ..score.judge import Judge, JudgeContext
 from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
 from ..settings import Settings
+from .conftest_hint import unloaded_conftest_hint
 from .state import get_session, listing_only
 
 
@@ -100,14 +101,58 @@ def check_names(config: pytest.Config, runner_names: Sequence[str], judge_name: 
     runners = runner_descriptions(config)
     for name in runner_names:
         if name not in runners:
-            raise RegistryError(_unknown("runner", name, runners, builtin_runner(name)))
+            message = _unknown("runner", name, runners, builtin_runner(name))
+            source = session.run.runner_source if session is not None else ""
+            raise RegistryError(
+                (f"{source}: {message}" if source else message)
+                + _runner_fix(source, name)
+                + unloaded_conftest_hint(
+                    config, "pytest_skill_lens_runners", name, _skill_paths(config)
+                )
+            )
         if settings is not None:
             _require(runners[name], settings, config, builtin_runner(name) is None)
     judges = judge_descriptions(config)
     if judge_name not in judges:
-        raise RegistryError(_unknown("judge", judge_name, judges, builtin_judge(judge_name)))
+        message = _unknown("judge", judge_name, judges, builtin_judge(judge_name))
+        source = session.run.judge_source if session is not None else ""
+        raise RegistryError(
+            (f"{source}: {message}" if source else message)
+            + _JUDGE_FIX
+            + unloaded_conftest_hint(
+                config, "pytest_skill_lens_judges", judge_name, _skill_paths(config)
+            )
+        )
     if settings is not None:
         _require(judges[judge_name], settings, config, builtin_judge(judge_name) is None)
+
+
+_JUDGE_FIX = (
+    "\n  fix: name one of them, or register your own with pytest_skill_lens_judges in a "
+    "conftest.py (docs/extending.md)"
+)
+
+
+def _runner_fix(source: str, name: str) -> str:
+    from_file = bool(source) and not source.startswith("--")
+    where = "default_runner in skill-lens.toml" if from_file else "--skill-lens-runner"
+    return (
+        f"\n  fix: name one of them with {where}, or register {name!r} with "
+        "pytest_skill_lens_runners in a conftest.py this run loads (docs/extending.md)"
+    )
+
+
+def _skill_paths(config: pytest.Config) -> str:
+    session = get_session(config)
+    roots = session.run.roots if session is not None else ()
+    here = config.invocation_params.dir
+    shown = []
+    for root in roots:
+        try:
+            shown.append(root.relative_to(here).as_posix() or ".")
+        except ValueError:
+            shown.append(str(root))
+    return " ".join(shown) or "PATH"
 
 
 class _Checked(Protocol):

@@ -29,6 +29,11 @@ class RunConfig:
     # The one sandbox decision, when scripts are on: {sandbox, detail, hardening}.
     scripts: Mapping[str, str | None] | None = None
     shard: Shard | None = None  # --skill-lens-shard K/N
+    # Where the judge's name came from ("--skill-lens-judge", "<toml>, field 'judge'", or
+    # "" for the default): named when the name turns out unknown at collection.
+    judge_source: str = ""
+    # The same for the runners: "--skill-lens-runner" or "<toml>, field 'default_runner'".
+    runner_source: str = ""
 
     def recorded(self) -> RunSettings:
         """What the report must say of this run for a merge of shards to judge it again."""

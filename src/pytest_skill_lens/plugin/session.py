@@ -18,6 +18,7 @@ import pytest
 
 from ..gate.delta import BaselineNote
 from ..perform.outcome import Outcome
+from ..report.replay_lines import replay_word
 from ..run.leftovers import sweep
 from ..suite.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..suite.parse_cache import ParseCache
@@ -218,7 +219,8 @@ class SkillLensSession:
                 }
                 selected.add(item.skill.name)
         self.facts.deselected_skills |= self.facts.deselected_cases - selected
-        if not self.is_worker:
+        # A collection error stops the run before any case (exit 2): no plan to show.
+        if not self.is_worker and not session.testsfailed:
             self._print_plan(
                 [
                     PlannedRun(item.skill.name, item.case_name, _budget_of(item))
@@ -287,18 +289,26 @@ class SkillLensSession:
     def pytest_report_teststatus(
         self, report: pytest.TestReport, config: pytest.Config
     ) -> tuple[str, str, str] | None:
-        """A baseline item's status under words of its own: it is never a pass or a failure."""
+        """A baseline item's status under words of its own: it is never a pass or a failure;
+        a replayed item's word says so (``PASSED (replayed)``, docs/replay.md)."""
         if report.when != "call":
             return None
         data = getattr(report, "skill_lens_outcome", None)
-        if isinstance(data, Outcome):  # from an xdist worker it is plain data
-            data = {"arm": data.arm, "status": data.status}
-        if not isinstance(data, dict) or data.get("arm") != "baseline":
+        if isinstance(data, dict):  # from an xdist worker it is plain data
+            data = Outcome.from_dict(data)
+        if not isinstance(data, Outcome):
             return None
-        status = str(data.get("status"))
+        replayed = replay_word(data)
+        marked = f" ({replayed})" if replayed else ""
+        if data.arm != "baseline":
+            if not replayed or report.outcome not in ("passed", "failed"):
+                return None
+            letter = "." if report.passed else "F"
+            return report.outcome, letter, f"{report.outcome.upper()}{marked}"
+        status = str(data.status)
         if status not in BASELINE_LETTERS:
             return None
-        return f"baseline {status}", BASELINE_LETTERS[status], f"BASELINE {status.upper()}"
+        return f"baseline {status}", BASELINE_LETTERS[status], f"BASELINE {status.upper()}{marked}"
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:

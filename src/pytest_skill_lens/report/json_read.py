@@ -195,6 +195,13 @@ def _outcome(o: _Fields, order: int) -> Outcome:
         workspace=o.optional_text("workspace"),
         nodeid=o.text("nodeid"),
         order=order,  # the report lists outcomes in planned order
+        # Cassettes (docs/replay.md); absent from a report written before them.
+        cassette=o.optional_text("cassette") if "cassette" in o.data else None,
+        replayed=o.flag("replayed") if "replayed" in o.data else False,
+        replayed_calls=o.count("replayed_calls") if "replayed_calls" in o.data else 0,
+        replayed_usd=o.figure("replayed_usd") if "replayed_usd" in o.data else 0.0,
+        recorded_at=o.optional_text("recorded_at") if "recorded_at" in o.data else None,
+        cassette_note=o.optional_text("cassette_note") if "cassette_note" in o.data else None,
     )
 
 

@@ -3,7 +3,8 @@
 Consumers of the original tool's report keep working: every upstream key is
 here with its meaning, and what we add (``deselected_skills``, and per outcome
 ``nodeid``, the token split, ``skill_triggered``, ``skill_triggered_by_session``
-``skill_loaded`` and ``tool_calls``; ``summary.by_arm``; each delta figure's interval
+``skill_loaded`` and ``tool_calls``; ``summary.by_arm``, ``summary.fake_outcomes`` and
+``summary.fake_note``; each delta figure's interval
 and confidence) only adds, as do ``aborted`` and ``aborted_reason``: a session that
 ended without a gate still writes its report, saying so, so no earlier green survives.
 The ``run`` block, last, says what wrote the report, the shard and the gate's settings:
@@ -29,6 +30,8 @@ from ..score.check import Score
 from .delta_json import delta_dict, note_dict
 from .printable import scrub, scrub_data
 from .product_lines import product_dict
+from .replay_lines import ReplayShare
+from .wiring import FakeShare
 
 REPORT_TOOL = "pytest-skill-lens"  # the run block's "tool": what wrote the report
 _HOOK_KEYS = ("name", "event", "outcome", "exit_code", "stdout", "stderr")
@@ -153,6 +156,7 @@ def summary(record: RunRecord) -> dict[str, Any]:
     """Counts and rates from the candidate arm; spend and latency from both arms."""
     counts = Counts.of(record)
     totals = Totals.of(record)
+    fake = FakeShare.of(record)
     return {
         "total": counts.total,
         "passed": counts.passed,
@@ -170,6 +174,11 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "skill_not_loaded": sum(o.skill_loaded is False for o in record.candidates),
         # Additive: what each arm spent, so a baseline's cost never hides in the total.
         "by_arm": {arm: _arm_spend(record, arm) for arm in _arms(record)},
+        # Additive: candidate outcomes from runner fake, which measures wiring, not a skill.
+        "fake_outcomes": fake.fake,
+        "fake_note": fake.sentence(),
+        # Additive: outcomes replayed from cassettes, and the oldest recording (null: none).
+        "replay": ReplayShare.of(record).as_dict(len(record.outcomes)),
     }
 
 
@@ -231,6 +240,13 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "skill_loaded": o.skill_loaded,
         "load_note": o.load_note,
         "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in o.tool_calls],
+        # Additive: a replayed outcome's figures are its cassette's (docs/replay.md).
+        "cassette": o.cassette,
+        "replayed": o.replayed,
+        "replayed_calls": o.replayed_calls,
+        "replayed_usd": o.replayed_usd,
+        "recorded_at": o.recorded_at,
+        "cassette_note": o.cassette_note,
     }
 
 

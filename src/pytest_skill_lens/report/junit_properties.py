@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ..perform.outcome import Outcome
 from .printable import printable
+from .replay_lines import replay_properties
 
 SCRIPTS_PROPERTY = "skill_lens_scripts"
 # The names the original skill-lens CLI writes, so tools that read its JUnit keep working.
@@ -64,4 +65,5 @@ def case_properties(outcome: Outcome) -> list[tuple[str, object]]:
         ("latency_ms", round(outcome.latency_ms, 3)),
         # Only a product's trace can tell; absent where nothing could.
         *([("skill_loaded", outcome.skill_loaded)] if outcome.skill_loaded is not None else []),
+        *replay_properties(outcome),  # a replayed case's figures are its cassette's
     ]

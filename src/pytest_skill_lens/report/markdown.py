@@ -23,6 +23,7 @@ from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
 from .printable import printable
 from .product_lines import product_lines
+from .replay_lines import ReplayShare, replay_word
 from .terminal import (
     COST_NOTE,
     JUDGE_NOTE,
@@ -33,6 +34,7 @@ from .terminal import (
     script_lines,
     skip_lines,
 )
+from .wiring import FakeShare
 
 TRUNCATED_NOTE = "_Truncated — see the JSON report artifact._"
 ABORTED_HEADING = "## skill-lens — ❌ run aborted, no gate was computed"
@@ -67,6 +69,10 @@ def render_markdown(
             head.append(summary_line(counts))
     else:
         head = [verdict_heading(gate), summary_line(counts)]
+    if wiring := FakeShare.of(record).sentence():  # in the head, so never dropped to fit
+        head.append(f"> ⚠️ {inline(wiring)}")
+    if replayed := ReplayShare.of(record).line(len(record.outcomes)):  # in the head too
+        head.append(f"> ⏪ {inline(replayed)}")
     blocks = [
         block
         for block in (
@@ -208,9 +214,11 @@ def failure_entry(outcome: Outcome, excerpt: Excerpt, repeats: int) -> str:
     case = outcome.case_name
     if repeats > 1:
         case += f" [run {outcome.repeat_index + 1}/{repeats}]"
+    replayed = replay_word(outcome)
+    recorded = f", recorded {outcome.recorded_at}" if replayed and outcome.recorded_at else ""
     parts = [
         f"**{code(outcome.skill_name)} :: {code(case)}** ({inline(outcome.runner)})"
-        f" — {outcome.status}"
+        f" — {outcome.status}" + (f" ({replayed}{recorded})" if replayed else "")
     ]
     if excerpt.findings:
         parts.append("\n".join(f"{'  ' * f.depth}- {inline(f.text)}" for f in excerpt.findings))

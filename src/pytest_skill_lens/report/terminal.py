@@ -18,6 +18,8 @@ from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .printable import one_line
 from .product_lines import product_lines
+from .replay_lines import ReplayShare
+from .wiring import WHAT_HOLDS, FakeShare
 
 NOT_RUN_SHOWN = 20  # a -x run can leave hundreds; the count is in the gate reason
 COST_NOTE = "see per-case cost_note in the JSON report"
@@ -36,10 +38,11 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
             counts_line(Counts.of(record)),
             *([totals] if (totals := totals_line(record)) else []),
             *arm_spend_lines(record),
+            *replay_lines(record),
         ],
         delta_lines(record),
         kept_lines(record),
-        gate_lines(gate),
+        gate_lines(gate, FakeShare.of(record)),
     ]
     lines: list[str] = []
     for group in groups:
@@ -176,6 +179,13 @@ def totals_line(record: RunRecord) -> str | None:
     return " | ".join(parts) or None
 
 
+def replay_lines(record: RunRecord) -> list[str]:
+    """How many outcomes came from cassettes, how old the oldest is; any not written."""
+    line = ReplayShare.of(record).line(len(record.outcomes))
+    notes = sorted({o.cassette_note for o in record.outcomes if o.cassette_note})
+    return [*([line] if line else []), *(f"Cassette not written: {note}" for note in notes)]
+
+
 def arm_spend_lines(record: RunRecord) -> list[str]:
     """Each arm's spend apart, when a baseline ran: its cost is the comparison's price."""
     if not record.baseline_kind or not any(o.arm == "baseline" for o in record.outcomes):
@@ -202,10 +212,16 @@ def priced(label: str, usd: float, unpriced: bool, note: str) -> str | None:
     return f"{label}: ${usd:.4f}" if usd else None
 
 
-def gate_lines(gate: GateResult) -> list[str]:
+def gate_lines(gate: GateResult, share: FakeShare | None = None) -> list[str]:
+    """The verdict, and how much of what it judged runner fake produced (on the line itself)."""
+    note = share.note() if share is not None else None
     if gate.passed:
-        return ["Gate passed"]
-    return ["Gate FAILED:", *(f"  - {reason}" for reason in gate.reasons)]
+        lines = ["Gate passed" + (f" — {note}" if note else "")]
+    else:
+        lines = ["Gate FAILED:", *(f"  - {reason}" for reason in gate.reasons)]
+        if note:
+            lines.append(f"{note[0].upper()}{note[1:]}")
+    return [*lines, f"  {WHAT_HOLDS}"] if note else lines
 
 
 def format_latency(ms: float) -> str:

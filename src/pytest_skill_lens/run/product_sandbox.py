@@ -103,6 +103,11 @@ class ProductSandbox:
         }
 
 
+REPLAY_ONLY_TRUST = (
+    "replayed from cassettes only (--skill-lens-record none): this run started no product"
+)
+
+
 @dataclass(frozen=True)
 class ProductEntry:
     """One product of the run, once however many seats (runner, judge) it fills."""
@@ -327,6 +332,8 @@ def product_entries(settings: Settings, decision: ProductSandbox | None) -> list
     from .runners.product_preflight import probed_version
 
     own = {preset.name: preset.executable for preset in (claude_code.PRESET, copilot.PRESET)}
+    # Replay only: no product process starts, so no sandbox had anything to contain.
+    trust = REPLAY_ONLY_TRUST if settings.record == "none" else decision.trust
     entries = []
     for name in product_names(settings.runner_names, settings.judge):
         table: ProductTable | None = settings.runners.get(name)  # type: ignore[call-overload]
@@ -337,7 +344,7 @@ def product_entries(settings: Settings, decision: ProductSandbox | None) -> list
                 name=name,
                 executable=shutil.which(executable) or executable,
                 version=probed_version(name),
-                trust=decision.trust,
+                trust=trust,
                 sandbox=decision,
             )
         )

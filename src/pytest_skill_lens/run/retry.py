@@ -17,6 +17,11 @@ from .result import RunResult
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 
 
+def attempts_note(made: int, retries: int) -> str:
+    """``1 attempt (retries = 0)``, ``3 attempts (retries = 2)``: how hard the run tried."""
+    return f"{made} attempt{'s' if made != 1 else ''} (retries = {retries})"
+
+
 def transient_status(status: int) -> bool:
     """HTTP 408, 409, 429 and every 5xx are worth another attempt."""
     return status in TRANSIENT_STATUSES or status >= 500
@@ -37,11 +42,14 @@ def run_with_retries(
     backoff_seconds: float,
     transient: Callable[[BaseException], bool],
     sleep: Callable[[float], None] = time.sleep,
+    on_failure: Callable[[RunResult, BaseException, int], None] | None = None,
 ) -> RunResult:
     """Call ``attempt`` until it succeeds, fails for good, or ``retries`` more tries are spent.
 
     The wait before the first retry is ``backoff_seconds``, doubling each time.
-    A failed last attempt's result (with its error) is returned, never raised.
+    A failed last attempt's result (with its error) is returned, never raised;
+    ``on_failure`` is handed it, the failure and how many attempts were made, so the
+    runner can say which endpoint failed how often.
     """
     discarded_cost = 0.0
     wait = backoff_seconds
@@ -55,4 +63,6 @@ def run_with_retries(
         wait *= 2
     result = outcome.result
     result.retry_cost_usd = discarded_cost
+    if outcome.failure is not None and on_failure is not None:
+        on_failure(result, outcome.failure, number + 1)
     return result

@@ -5,7 +5,8 @@ read as zero: its limit becomes a failing "not evaluated" check. Such a check
 fails the verdict but is left out of the score's divisor, so the number says
 how many measured limits held and the verdict says whether every limit did.
 Only the run's own last attempt counts: retried attempts and the judge are
-reported apart and never spend a case's budget.
+reported apart and never spend a case's budget. Under the fake runner every
+limit says its figure is not a measurement (see :mod:`.budget_fake`).
 
 A figure no run can produce (negative, NaN, infinite) is never compared: the
 score is errored, since such a number says nothing about the skill. The runner
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from ..run.result import RunResult
 from ..suite.model import Budget, EvalCase
 from ..wellformed import bounded_repr
+from .budget_fake import fake_detail, from_fake_runner, not_measured
 from .check import CheckResult, Score, ScoringContext
 
 
@@ -49,6 +51,9 @@ class BudgetEvaluator:
         failed = [c.id for c in checks if not c.passed]
         skipped = [limit.check.id for limit in limits if not limit.evaluated]
         detail = f"{held}/{len(measured)} evaluated limits held"
+        if from_fake_runner(context.runner, result.model):  # zeros that measure no skill
+            checks = tuple(not_measured(check) for check in checks)
+            detail = fake_detail(held, len(measured))
         if skipped:
             detail += f"; not evaluated: {', '.join(skipped)}"
         if failed:

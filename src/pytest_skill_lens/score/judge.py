@@ -104,8 +104,8 @@ class FakeJudge:
             error=(
                 f'judge = "fake" grades nothing, so the {len(request.rubric)} rubric '
                 "check(s) of this case were not graded; name a real judge with judge = "
-                '"<name>" in skill-lens.toml (a conftest.py can register one through the '
-                "pytest_skill_lens_judges hook; see docs/extending.md)"
+                '"<name>" in skill-lens.toml or --skill-lens-judge NAME (a conftest.py can '
+                "register one through the pytest_skill_lens_judges hook; see docs/extending.md)"
             ),
             model="fake",
         )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import AuthoringError, Where
 from .names import hidden_problem
-from .regular_files import eval_like_files, not_regular, special_kind
+from .quoting import shown
+from .regular_files import eval_like_files, not_regular, read_regular, special_kind
 
 SKILL_FILE = "SKILL.md"
 
@@ -98,6 +102,66 @@ def eval_files_for(skill_dir: Path, override: Path | None = None) -> list[Path]:
     return eval_like_files(skill_dir, lambda name: name.endswith(".eval.yaml"))
 
 
+_TOP_LEVEL_CASES = re.compile(rb"^cases[ \t]*:", re.MULTILINE)
+_TOP_LEVEL_EVALS = re.compile(rb'"evals"\s*:')
+_MISPLACED_READ_LIMIT = 1_000_000  # a file this large beside SKILL.md is data, not evals
+
+
+@dataclass(frozen=True)
+class MisplacedEvalFile:
+    """A file beside ``SKILL.md`` that reads as eval cases, which discovery does not read."""
+
+    path: Path
+    fix: str
+
+
+def misplaced_eval_files(skill_dir: Path, read: Sequence[Path]) -> list[MisplacedEvalFile]:
+    """Files beside ``SKILL.md`` that look like eval files and are not among ``read``.
+
+    A ``*.yaml``/``*.yml`` with a top-level ``cases:`` key, or an ``evals.json`` with an
+    ``"evals"`` key: a ``cases.yaml`` the author meant to run, a ``*.eval.yml``, a
+    ``*.eval.yaml`` beside an ``evals/`` directory (which wins). Only regular files are
+    looked into, at most :data:`_MISPLACED_READ_LIMIT` bytes each; nothing is parsed.
+    """
+    has_evals_dir = (skill_dir / "evals").is_dir()
+    taken = {path.resolve() for path in read}
+    found: list[MisplacedEvalFile] = []
+    try:
+        entries = sorted(os.scandir(skill_dir), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    for entry in entries:
+        name = entry.name
+        is_yaml = name.endswith((".yaml", ".yml"))
+        if not (is_yaml or name == "evals.json"):
+            continue
+        path = Path(entry.path)
+        if path.resolve() in taken or special_kind(path) is not None:
+            continue  # read already, or no regular file (never opened here)
+        try:
+            if path.stat().st_size > _MISPLACED_READ_LIMIT:
+                continue
+            data = read_regular(path)
+        except (OSError, AuthoringError):
+            continue
+        pattern = _TOP_LEVEL_CASES if is_yaml else _TOP_LEVEL_EVALS
+        if pattern.search(data):
+            found.append(MisplacedEvalFile(path, _misplaced_fix(name, has_evals_dir)))
+    return found
+
+
+def _misplaced_fix(name: str, has_evals_dir: bool) -> str:
+    if name == "evals.json":
+        return "move it to evals/evals.json, where discovery reads it"
+    stem = name.removesuffix(".yml").removesuffix(".yaml").removesuffix(".eval")
+    if has_evals_dir:  # an evals/ directory wins over *.eval.yaml beside SKILL.md
+        return f"move it into evals/ (evals/{name}), where discovery reads every .yaml file"
+    return (
+        f"move it to evals/{name} (discovery reads every .yaml in evals/), or rename it "
+        f"{stem}.eval.yaml to keep it beside SKILL.md"
+    )
+
+
 def _evals_in(directory: Path) -> list[Path]:
     return eval_like_files(
         directory, lambda name: Path(name).suffix in (".yaml", ".yml") or name == "evals.json"
@@ -118,7 +182,7 @@ def directory_problem(directory: Path, roots: Sequence[Path]) -> AuthoringError 
     hidden = hidden_problem(directory.name, spaces=False)
     if hidden is not None:
         return AuthoringError(
-            f"the directory name {directory.name!r} holds {hidden}",
+            f"the directory name {shown(directory.name)} holds {hidden}",
             where=Where(directory),
             fix="rename the directory: its name is part of the node id of every case below it",
         )

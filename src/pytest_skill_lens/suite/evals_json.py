@@ -8,10 +8,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import AuthoringError, Where
+from .errors import AuthoringError, Where, combined
 from .loaded import LoadedCase
 from .model import EvalCase
 from .names import case_name_problem
+from .quoting import shown
 from .regular_files import REGULAR_FIX, read_regular, special_kind
 from .rules import check_placeholder
 from .skill import Skill
@@ -22,6 +23,74 @@ _EVAL_KEYS = {"id", "prompt", "expected_output", "files", "assertions", "expecta
 
 
 def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
+    """The cases of an ``evals.json``; its mistakes are raised together."""
+    cases, errors = read_evals_json(path, skill)
+    if errors:
+        raise combined(errors)
+    return cases
+
+
+def read_evals_json(path: Path, skill: Skill) -> tuple[list[LoadedCase], list[AuthoringError]]:
+    """The evals that loaded, and the file's mistakes: each eval is checked on its own."""
+    try:
+        data = _read_object(path)
+    except AuthoringError as exc:  # the file cannot be read as a whole
+        return [], [exc]
+    errors: list[AuthoringError] = []
+    unknown = sorted(set(data) - _TOP_KEYS)
+    for key in unknown:
+        errors.append(
+            AuthoringError(
+                f"unknown top-level key {shown(key)}",
+                where=Where(path, field=key),
+                fix="evals.json takes only 'skill_name' and 'evals'; move other layouts to YAML",
+            )
+        )
+    if "skill_name" in data and data["skill_name"] != skill.name:
+        errors.append(
+            AuthoringError(
+                f"skill_name {shown(data['skill_name'])} is not this skill's name "
+                f"{shown(skill.name)}",
+                where=Where(path, field="skill_name"),
+                fix="make it equal the name in SKILL.md, or drop it",
+            )
+        )
+    evals = data.get("evals")
+    if not isinstance(evals, list):
+        if not unknown:  # with another layout's keys, a missing 'evals' is that layout's
+            errors.append(
+                AuthoringError(
+                    "'evals' must be a list",
+                    where=Where(path, field="evals"),
+                    fix='write "evals": [{"id": 1, "prompt": "..."}]',
+                )
+            )
+        return [], errors
+    cases: list[LoadedCase] = []
+    seen_ids: dict[str, int] = {}
+    for index, entry in enumerate(evals):
+        try:
+            loaded = _load_entry(entry, index, path, skill)
+        except AuthoringError as exc:
+            errors.extend(exc.each)
+            continue
+        first = seen_ids.get(loaded.name)
+        if first is not None:
+            errors.append(
+                AuthoringError(
+                    f"id repeats the id of eval #{first + 1} (both name the case "
+                    f"{shown(loaded.name)})",
+                    where=Where(path, None, loaded.name, index, "id"),
+                    fix="give every eval its own id",
+                )
+            )
+            continue
+        seen_ids[loaded.name] = index
+        cases.append(loaded)
+    return cases, errors
+
+
+def _read_object(path: Path) -> dict[str, Any]:
     try:
         text = read_regular(path).decode("utf-8-sig")  # a leading BOM is skipped
     except OSError as exc:
@@ -48,40 +117,7 @@ def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
             where=Where(path),
             fix='write {"skill_name": "...", "evals": [...]}',
         )
-    unknown = sorted(set(data) - _TOP_KEYS)
-    if unknown:
-        raise AuthoringError(
-            f"unknown top-level key {unknown[0]!r}",
-            where=Where(path, field=unknown[0]),
-            fix="evals.json takes only 'skill_name' and 'evals'; move other layouts to YAML",
-        )
-    if "skill_name" in data and data["skill_name"] != skill.name:
-        raise AuthoringError(
-            f"skill_name {data['skill_name']!r} is not this skill's name {skill.name!r}",
-            where=Where(path, field="skill_name"),
-            fix="make it equal the name in SKILL.md, or drop it",
-        )
-    evals = data.get("evals")
-    if not isinstance(evals, list):
-        raise AuthoringError(
-            "'evals' must be a list",
-            where=Where(path, field="evals"),
-            fix='write "evals": [{"id": 1, "prompt": "..."}]',
-        )
-    cases: list[LoadedCase] = []
-    seen_ids: dict[str, int] = {}
-    for index, entry in enumerate(evals):
-        loaded = _load_entry(entry, index, path, skill)
-        first = seen_ids.get(loaded.name)
-        if first is not None:
-            raise AuthoringError(
-                f"id repeats the id of eval #{first + 1} (both name the case {loaded.name!r})",
-                where=Where(path, None, loaded.name, index, "id"),
-                fix="give every eval its own id",
-            )
-        seen_ids[loaded.name] = index
-        cases.append(loaded)
-    return cases
+    return data
 
 
 def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
@@ -98,11 +134,18 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
     known_name = f"eval-{raw_id}" if usable_id else None
     check_placeholder(entry, Where(path, None, known_name, index))
     unknown = sorted(set(entry) - _EVAL_KEYS)
-    if unknown:
-        raise AuthoringError(
-            f"unknown key {unknown[0]!r}",
-            where=Where(path, None, known_name, index, unknown[0]),
-            fix="an eval takes id, prompt, expected_output, files, assertions (or expectations)",
+    if unknown:  # each one reported: another layout's keys come several at a time
+        raise combined(
+            [
+                AuthoringError(
+                    f"unknown key {shown(key)}",
+                    where=Where(path, None, known_name, index, key),
+                    fix="an eval takes id, prompt, expected_output, files, assertions "
+                    "(or expectations); anything more (a name, should_trigger, tools) needs a "
+                    "YAML eval file (docs/eval-files.md)",
+                )
+                for key in unknown
+            ]
         )
     if (
         isinstance(raw_id, bool)
@@ -111,7 +154,7 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
         or (isinstance(raw_id, str) and not raw_id.strip())
     ):
         raise AuthoringError(
-            "id must be an integer or a non-empty string",
+            f"id must be an integer or a non-empty string, got {_got(entry, 'id')}",
             where=Where(path, None, None, index, "id"),
             fix='e.g. "id": 1',
         )
@@ -127,7 +170,7 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
     prompt = entry.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         raise fail(
-            "prompt is required and must be non-empty text",
+            f"prompt is required and must be non-empty text, got {_got(entry, 'prompt')}",
             "prompt",
             'add "prompt": "<the task handed to the agent>"',
         )
@@ -143,14 +186,14 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
         isinstance(s, str) and s.strip() for s in statements
     ):
         raise fail(
-            f"{key} must be a list of non-empty strings",
+            f"{key} must be a list of non-empty strings, got {_got(entry, key)}",
             key,
             f'write "{key}": ["<a statement the judge checks>", ...] with no blank entry',
         )
     expected = entry.get("expected_output")
     if expected is not None and (not isinstance(expected, str) or not expected.strip()):
         raise fail(
-            "expected_output must be non-empty text",
+            f"expected_output must be non-empty text, got {shown(expected)}",
             "expected_output",
             "describe a good answer, or drop the key",
         )
@@ -166,7 +209,7 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
     files = entry.get("files", [])
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         raise fail(
-            "files must be a list of paths relative to the skill directory",
+            f"files must be a list of paths relative to the skill directory, got {shown(files)}",
             "files",
             'write "files": ["evals/files/input.csv"]',
         )
@@ -183,37 +226,46 @@ def _load_entry(entry: Any, index: int, path: Path, skill: Skill) -> LoadedCase:
     return LoadedCase(case=case, file=path, line=1, index=index)
 
 
+def _got(entry: dict[str, Any], key: str) -> str:
+    """What the eval holds at ``key``, quoted; "nothing" when the key is missing."""
+    return shown(entry[key]) if key in entry else "nothing"
+
+
 def _read_input_file(relative: str, skill: Skill, fail: Any) -> str:
     root = skill.directory.resolve()
     target = (skill.directory / relative).resolve()
     field = "files"
     inside = "name a file inside the skill directory, relative to it (e.g. evals/files/a.csv)"
     if not relative or Path(relative).is_absolute() or root not in target.parents:
-        raise fail(f"{relative!r} is not a path inside the skill directory", field, inside)
+        raise fail(f"{shown(relative)} is not a path inside the skill directory", field, inside)
     if not target.exists():
-        raise fail(f"{relative!r} does not exist", field, inside)
+        raise fail(f"{shown(relative)} does not exist", field, inside)
     if target.is_dir():
         raise fail(
-            f"{relative!r} is not a file", field, "list each file; a folder cannot seed a workspace"
+            f"{shown(relative)} is not a file",
+            field,
+            "list each file; a folder cannot seed a workspace",
         )
     kind = special_kind(target)
     if kind is not None:
-        raise fail(f"{relative!r} is {kind}, not a regular file", field, REGULAR_FIX)
+        raise fail(f"{shown(relative)} is {kind}, not a regular file", field, REGULAR_FIX)
     if target.stat().st_size > MAX_FILE_BYTES:
         raise fail(
-            f"{relative!r} is larger than {MAX_FILE_BYTES:,} bytes",
+            f"{shown(relative)} is larger than {MAX_FILE_BYTES:,} bytes",
             field,
             "use a smaller input file",
         )
     try:
         data = read_regular(target)
     except AuthoringError as exc:  # swapped for a FIFO after the look above
-        raise fail(f"{relative!r} {exc.problem}", field, REGULAR_FIX) from None
+        raise fail(f"{shown(relative)} {exc.problem}", field, REGULAR_FIX) from None
     except OSError as exc:
-        raise fail(f"{relative!r} cannot be read: {exc.strerror or exc}", field, inside) from None
+        raise fail(
+            f"{shown(relative)} cannot be read: {exc.strerror or exc}", field, inside
+        ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise fail(
-            f"{relative!r} is not UTF-8 text", field, "only text files can seed a workspace"
+            f"{shown(relative)} is not UTF-8 text", field, "only text files can seed a workspace"
         ) from None

@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from .errors import AuthoringError
 from .model import ArtifactGlob, Judge
-from .paths import path_problem, pattern_problem
+from .paths import has_wildcard, path_problem, pattern_problem
+from .quoting import naming, shown
 
 Fail = Callable[[str, str, str | None], AuthoringError]
 
@@ -46,7 +47,7 @@ def check_judge(judge: Judge, *, workspace: bool, fail: Fail) -> None:
         found = HIDDEN_DATA.search(line)
         if found:
             raise fail(
-                f"the entry compares against data the judge never sees ({found.group(0)!r}): "
+                f"the entry compares against data the judge never sees ({shown(found.group(0))}): "
                 "the judge is not shown what mock tools returned",
                 field,
                 "phrase it against the response itself, or put the data in a workspace file "
@@ -69,7 +70,7 @@ def check_judge(judge: Judge, *, workspace: bool, fail: Fail) -> None:
         if isinstance(entry, str):
             problem = path_problem(entry)
             if problem:
-                raise fail(problem, field, "name a file relative to the workspace")
+                raise fail(naming(problem, entry), field, "name a file relative to the workspace")
             paths.add(entry)
             continue
         patterns = artifact_patterns(entry)
@@ -78,7 +79,7 @@ def check_judge(judge: Judge, *, workspace: bool, fail: Fail) -> None:
     both = sorted(paths & globs)
     if both:
         raise fail(
-            f"{both[0]!r} is listed both as a path and as a glob",
+            f"{shown(both[0])} is listed both as a path and as a glob",
             "judge.artifacts",
             "keep one of the two entries",
         )
@@ -88,15 +89,20 @@ def _check_pattern_list(value: str | list[str], field: str, fail: Fail) -> None:
     if isinstance(value, str):
         problem = pattern_problem(value, in_list=False)
         if problem:
-            raise fail(problem.replace("use file:", "list it as a plain entry"), field, _GLOB_FIX)
+            problem = problem.replace("use file:", "list it as a plain entry")
+            raise fail(naming(problem, value), field, _GLOB_FIX)
         return
     if len(value) < 2 or len(set(value)) < len(value):
+        single = value[0] if value else None
         raise fail(
-            "a list of patterns needs at least two different entries",
+            f"a list of patterns needs at least two different entries, got {shown(value)}",
             field,
-            "write a single pattern as a string",
+            # A single pattern needs a wildcard; a literal path is a plain entry.
+            f"list {single} as a plain entry instead"
+            if single is not None and not has_wildcard(single)
+            else "write a single pattern as a string",
         )
     for j, pattern in enumerate(value):
         problem = pattern_problem(pattern, in_list=True)
         if problem:
-            raise fail(problem, f"{field}[{j}]", _GLOB_FIX)
+            raise fail(naming(problem, pattern), f"{field}[{j}]", _GLOB_FIX)

@@ -1,4 +1,9 @@
-"""Load a skill's eval files into checked cases."""
+"""Load a skill's eval files into checked cases.
+
+Every independent mistake is reported in one run (:mod:`.mistakes`): a file that
+cannot be read as a whole (its YAML, its ``cases:`` list) stops there, and the
+other files are still read; in a file, each case is checked on its own.
+"""
 
 from __future__ import annotations
 
@@ -8,49 +13,95 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import AuthoringError, Where
-from .evals_json import load_evals_json
+from .errors import AuthoringError, Where, combined
+from .evals_json import read_evals_json
 from .loaded import LoadedCase, SkillSuite
+from .mistakes import Mistakes
 from .model import EvalCase
 from .parse_cache import ParseCache
-from .rules import PLACEHOLDER, Fail, check_case, check_placeholder
+from .quoting import shown
+from .rules import PLACEHOLDER, Fail, case_errors, placeholder_errors
 from .skill import Skill
 from .tool_libraries import ToolLibraries
-from .tool_rules import check_raw_returns
-from .validation import authoring_error_from, line_at, parse_field_path
+from .tool_rules import raw_returns_errors
+from .validation import authoring_errors_from, field_lines, line_at, parse_field_path
 from .yamlload import MarkedDict, load_yaml_text, read_text, too_deep
 
 
 def load_suite(skill: Skill, eval_files: list[Path], cache: ParseCache | None = None) -> SkillSuite:
+    """The skill's cases; every mistake found in its files is raised together."""
+    suite, errors = gather_suite(skill, eval_files, cache)
+    if errors:
+        raise combined(errors)
+    return suite
+
+
+def gather_suite(
+    skill: Skill, eval_files: list[Path], cache: ParseCache | None = None
+) -> tuple[SkillSuite, list[AuthoringError]]:
+    """The cases that loaded, and every mistake of every file.
+
+    With no mistake the suite is whole. With one, it holds every case whose shape was
+    right, some of which may break a rule: only for the checks that follow loading
+    (the runner-dependent rules), so their mistakes are reported in the same run.
+    """
     cases: list[LoadedCase] = []
+    mistakes = Mistakes()
     for path in eval_files:
         try:
             if path.suffix == ".json":
-                cases.extend(load_evals_json(path, skill))
+                loaded, errors = read_evals_json(path, skill)
             else:
-                cases.extend(load_yaml_eval_file(path, skill.name, cache))
+                loaded, errors = read_yaml_eval_file(path, skill.name, cache)
         except RecursionError:  # a schema or a value nested hundreds of levels deep
-            raise too_deep(path) from None
-    check_unique_names(cases)
-    return SkillSuite(skill=skill, eval_files=tuple(eval_files), cases=tuple(cases))
+            loaded, errors = [], [too_deep(path)]
+        cases.extend(loaded)
+        for error in errors:
+            mistakes.add(error)
+    for error in unique_name_errors(cases):
+        mistakes.add(error)
+    suite = SkillSuite(skill=skill, eval_files=tuple(eval_files), cases=tuple(cases))
+    return suite, mistakes.found
 
 
 def load_yaml_eval_file(
     path: Path, skill_name: str | None = None, cache: ParseCache | None = None
 ) -> list[LoadedCase]:
-    text = read_text(path)
-    # A file importing tool libraries depends on other files: never cached.
-    if cache is None or skill_name is None or "tool_libraries" in text:
-        return _parse_yaml_eval_file(path, text, skill_name)
-    cached = cache.get(path, skill_name, text)
-    if cached is not None:
-        return cached
-    cases = _parse_yaml_eval_file(path, text, skill_name)
-    cache.put(path, skill_name, text, cases)
+    """One YAML eval file's cases; its mistakes are raised together."""
+    cases, errors = read_yaml_eval_file(path, skill_name, cache)
+    if errors:
+        raise combined(errors)
     return cases
 
 
-def _parse_yaml_eval_file(path: Path, text: str, skill_name: str | None) -> list[LoadedCase]:
+def read_yaml_eval_file(
+    path: Path, skill_name: str | None = None, cache: ParseCache | None = None
+) -> tuple[list[LoadedCase], list[AuthoringError]]:
+    """The cases of one YAML eval file that loaded, and its mistakes."""
+    try:
+        text = read_text(path)
+    except AuthoringError as exc:
+        return [], [exc]
+    # A file importing tool libraries depends on other files: never cached.
+    cacheable = cache is not None and skill_name is not None and "tool_libraries" not in text
+    if cacheable:
+        assert cache is not None and skill_name is not None
+        cached = cache.get(path, skill_name, text)
+        if cached is not None:
+            return cached, []
+    try:
+        cases, errors = _parse_yaml_eval_file(path, text, skill_name)
+    except AuthoringError as exc:  # the file cannot be read as a whole
+        return [], [exc]
+    if cacheable and not errors:  # a file with a mistake is read afresh every time
+        assert cache is not None and skill_name is not None
+        cache.put(path, skill_name, text, cases)
+    return cases, errors
+
+
+def _parse_yaml_eval_file(
+    path: Path, text: str, skill_name: str | None
+) -> tuple[list[LoadedCase], list[AuthoringError]]:
     data = load_yaml_text(text, path)
     if not isinstance(data, dict) or "cases" not in data:
         raise AuthoringError(
@@ -65,64 +116,137 @@ def _parse_yaml_eval_file(path: Path, text: str, skill_name: str | None) -> list
             where=Where(path, getattr(raw_cases, "line", None), field="cases"),
             fix="start each case with '- name: ...'",
         )
-    # Most files hold no placeholder at all; only walk the cases of one that might.
-    scan = PLACEHOLDER in text
-    if scan:
-        # Every case is scanned before any library is imported: an unfilled
-        # scaffold is reported as such, not as the broken import it also holds.
+    mistakes = Mistakes()
+    # A case still holding the placeholder is unfinished: its placeholders are reported
+    # and nothing else of it (every other rule on a scaffold would be noise).
+    unfinished: set[int] = set()
+    libraries_broken = False
+    if PLACEHOLDER in text:  # most files hold none: only then walk the cases
         libraries_line = (
             data.key_lines.get("tool_libraries") if isinstance(data, MarkedDict) else None
         )
-        check_placeholder(
-            {"tool_libraries": data.get("tool_libraries")}, Where(path, libraries_line)
-        )
+        for error in placeholder_errors(
+            data.get("tool_libraries"), Where(path, libraries_line, field="tool_libraries")
+        ):
+            libraries_broken = True
+            mistakes.add(error)
         for i, raw in enumerate(raw_cases):
             if isinstance(raw, MarkedDict):
                 name = raw.get("name")
-                check_placeholder(
-                    raw, Where(path, raw.line, name if isinstance(name, str) else None, i)
-                )
+                where = Where(path, raw.line, name if isinstance(name, str) else None, i)
+                for error in placeholder_errors(raw, where):
+                    unfinished.add(i)
+                    mistakes.add(error)
     libraries = ToolLibraries(path, data.get("tool_libraries"))
-    cases = [_load_case(raw, path, i, skill_name, libraries) for i, raw in enumerate(raw_cases)]
-    if "tool_libraries" in data:
-        libraries.tools()  # an import no case refers to is checked all the same
-    return cases
+    if "tool_libraries" in data and not libraries_broken:
+        # Imported before the cases (an import no case refers to is checked all the same),
+        # after the placeholder scan: an unfilled scaffold is reported as such.
+        try:
+            libraries.tools()
+        except AuthoringError as exc:
+            mistakes.add(exc)
+            libraries_broken = True
+    cases: list[LoadedCase] = []
+    for i, raw in enumerate(raw_cases):
+        if i in unfinished or (libraries_broken and _uses_ref(raw)):
+            continue  # a ref: into a broken library cannot be judged; its error says why
+        loaded = _load_case(raw, path, i, skill_name, libraries, mistakes)
+        if loaded is not None:
+            cases.append(loaded)
+    return cases, mistakes.found
+
+
+def _uses_ref(raw: Any) -> bool:
+    tools = raw.get("tools") if isinstance(raw, dict) else None
+    return isinstance(tools, list) and any(isinstance(t, dict) and "ref" in t for t in tools)
 
 
 def _load_case(
-    raw: Any, path: Path, index: int, skill_name: str | None, libraries: ToolLibraries
-) -> LoadedCase:
+    raw: Any,
+    path: Path,
+    index: int,
+    skill_name: str | None,
+    libraries: ToolLibraries,
+    mistakes: Mistakes,
+) -> LoadedCase | None:
+    """The case (``None`` when its shape is broken), its mistakes added: the shape first,
+    then the rules.
+
+    A case whose shape is broken reports each broken field; the rules that need more
+    than one field run once the shape is right, so one typo never reads as five.
+    """
     line = getattr(raw, "line", None)
     name = raw.get("name") if isinstance(raw, dict) else None
     where = Where(path, line, name if isinstance(name, str) else None, index)
     if not isinstance(raw, MarkedDict):
-        raise AuthoringError(
-            "a case must be a mapping of keys",
-            where=where,
-            fix="start the case with '- name: ...' and indent its keys under it",
+        mistakes.add(
+            AuthoringError(
+                f"a case must be a mapping of keys, got {_kind(raw)}",
+                where=where,
+                fix="start the case with '- name: ...' and indent its keys under it",
+            )
         )
+        return None
+    checked = raw
+    unresolved = False
     if "tools" in raw:
-        tools = libraries.resolve(raw["tools"], where)
-        if tools is not raw["tools"]:
-            resolved = MarkedDict(raw.line)
-            resolved.update(raw)
-            resolved.key_lines.update(raw.key_lines)
-            resolved["tools"] = tools
-            raw = resolved
-        check_raw_returns(raw["tools"], _failer(where))
+        try:
+            tools = libraries.resolve(raw["tools"], where)
+        except AuthoringError as exc:
+            for error in exc.each:
+                mistakes.add(_at_field(error, raw))
+            unresolved = True
+            tools = None
+        checked = _with_tools(raw, tools)
+        before = len(mistakes.found)
+        for error in raw_returns_errors(checked.get("tools"), _failer(where)):
+            mistakes.add(_at_field(error, checked))
+        unresolved = unresolved or len(mistakes.found) > before
     try:
-        case = EvalCase.model_validate(raw)
+        case = EvalCase.model_validate(checked)
     except ValidationError as exc:
-        raise authoring_error_from(exc, EvalCase, raw, where) from None
-    try:
-        check_case(case, where, skill_name)
-    except AuthoringError as exc:
-        # Point at the field's own line rather than the case's first line.
-        line = line_at(raw, parse_field_path(exc.where.field or "")) or exc.where.line
-        raise AuthoringError(
-            exc.problem, where=replace(exc.where, line=line), fix=exc.fix
-        ) from None
-    return LoadedCase(case=case, file=path, line=line or 1, index=index)
+        for error in authoring_errors_from(exc, EvalCase, checked, where):
+            mistakes.add(error)
+        return None
+    if unresolved:
+        return None  # the other fields' shapes were checked; the rules need the tools
+    for error in case_errors(case, where, skill_name):
+        mistakes.add(_at_field(error, checked))
+    # A case refused by a rule is still returned: the rules that need the runner run on it
+    # too, so they are reported in the same run (with a mistake, no case of the file runs).
+    return LoadedCase(
+        case=case, file=path, line=line or 1, index=index, field_lines=field_lines(checked)
+    )
+
+
+def _at_field(error: AuthoringError, raw: Any) -> AuthoringError:
+    """``error`` at its field's own line rather than the case's first line."""
+    line = line_at(raw, parse_field_path(error.where.field or ""))
+    if not line or line == error.where.line:
+        return error
+    return AuthoringError(error.problem, where=replace(error.where, line=line), fix=error.fix)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (a '-' with no keys under it)"
+    return shown(value)
+
+
+def _with_tools(raw: MarkedDict, tools: Any) -> MarkedDict:
+    """``raw`` with its ``tools:`` replaced (resolved refs), or dropped when ``tools`` is None."""
+    if tools is raw["tools"]:
+        return raw
+    copy = MarkedDict(raw.line)
+    copy.update(raw)
+    copy.key_lines.update(raw.key_lines)
+    if tools is None:
+        del copy["tools"]
+    else:
+        copy["tools"] = tools
+    return copy
 
 
 def _failer(where: Where) -> Fail:
@@ -138,16 +262,28 @@ def _failer(where: Where) -> Fail:
 
 def check_unique_names(cases: list[LoadedCase]) -> None:
     """Case names are unique per skill, ignoring letter case, across all its files."""
+    errors = unique_name_errors(cases)
+    if errors:
+        raise combined(errors)
+
+
+def unique_name_errors(cases: list[LoadedCase]) -> list[AuthoringError]:
+    """An error for each case whose name repeats an earlier one's, ignoring letter case."""
     seen: dict[str, LoadedCase] = {}
+    errors: list[AuthoringError] = []
     for loaded in cases:
         key = loaded.name.casefold()
         first = seen.get(key)
-        if first is not None:
-            raise AuthoringError(
-                f"the case name {loaded.name!r} repeats {first.name!r} "
+        if first is None:
+            seen[key] = loaded
+            continue
+        errors.append(
+            AuthoringError(
+                f"the case name {shown(loaded.name)} repeats {shown(first.name)} "
                 f"({first.file}:{first.line}, case #{first.index + 1}); "
                 "names are compared ignoring letter case",
                 where=Where(loaded.file, loaded.line, loaded.name, loaded.index, "name"),
                 fix="rename one of the two cases",
             )
-        seen[key] = loaded
+        )
+    return errors

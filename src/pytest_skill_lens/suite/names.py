@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .errors import AuthoringError
+from .quoting import shown
 
 if TYPE_CHECKING:
     from .model import EvalCase
@@ -65,7 +66,7 @@ def name_problem(label: str, name: str) -> tuple[str, str] | None:
     """The problem and the fix for a name shown in reports (skill, tag, tool, version)."""
     hidden = hidden_problem(name)
     if hidden is not None:
-        return f"{label} {name!r} holds {hidden}", HIDDEN_FIX
+        return f"{label} {shown(name)} holds {hidden}", HIDDEN_FIX
     return None
 
 
@@ -80,24 +81,29 @@ def case_name_problem(label: str, name: str) -> tuple[str, str] | None:
     if found is not None:
         return found
     if "::" in name:
-        return f"{label} {name!r} holds '::', pytest's node id separator", SEPARATOR_FIX
+        return f"{label} {shown(name)} holds '::', pytest's node id separator", SEPARATOR_FIX
     bracket = next((char for char in name if char in "[]"), None)
     if bracket is not None:
         return (
-            f"{label} {name!r} holds {bracket!r}, which pytest reads as the start of the "
+            f"{label} {shown(name)} holds {bracket!r}, which pytest reads as the start of the "
             "runner part of a node id ('<case>[<runner>]')",
             BRACKET_FIX,
         )
     if name != name.strip(" "):
-        return f"{label} {name!r} starts or ends with a space", SPACE_FIX
+        return f"{label} {shown(name)} starts or ends with a space", SPACE_FIX
     return None
 
 
-def check_case_names(case: EvalCase, fail: Fail) -> None:
-    """The case's name, tags and trajectory tool names (declared tools have their own rule)."""
+def check_case_name(case: EvalCase, fail: Fail) -> None:
+    """The case's own name."""
     found = case_name_problem("the case name", case.name)
     if found is not None:
         raise fail(found[0], "name", found[1])
+
+
+def other_names(case: EvalCase, fail: Fail) -> list[Callable[[], None]]:
+    """A check per tag and trajectory tool name (declared tools have their own rule),
+    each independent of the others."""
     named: list[tuple[str, str, str]] = [
         (f"tags[{i}]", "the tag", tag) for i, tag in enumerate(case.tags)
     ]
@@ -110,7 +116,20 @@ def check_case_names(case: EvalCase, fail: Fail) -> None:
             (f"trajectory.call_args[{i}].tool", "the tool name", entry.tool)
             for i, entry in enumerate(trajectory.call_args)
         ]
-    for field, label, name in named:
-        found = name_problem(label, name)
-        if found is not None:
-            raise fail(found[0], field, found[1])
+
+    def check(field: str, label: str, name: str) -> Callable[[], None]:
+        def run() -> None:
+            found = name_problem(label, name)
+            if found is not None:
+                raise fail(found[0], field, found[1])
+
+        return run
+
+    return [check(*entry) for entry in named]
+
+
+def check_case_names(case: EvalCase, fail: Fail) -> None:
+    """The case's name, tags and trajectory tool names; the first problem is raised."""
+    check_case_name(case, fail)
+    for check in other_names(case, fail):
+        check()

@@ -36,6 +36,7 @@ from .model import EvalCase
 
 KEY_FILE = Path("pytest-skill-lens") / "parse-cache.key"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # far above any eval file's; a planted giant is a miss
+FORMAT = 2  # what an entry holds; part of its key, so an older entry is a miss
 
 
 class _CachedCase(BaseModel):
@@ -43,6 +44,7 @@ class _CachedCase(BaseModel):
     case: EvalCase
     line: Annotated[StrictInt, Field(ge=1)]
     index: Annotated[StrictInt, Field(ge=0)]
+    field_lines: dict[StrictStr, Annotated[StrictInt, Field(ge=1)]] = {}
 
 
 class _Entry(BaseModel):
@@ -88,7 +90,7 @@ class ParseCache:
     @staticmethod
     def key_for(path: Path, skill_name: str, text: str) -> str:
         """What an entry must be stored under to be served for this file's text."""
-        digest = hashlib.sha256(f"{__version__}\0{path}\0{skill_name}\0".encode())
+        digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{path}\0{skill_name}\0".encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
@@ -108,7 +110,12 @@ class ParseCache:
             return None  # missing, unreadable, garbled or mistyped: read the file instead
         if not hmac.compare_digest(entry.key, self.key_for(path, skill_name, text)):
             return None
-        return [LoadedCase(case=c.case, file=path, line=c.line, index=c.index) for c in entry.cases]
+        return [
+            LoadedCase(
+                case=c.case, file=path, line=c.line, index=c.index, field_lines=c.field_lines
+            )
+            for c in entry.cases
+        ]
 
     def put(self, path: Path, skill_name: str, text: str, cases: list[LoadedCase]) -> None:
         secret = self._key_bytes()
@@ -116,7 +123,12 @@ class ParseCache:
             return
         entry = _Entry(
             key=self.key_for(path, skill_name, text),
-            cases=[_CachedCase(case=c.case, line=c.line, index=c.index) for c in cases],
+            cases=[
+                _CachedCase(
+                    case=c.case, line=c.line, index=c.index, field_lines=dict(c.field_lines)
+                )
+                for c in cases
+            ],
         )
         payload = entry.model_dump_json().encode()
         try:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import warnings
 
+from .quoting import shown
+
 _REGEX_FIX = "fix the pattern; in YAML, single-quote it so backslashes stay as written"
 _DIFFERS_FIX = (
     "escape it to match it literally (e.g. \\[:digit:] or \\{e<=1\\}), "
@@ -29,12 +31,13 @@ def regex_problem(pattern: str) -> tuple[str, str] | None:
             warnings.simplefilter("ignore", FutureWarning)
             re.compile(pattern)
     except re.error as exc:
-        return f"the regex does not compile: {exc}", _REGEX_FIX
+        return f"the regex {shown(pattern)} does not compile: {exc}", _REGEX_FIX
     differs = read_differently(pattern)
     if differs is not None:
         meaning = "a POSIX class" if differs.startswith("[") else "a fuzzy-match count"
         return (
-            f"the regex holds {differs!r}, which Python's re reads as literal characters "
+            f"the regex {shown(pattern)} holds {shown(differs)}, which Python's re reads as "
+            "literal characters "
             f"but the matcher (the regex package) reads as {meaning}",
             _DIFFERS_FIX,
         )
@@ -44,8 +47,8 @@ def regex_problem(pattern: str) -> tuple[str, str] | None:
         regex.compile(pattern)
     except regex.error as exc:
         return (
-            "the regex compiles under Python's re but not under the regex package the "
-            f"matcher uses: {exc}",
+            f"the regex {shown(pattern)} compiles under Python's re but not under the regex "
+            f"package the matcher uses: {exc}",
             "escape literal braces and brackets as \\{ \\} \\[ \\]",
         )
     return None

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .errors import AuthoringError, Where
 from .names import hidden_problem
+from .quoting import shown
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -100,7 +101,7 @@ def eval_like_files(directory: Path, wanted: Callable[[str], bool]) -> list[Path
         hidden = hidden_problem(entry.name, spaces=False)
         if hidden is not None:  # the name is shown wherever a case of the file is
             raise AuthoringError(
-                f"the file name {entry.name!r} holds {hidden}",
+                f"the file name {shown(entry.name)} holds {hidden}",
                 where=Where(directory),
                 fix="rename the file to one line of visible text",
             )

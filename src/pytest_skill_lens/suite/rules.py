@@ -9,14 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import AuthoringError, Where
+from .errors import AuthoringError, Where, combined
 from .judge_rules import check_judge
+from .mistakes import gather
 from .model import Assertion, EvalCase
-from .names import check_case_names
-from .paths import path_problem, pattern_problem, segment_match
+from .names import check_case_name, other_names
+from .paths import has_wildcard, path_problem, pattern_problem, segment_match
+from .quoting import naming, shown
 from .regex_rules import regex_problem
 from .schemas import schema_problem, unsafe_part
-from .tool_rules import BUILTIN_TOOLS, check_tools, offered_tool_name
+from .tool_rules import BUILTIN_TOOLS, offered_tool_name, tool_errors
+from .validation import field_path, line_at
 
 PLACEHOLDER = "TODO(skill-lens)"
 Fail = Callable[[str, str, str | None], AuthoringError]
@@ -24,21 +27,30 @@ Fail = Callable[[str, str, str | None], AuthoringError]
 
 def find_placeholder(value: Any, path: str = "") -> str | None:
     """The field path of the first ``TODO(skill-lens)`` in keys or values, if any."""
-    for field, text in _walk_text(value, path, set()):
+    for loc, text in _walk_text(value, (), set()):
         if PLACEHOLDER in text:
-            return field or "(top level)"
+            return _joined(path, loc) or "(top level)"
     return None
 
 
-def _walk_text(value: Any, path: str, seen: set[int]) -> Iterator[tuple[str, str]]:
+def _joined(path: str, loc: tuple[int | str, ...]) -> str:
+    field = field_path(loc)
+    if path and field:
+        return f"{path}{field}" if field.startswith("[") else f"{path}.{field}"
+    return path or field
+
+
+def _walk_text(
+    value: Any, loc: tuple[int | str, ...], seen: set[int]
+) -> Iterator[tuple[tuple[int | str, ...], str]]:
     if isinstance(value, str):
-        yield path, value
+        yield loc, value
     elif isinstance(value, dict):
         if id(value) in seen:
             return
         seen.add(id(value))
         for key, item in value.items():
-            sub = f"{path}.{key}" if path else str(key)
+            sub = (*loc, str(key))
             yield sub, str(key)
             yield from _walk_text(item, sub, seen)
     elif isinstance(value, list):
@@ -46,23 +58,57 @@ def _walk_text(value: Any, path: str, seen: set[int]) -> Iterator[tuple[str, str
             return
         seen.add(id(value))
         for i, item in enumerate(value):
-            yield from _walk_text(item, f"{path}[{i}]", seen)
+            yield from _walk_text(item, (*loc, i), seen)
+
+
+def placeholder_errors(raw: Any, where: Where) -> list[AuthoringError]:
+    """An error per field of ``raw`` still holding ``TODO(skill-lens)``, each at its own line.
+
+    A value and the key above it are one place: the key's line is reported once.
+    """
+    errors: list[AuthoringError] = []
+    reported: set[tuple[int | str, ...]] = set()
+    for loc, text in _walk_text(raw, (), set()):
+        if PLACEHOLDER not in text or loc in reported:
+            continue
+        reported.add(loc)
+        field = _joined(where.field or "", loc) or "(top level)"
+        errors.append(
+            AuthoringError(
+                f"still holds the placeholder {PLACEHOLDER}",
+                where=Where(
+                    where.file,
+                    line_at(raw, loc) or where.line,
+                    where.case_name,
+                    where.case_index,
+                    field,
+                ),
+                fix="replace it with the real value; an unfilled scaffold would check nothing",
+            )
+        )
+    return errors
 
 
 def check_placeholder(raw: Any, where: Where) -> None:
-    field = find_placeholder(raw)
-    if field is not None:
-        if where.field:
-            field = f"{where.field}.{field}"
-        raise AuthoringError(
-            f"still holds the placeholder {PLACEHOLDER}",
-            where=Where(where.file, where.line, where.case_name, where.case_index, field),
-            fix="replace it with the real value; an unfilled scaffold would check nothing",
-        )
+    """Raise the placeholder errors of ``raw``, if it holds any."""
+    errors = placeholder_errors(raw, where)
+    if errors:
+        raise combined(errors)
 
 
 def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> None:
     """Rules on one case that need more than one field (and, for offered mode, the skill)."""
+    errors = case_errors(case, where, skill_name)
+    if errors:
+        raise combined(errors)
+
+
+def case_errors(
+    case: EvalCase, where: Where, skill_name: str | None = None
+) -> list[AuthoringError]:
+    """Every block's mistake: the name, each tag and trajectory name, task and sessions,
+    each assertion, each tool, the trajectory, the judge and each seeded file are checked
+    on their own, and within a block the first mistake stops it."""
 
     def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
         return AuthoringError(
@@ -71,9 +117,56 @@ def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> N
             fix=fix,
         )
 
-    if not case.name.strip():
-        raise fail("the case name is blank", "name", "give the case a short descriptive name")
-    check_case_names(case, fail)  # names reach node ids, the terminal and every report
+    errors: list[AuthoringError] = []
+    with gather(errors):
+        if not case.name.strip():
+            raise fail("the case name is blank", "name", "give the case a short descriptive name")
+        check_case_name(case, fail)  # a name reaches node ids, the terminal and every report
+    for check in other_names(case, fail):
+        with gather(errors):
+            check()
+    with gather(errors):
+        _check_prompts(case, fail)
+    workspace = case.workspace is not None
+    for i, assertion in enumerate(case.assertions):
+        with gather(errors):
+            _check_assertion(assertion, i, case, fail)
+    offered = offered_tool_name(skill_name) if case.mode == "offered" and skill_name else None
+    with gather(errors):
+        if offered is not None and workspace and offered in BUILTIN_TOOLS:
+            # Two tools of one name: the provider would refuse the request, after the spend began.
+            checks_trigger = (
+                case.trajectory is not None and case.trajectory.skill_triggered is not None
+            )
+            raise fail(
+                f"the skill is offered as the tool {offered!r}, the name of a built-in tool "
+                "in a workspace case",
+                "mode",
+                # skill_triggered needs mode: offered, so "run it as loaded" would be refused.
+                "rename the skill (its tool name comes from its name)"
+                if checks_trigger
+                else "rename the skill, or run this case as mode: loaded",
+            )
+    errors += tool_errors(list(case.tools), workspace=workspace, offered_name=offered, fail=fail)
+    if case.trajectory is not None:
+        errors += _trajectory_errors(case, fail)
+    if case.judge is not None:
+        with gather(errors):
+            check_judge(case.judge, workspace=workspace, fail=fail)
+    if case.workspace is not None:
+        for name in case.workspace.files:
+            with gather(errors):
+                problem = path_problem(name)
+                if problem:
+                    raise fail(
+                        naming(problem, name),
+                        "workspace.files",
+                        "key each file by a relative path",
+                    )
+    return errors
+
+
+def _check_prompts(case: EvalCase, fail: Fail) -> None:
     if case.task is not None and case.sessions is not None:
         raise fail(
             "task and sessions are exclusive",
@@ -84,46 +177,39 @@ def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> N
         raise fail("the case has neither task nor sessions", "task", "add task: <the prompt>")
     if case.task is not None and not case.task.strip():
         raise fail("the task is blank", "task", "write the prompt handed to the agent")
-    if case.sessions is not None:
-        if len(case.sessions) < 2:
-            raise fail(
-                "sessions needs at least two entries",
-                "sessions",
-                "one session is task: spelled longer; use task:",
-            )
-        for i, text in enumerate(case.sessions):
-            if not text.strip():
-                raise fail("a session is blank", f"sessions[{i}]", "write that session's prompt")
-        if case.workspace is None:
-            raise fail(
-                "sessions needs a workspace: block",
-                "sessions",
-                "add workspace: {} - the workspace is the only thing that carries over",
-            )
-
-    workspace = case.workspace is not None
-    for i, assertion in enumerate(case.assertions):
-        _check_assertion(assertion, i, case, fail)
-    offered = offered_tool_name(skill_name) if case.mode == "offered" and skill_name else None
-    if offered is not None and workspace and offered in BUILTIN_TOOLS:
-        # Two tools of one name: the provider would refuse the request, after the spend began.
+    if case.sessions is None:
+        return
+    if len(case.sessions) < 2:
         raise fail(
-            f"the skill is offered as the tool {offered!r}, the name of a built-in tool "
-            "in a workspace case",
-            "mode",
-            "rename the skill, or run this case as mode: loaded",
+            "sessions needs at least two entries",
+            "sessions",
+            "one session is task: spelled longer; use task:",
         )
-    check_tools(list(case.tools), workspace=workspace, offered_name=offered, fail=fail)
-    if case.trajectory is not None:
-        trajectory = case.trajectory
+    for i, text in enumerate(case.sessions):
+        if not text.strip():
+            raise fail("a session is blank", f"sessions[{i}]", "write that session's prompt")
+    if case.workspace is None:
+        raise fail(
+            "sessions needs a workspace: block",
+            "sessions",
+            "add workspace: {} - the workspace is the only thing that carries over",
+        )
+
+
+def _trajectory_errors(case: EvalCase, fail: Fail) -> list[AuthoringError]:
+    trajectory = case.trajectory
+    assert trajectory is not None
+    errors: list[AuthoringError] = []
+    with gather(errors):
         if trajectory.skill_triggered is not None and case.mode != "offered":
             raise fail(
                 "skill_triggered needs mode: offered; a loaded skill is always in force",
                 "trajectory.skill_triggered",
                 "add mode: offered, or drop skill_triggered",
             )
-        for i, entry in enumerate(trajectory.call_args):
-            field = f"trajectory.call_args[{i}]"
+    for i, entry in enumerate(trajectory.call_args):
+        field = f"trajectory.call_args[{i}]"
+        with gather(errors):
             if (entry.contains is None) == (entry.equals is None):
                 raise fail(
                     "a call_args entry needs exactly one of contains: and equals:",
@@ -136,15 +222,7 @@ def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> N
                     f"{field}.contains",
                     f"name the arguments that matter, or use called: [{entry.tool}]",
                 )
-    if case.judge is not None:
-        check_judge(case.judge, workspace=workspace, fail=fail)
-    if case.workspace is not None:
-        for name in case.workspace.files:
-            problem = path_problem(name)
-            if problem:
-                raise fail(
-                    f"{problem}: {name!r}", "workspace.files", "key each file by a relative path"
-                )
+    return errors
 
 
 _TEXT_KINDS = ("contains", "not_contains", "regex", "equals")
@@ -188,7 +266,9 @@ def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fai
         raise fail(
             "file-produced needs file: or file_glob:",
             f"{field}.file",
-            "add file: <path in the workspace> (or file_glob: for a pattern)",
+            "add file: <path in the workspace> (or file_glob: for a pattern)"
+            # file: is refused in turn without a workspace: say both at once.
+            + ("" if case.workspace is not None else ", and a workspace: block (workspace: {})"),
         )
     if kind == "json-schema":
         if assertion.json_schema is None:
@@ -211,8 +291,12 @@ def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fai
     if assertion.file is not None and assertion.file_glob is not None:
         raise fail("file: and file_glob: are both set", f"{field}.file_glob", "keep one of the two")
     if case.workspace is None:
+        if assertion.file is not None:
+            read = f"the workspace file {shown(assertion.file)}"
+        else:
+            read = f"workspace files matching {shown(assertion.file_glob)}"
         raise fail(
-            "the assertion reads a workspace file, but the case has no workspace: block",
+            f"the assertion reads {read}, but the case has no workspace: block",
             f"{field}.file" if assertion.file is not None else f"{field}.file_glob",
             "add workspace: {} (or the files to seed it with)",
         )
@@ -220,37 +304,50 @@ def _check_assertion(assertion: Assertion, index: int, case: EvalCase, fail: Fai
     if assertion.file is not None:
         problem = path_problem(assertion.file)
         if problem:
-            raise fail(problem, f"{field}.file", "name a file relative to the workspace")
+            raise fail(
+                naming(problem, assertion.file),
+                f"{field}.file",
+                "name a file relative to the workspace",
+            )
         if kind == "file-produced" and assertion.file.removeprefix("./") in seeded:
             raise fail(
-                f"file-produced names {assertion.file!r}, which the case seeds itself: "
+                f"file-produced names {shown(assertion.file)}, which the case seeds itself: "
                 "it would pass whatever the skill did",
                 f"{field}.file",
                 "check a file the skill must write, or check the seeded file's content instead",
             )
         return
     glob = assertion.file_glob
-    patterns = [glob] if isinstance(glob, str) else list(glob or [])
+    patterns = glob_patterns(glob)
     if isinstance(glob, list) and (len(glob) < 2 or len(set(glob)) < len(glob)):
+        single = glob[0] if glob else None
         raise fail(
-            "a file_glob list needs at least two different entries",
+            f"a file_glob list needs at least two different entries, got {shown(glob)}",
             f"{field}.file_glob",
-            "write a single pattern as a string",
+            # A single pattern needs a wildcard; a literal path belongs in file:.
+            f"write it as file: {single}"
+            if single is not None and not has_wildcard(single)
+            else "write a single pattern as a string",
         )
     for j, pattern in enumerate(patterns):
         sub = f"{field}.file_glob" if isinstance(glob, str) else f"{field}.file_glob[{j}]"
         problem = pattern_problem(pattern, in_list=isinstance(glob, list))
         if problem:
-            raise fail(problem, sub, _GLOB_FIX)
+            raise fail(naming(problem, pattern), sub, _GLOB_FIX)
         if kind == "file-produced":
             hit = next((name for name in seeded if segment_match(pattern, name)), None)
             if hit is not None:
                 raise fail(
-                    f"file-produced pattern {pattern!r} matches the seeded file {hit!r}: "
+                    f"file-produced pattern {shown(pattern)} matches the seeded file {shown(hit)}: "
                     "it would pass whatever the skill did",
                     sub,
                     "narrow the pattern so it can only match what the skill writes",
                 )
+
+
+def glob_patterns(glob: str | list[str] | None) -> list[str]:
+    """The patterns of a ``file_glob``: one, or each of a list."""
+    return [glob] if isinstance(glob, str) else list(glob or [])
 
 
 def _check_json_schema(schema: dict[str, object], field: str, fail: Fail) -> None:

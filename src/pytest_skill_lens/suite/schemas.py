@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .quoting import shown
+
 if TYPE_CHECKING:
     from referencing import Registry, Resource
     from referencing.jsonschema import Schema
@@ -48,14 +50,14 @@ class UnsafePart:
     def describe(self) -> str:
         if self.reason == "outside":
             return (
-                f"$ref {self.value!r} points outside the schema; references are resolved "
+                f"$ref {shown(self.value)} points outside the schema; references are resolved "
                 "only inside it and never fetched, from the network or a file"
             )
         if self.reason == "nowhere":
-            return f"$ref {self.value!r} points at nothing in the schema"
+            return f"$ref {shown(self.value)} points at nothing in the schema"
         if self.reason == "dialect":
             return (
-                f"$schema {self.value!r} below the root of the schema would validate that "
+                f"$schema {shown(self.value)} below the root of the schema would validate that "
                 "part outside the time bound on its patterns"
             )
         return (

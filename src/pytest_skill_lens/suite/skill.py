@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .errors import AuthoringError, Where
 from .names import name_problem
+from .quoting import escaped, shown
 from .yamlload import load_yaml_text, read_text
 
 # Where the Agent Skills layout puts a skill's runnable scripts (run_script runs only these).
@@ -60,8 +61,8 @@ def parse_skill_text(text: str, path: Path) -> Skill:
     name = meta.get("name", path.parent.name)
     if not isinstance(name, str) or not name.strip():
         raise AuthoringError(
-            "the skill name must be non-empty text",
-            where=Where(path, field="name"),
+            f"the skill name must be non-empty text, got {shown(name)}",
+            where=Where(path, lines.get("name"), field="name"),
             fix='quote it, e.g. name: "my-skill"',
         )
     label = "the skill name" if "name" in meta else "the skill name (its directory's name)"
@@ -69,8 +70,8 @@ def parse_skill_text(text: str, path: Path) -> Skill:
     description = meta.get("description", "")
     if not isinstance(description, str):
         raise AuthoringError(
-            "the description must be text",
-            where=Where(path, field="description"),
+            f"the description must be text, got {shown(description)}",
+            where=Where(path, lines.get("description"), field="description"),
             fix="quote it",
         )
     version = meta.get("version")
@@ -79,9 +80,10 @@ def parse_skill_text(text: str, path: Path) -> Skill:
         raw = re.search(r"^version:[ \t]*([^\s#]+)", match.group(1), re.M) if match else None
         written = raw.group(1) if raw else str(version)
         raise AuthoringError(
-            f"version must be a string, got {type(version).__name__} {version!r}",
-            where=Where(path, field="version"),
-            fix=f'quote it: version: "{written}" (unquoted, {written} reads as {version!r})',
+            f"version must be a string, got {type(version).__name__} {shown(version)}",
+            where=Where(path, lines.get("version"), field="version"),
+            fix=f'quote it: version: "{escaped(written, 40)}" (unquoted, '
+            f"{escaped(written, 40)} reads as {shown(version)})",
         )
     if version is not None:
         _check_name("the version", version, path, "version", lines.get("version"))

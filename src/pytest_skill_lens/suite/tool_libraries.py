@@ -8,17 +8,20 @@ runner ever sees a reference.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import AuthoringError, Where
+from .errors import AuthoringError, Where, combined
+from .mistakes import gather
 from .model import ToolSpec
+from .quoting import shown
 from .regular_files import eval_like_files, not_regular, special_kind
-from .rules import check_placeholder
-from .tool_rules import check_tools
+from .rules import placeholder_errors
+from .tool_rules import Fail, tool_errors
 from .validation import authoring_error_from
 from .yamlload import MarkedDict, load_yaml_file
 
@@ -45,7 +48,7 @@ class ToolLibraries:
             for name, raw in _load_library(file, self.eval_file).items():
                 if name in found:
                     raise AuthoringError(
-                        f"tool {name!r} is declared by two imported libraries: "
+                        f"tool {shown(name)} is declared by two imported libraries: "
                         f"{found[name][1]} and {file}",
                         where=Where(self.eval_file, field="tool_libraries"),
                         fix="remove one declaration, or import only one of the libraries",
@@ -57,7 +60,7 @@ class ToolLibraries:
         where = Where(self.eval_file, getattr(self.entries, "line", None), field="tool_libraries")
         if not isinstance(self.entries, list) or not all(isinstance(e, str) for e in self.entries):
             raise AuthoringError(
-                "tool_libraries: must be a list of paths",
+                f"tool_libraries: must be a list of paths, got {shown(self.entries)}",
                 where=where,
                 fix="write tool_libraries: [../shared/tools.yaml], one path per entry",
             )
@@ -66,7 +69,7 @@ class ToolLibraries:
         for entry in self.entries:
             if not entry.strip() or entry.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", entry):
                 raise AuthoringError(
-                    f"library path {entry!r} must be relative to the eval file",
+                    f"library path {shown(entry)} must be relative to the eval file",
                     where=where,
                     fix="write it relative to the eval file's directory, e.g. ../shared/tools.yaml",
                 )
@@ -75,7 +78,7 @@ class ToolLibraries:
                 found = _listed(target, self.eval_file)
                 if not found:
                     raise AuthoringError(
-                        f"library directory {entry!r} holds no .yaml/.yml file",
+                        f"library directory {shown(entry)} holds no .yaml/.yml file",
                         where=where,
                         fix="point the entry at a library file, or add one to the directory",
                     )
@@ -85,7 +88,7 @@ class ToolLibraries:
                 raise _imported(not_regular(target), self.eval_file)  # never opened
             else:
                 raise AuthoringError(
-                    f"library {entry!r} does not exist (looked for {target})",
+                    f"library {shown(entry)} does not exist (looked for {target})",
                     where=where,
                     fix="write the path relative to the eval file's own directory",
                 )
@@ -100,56 +103,67 @@ class ToolLibraries:
         return files
 
     def resolve(self, raw_tools: Any, where: Where) -> Any:
-        """``raw_tools`` with every ``ref:`` entry replaced by its library tool (new objects)."""
+        """``raw_tools`` with every ``ref:`` entry replaced by its library tool (new objects).
+
+        Each entry is resolved on its own; the mistakes of all of them are raised together.
+        """
         if not isinstance(raw_tools, list) or not any(
             isinstance(t, dict) and "ref" in t for t in raw_tools
         ):
             return raw_tools
         resolved: list[Any] = []
+        errors: list[AuthoringError] = []
         for i, raw in enumerate(raw_tools):
             if not (isinstance(raw, dict) and "ref" in raw):
                 resolved.append(raw)
                 continue
-            field = f"tools[{i}]"
-            extra = sorted(set(raw) - _REF_KEYS)
-            if extra:
-                raise _at(
-                    where,
-                    f"{field}.{extra[0]}",
-                    f"a ref: entry may set only returns:, not {extra[0]!r}",
-                    "declare the tool inline if the case needs a different contract",
-                )
-            name = raw["ref"]
-            if not isinstance(name, str):
-                raise _at(
-                    where,
-                    f"{field}.ref",
-                    "ref: must name a library tool",
-                    "write ref: <the tool's name in the library>",
-                )
-            if self.entries is None:
-                raise _at(
-                    where,
-                    f"{field}.ref",
-                    f"ref: {name!r} needs a tool library, but the eval file has no "
-                    "tool_libraries: key",
-                    "add tool_libraries: [path/to/library.yaml] beside cases:",
-                )
-            library = self.tools()
-            if name not in library:
-                known = ", ".join(sorted(library)) or "none"
-                raise _at(
-                    where,
-                    f"{field}.ref",
-                    f"no imported library declares {name!r} (declared: {known})",
-                    "fix the spelling, or import the library that declares it",
-                )
-            tool = MarkedDict(getattr(raw, "line", 0) or 0)
-            tool.update(library[name][0])
-            if "returns" in raw:
-                tool["returns"] = raw["returns"]
-            resolved.append(tool)
+            with gather(errors):
+                resolved.append(self._resolved(raw, f"tools[{i}]", where))
+        if errors:
+            raise combined(errors)
         return resolved
+
+    def _resolved(self, raw: dict[str, Any], field: str, where: Where) -> MarkedDict:
+        extra = sorted(set(raw) - _REF_KEYS)
+        if extra:
+            raise _at(
+                where,
+                f"{field}.{extra[0]}",
+                f"a ref: entry may set only returns:, not {shown(extra[0])}",
+                "declare the tool inline if the case needs a different contract",
+            )
+        name = raw["ref"]
+        if not isinstance(name, str):
+            raise _at(
+                where,
+                f"{field}.ref",
+                f"ref: must name a library tool, got {shown(name)}",
+                "write ref: <the tool's name in the library>",
+            )
+        if self.entries is None:
+            raise _at(
+                where,
+                f"{field}.ref",
+                f"ref: {shown(name)} needs a tool library, but the eval file has no "
+                "tool_libraries: key",
+                "add tool_libraries: [path/to/library.yaml] beside cases:",
+            )
+        library = self.tools()
+        if name not in library:
+            known = ", ".join(sorted(library)) or "none"
+            guess = difflib.get_close_matches(name, list(library), n=1)
+            fix = "fix the spelling, or import the library that declares it"
+            raise _at(
+                where,
+                f"{field}.ref",
+                f"no imported library declares {shown(name)} (declared: {known})",
+                f"did you mean {guess[0]!r}? otherwise {fix}" if guess else fix,
+            )
+        tool = MarkedDict(getattr(raw, "line", 0) or 0)
+        tool.update(library[name][0])
+        if "returns" in raw:
+            tool["returns"] = raw["returns"]
+        return tool
 
 
 def _at(where: Where, field: str, problem: str, fix: str | None) -> AuthoringError:
@@ -169,8 +183,16 @@ def _listed(directory: Path, importer: Path) -> list[Path]:
 
 
 def _imported(exc: AuthoringError, importer: Path) -> AuthoringError:
-    return AuthoringError(
-        f"{exc.problem} (in a tool library imported by {importer})", where=exc.where, fix=exc.fix
+    """Each of ``exc``'s mistakes, saying which eval file imported the library."""
+    return combined(
+        [
+            AuthoringError(
+                f"{one.problem} (in a tool library imported by {importer})",
+                where=one.where,
+                fix=one.fix,
+            )
+            for one in exc.each
+        ]
     )
 
 
@@ -178,11 +200,7 @@ def _load_library(file: Path, importer: Path) -> dict[str, dict[str, Any]]:
     try:
         return _parse_library(file)
     except AuthoringError as exc:
-        raise AuthoringError(
-            f"{exc.problem} (in a tool library imported by {importer})",
-            where=exc.where,
-            fix=exc.fix,
-        ) from None
+        raise _imported(exc, importer) from None
 
 
 def _parse_library(file: Path) -> dict[str, dict[str, Any]]:
@@ -194,31 +212,50 @@ def _parse_library(file: Path) -> dict[str, dict[str, Any]]:
             fix="keep only the tools: list; move any other key to the eval files",
         )
     tools: dict[str, dict[str, Any]] = {}
-    specs: list[ToolSpec] = []
+    specs: list[tuple[int, ToolSpec]] = []  # with each tool's position in the library
+    errors: list[AuthoringError] = []
     for i, raw in enumerate(data["tools"]):
         where = Where(file, getattr(raw, "line", None), field=f"tools[{i}]")
-        check_placeholder(raw, where)
-        if not isinstance(raw, dict):
-            raise AuthoringError(
-                "a library tool must be a mapping",
-                where=where,
-                fix="start each tool with '- name: ...' and indent its keys under it",
-            )
-        try:
-            spec = ToolSpec.model_validate(raw)
-        except ValidationError as exc:
-            raise authoring_error_from(exc, ToolSpec, raw, where, prefix=f"tools[{i}]") from None
-        if spec.name in tools:
-            raise AuthoringError(
-                f"the library declares {spec.name!r} twice",
-                where=where,
-                fix="keep one declaration of the tool",
-            )
-        tools[spec.name] = raw
-        specs.append(spec)
+        unfilled = placeholder_errors(raw, where)
+        if unfilled:
+            errors += unfilled
+            continue
+        with gather(errors):
+            spec = _library_tool(raw, i, where)
+            if spec.name in tools:
+                raise AuthoringError(
+                    f"the library declares {shown(spec.name)} twice",
+                    where=where,
+                    fix="keep one declaration of the tool",
+                )
+            tools[spec.name] = raw
+            specs.append((i, spec))
+    for position, spec in specs:  # names are unique by now: each tool's rules on its own
+        fail = _failer(file, position)
+        errors += tool_errors([spec], workspace=False, offered_name=None, fail=fail)
+    if errors:
+        raise combined(errors)
+    return tools
+
+
+def _failer(file: Path, position: int) -> Fail:
+    """Errors at the tool's own position in the library (the rules number it ``tools[0]``)."""
 
     def fail(problem: str, field: str, fix: str | None = None) -> AuthoringError:
+        field = f"tools[{position}]" + field.removeprefix("tools[0]")
         return AuthoringError(problem, where=Where(file, field=field), fix=fix)
 
-    check_tools(specs, workspace=False, offered_name=None, fail=fail)
-    return tools
+    return fail
+
+
+def _library_tool(raw: Any, i: int, where: Where) -> ToolSpec:
+    if not isinstance(raw, dict):
+        raise AuthoringError(
+            f"a library tool must be a mapping, got {shown(raw)}",
+            where=where,
+            fix="start each tool with '- name: ...' and indent its keys under it",
+        )
+    try:
+        return ToolSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise authoring_error_from(exc, ToolSpec, raw, where, prefix=f"tools[{i}]") from None

@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import AuthoringError, Where
+from .errors import AuthoringError, Where, combined
+from .quoting import shown
 from .yamlload import MarkedDict, MarkedList
 
 
@@ -48,6 +49,41 @@ def line_at(raw: object, loc: Sequence[int | str]) -> int | None:
     return line
 
 
+# Below these keys is data (a schema, a file's text, a tool's answers), never a field the
+# rules after loading name; their own lines are kept.
+_DATA_KEYS = frozenset(
+    {"files", "json_schema", "input_schema", "parameters", "returns", "contains", "equals"}
+)
+_MAX_FIELD_LINES = 1_000
+
+
+def field_lines(raw: object) -> dict[str, int]:
+    """The line of each field of a case the rules after loading may name, by field path.
+
+    Four levels deep (``trajectory.call_args[0].tool``), not into data, and at most
+    :data:`_MAX_FIELD_LINES` of them: what :meth:`LoadedCase.line_of` looks up.
+    """
+    lines: dict[str, int] = {}
+    pending: list[tuple[object, tuple[int | str, ...]]] = [(raw, ())]
+    while pending and len(lines) < _MAX_FIELD_LINES:
+        node, loc = pending.pop()
+        if len(loc) >= 4 or (loc and loc[-1] in _DATA_KEYS):
+            continue
+        if isinstance(node, MarkedDict):
+            children: list[tuple[int | str, object, int]] = [
+                (key, node[key], line) for key, line in node.key_lines.items() if key in node
+            ]
+        elif isinstance(node, MarkedList):
+            children = [(i, node[i], line) for i, line in enumerate(node.item_lines[: len(node)])]
+        else:
+            continue
+        for part, child, line in children:
+            sub = (*loc, part)
+            lines[field_path(sub)] = line
+            pending.append((child, sub))
+    return lines
+
+
 def _model_fields(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
     """The keys the model accepts at ``loc`` (best effort, for "did you mean")."""
     current: Any = model
@@ -78,14 +114,14 @@ def _describe(value: object) -> str:
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
     if isinstance(value, int | float):
-        return f"the number {value}"
+        return f"the number {shown(value)}"
     if isinstance(value, Mapping):
         return "a mapping"
     if isinstance(value, list):
         return "a list"
     if value is None:
         return "nothing (null)"
-    return f"{value!r}"
+    return shown(value)
 
 
 # What pydantic calls a union's branches, in the author's words.
@@ -145,19 +181,30 @@ def _real_loc(
     return tuple(real), tag_at
 
 
-def _pick(errors: list[Any], raw: object) -> tuple[Any, tuple[int | str, ...], list[str]]:
-    """The error to report, its real location, and the union branches when every one failed.
+_Located = tuple[Any, tuple[int | str, ...], int | None]  # an error, its real loc, its tag
+
+
+def _groups(errors: list[Any], raw: object) -> list[list[_Located]]:
+    """pydantic's errors, one group per field: a union's branches share their field's group."""
+    groups: dict[object, list[_Located]] = {}
+    for i, error in enumerate(errors):
+        real, tag_at = _real_loc(raw, tuple(error["loc"]), error["type"] == "missing")
+        key: object = i if tag_at is None else tuple(error["loc"])[:tag_at]
+        groups.setdefault(key, []).append((error, real, tag_at))
+    return list(groups.values())
+
+
+def _pick(group: list[_Located]) -> tuple[Any, tuple[int | str, ...], list[str]]:
+    """The error to report for one field, its real location, and the union branches when
+    every one failed.
 
     pydantic reports each branch of a union separately; the branch that got
     deepest into the value is the one the author meant (an unknown key in a
     ``when:`` entry, not "expected text"), and an unknown key beats a missing one.
     """
-    located = [(e, *_real_loc(raw, tuple(e["loc"]), e["type"] == "missing")) for e in errors]
-    first, first_real, first_tag = located[0]
+    first, first_real, first_tag = group[0]
     if first_tag is None:
         return first, first_real, []
-    prefix = tuple(first["loc"])[:first_tag]
-    group = [item for item in located if tuple(item[0]["loc"])[:first_tag] == prefix]
     priority = {"extra_forbidden": 2, "missing": 1}
     error, real, _ = max(group, key=lambda item: (len(item[1]), priority.get(item[0]["type"], 0)))
     loc = tuple(error["loc"])
@@ -176,8 +223,27 @@ def _pick(errors: list[Any], raw: object) -> tuple[Any, tuple[int | str, ...], l
 def authoring_error_from(
     exc: ValidationError, model: type[BaseModel], raw: object, where: Where, prefix: str = ""
 ) -> AuthoringError:
-    """The first validation problem, located in the file and explained."""
-    error, loc, branches = _pick(exc.errors(include_url=False), raw)
+    """Every field's validation problem, located in the file and explained, as one error."""
+    return combined(authoring_errors_from(exc, model, raw, where, prefix))
+
+
+def authoring_errors_from(
+    exc: ValidationError, model: type[BaseModel], raw: object, where: Where, prefix: str = ""
+) -> list[AuthoringError]:
+    """One authoring error per field pydantic refused, in the order it found them."""
+    errors = exc.errors(include_url=False)
+    return [_explained(*_pick(group), model, raw, where, prefix) for group in _groups(errors, raw)]
+
+
+def _explained(
+    error: Any,
+    loc: tuple[int | str, ...],
+    branches: list[str],
+    model: type[BaseModel],
+    raw: object,
+    where: Where,
+    prefix: str,
+) -> AuthoringError:
     kind = error["type"]
     fix: str | None = _FIXES.get(kind)
     if branches:
@@ -188,14 +254,14 @@ def authoring_error_from(
         key = str(loc[-1])
         known = _model_fields(model, loc[:-1])
         guess = difflib.get_close_matches(key, known, n=1)
-        problem = f"unknown key {key!r}"
+        problem = f"unknown key {shown(key)}"
         fix = f"did you mean {guess[0]!r}?" if guess else None
         if known:
             fix = (fix + " " if fix else "") + "allowed keys: " + ", ".join(known)
         else:
             fix = fix or "remove the key"
     elif kind == "missing":
-        problem = f"required key {str(loc[-1])!r} is missing"
+        problem = f"required key {shown(str(loc[-1]))} is missing"
         fix = f"add {loc[-1]}: to this block"
     elif kind == "literal_error":
         expected = error["ctx"]["expected"]

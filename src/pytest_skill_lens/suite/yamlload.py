@@ -25,7 +25,9 @@ import yaml
 
 from ..gcpause import gc_paused
 from .errors import AuthoringError, Where
+from .quoting import shown
 from .regular_files import read_regular
+from .yaml_messages import explained
 
 try:  # libyaml is the fast path; the pure-Python parser gives the same nodes.
     from yaml import CSafeLoader as _BaseLoader
@@ -131,7 +133,7 @@ def _plain(text: str) -> Any:
     first = text[:1]
     if first.isdigit() or first in "+-.":
         if _INT.match(text):
-            return int(text.replace("_", ""))
+            return int(text.replace("_", ""))  # past 4,300 digits: ValueError, see _Builder
         if _INT_OTHER.match(text):
             return int(text.replace("_", ""), 0)
         lowered = text.lower()
@@ -155,7 +157,7 @@ class _Builder:
         self._open: set[int] = set()
         self._added = 0
 
-    def where(self, line: int, last: str | None = None) -> Where:
+    def where(self, line: int, last: str | int | None = None) -> Where:
         """``line`` in the file, with the case and field when the trail is inside ``cases:``."""
         parts: list[str | int] = [part for part, _ in self.trail]
         if last is not None:
@@ -223,9 +225,20 @@ class _Builder:
         self._sizes[key] = size
         return size
 
+    def scalar(self, node: yaml.ScalarNode, last: str | int | None = None) -> Any:
+        try:
+            return _scalar(node)
+        except ValueError:  # an integer past Python's 4,300-digit limit for int()
+            raise AuthoringError(
+                f"the number {shown(node.value, 40)} has more digits than Python reads "
+                f"({len(node.value):,})",
+                where=self.where(node.start_mark.line + 1, last),
+                fix="quote it if it is text; no count or limit needs that many digits",
+            ) from None
+
     def build(self, node: yaml.Node) -> Any:
         if type(node) is yaml.ScalarNode:  # immutable: an aliased scalar needs no memo
-            return _scalar(node)
+            return self.scalar(node)
         key = id(node)
         if key in self.done:
             return self.done[key]
@@ -242,7 +255,7 @@ class _Builder:
                 for i, item in enumerate(node.value):
                     seq.item_lines.append(item.start_mark.line + 1)
                     if type(item) is yaml.ScalarNode:  # the common case, kept off the trail
-                        seq.append(_scalar(item))
+                        seq.append(self.scalar(item, i))
                         continue
                     self.trail.append((i, item))
                     seq.append(self.build(item))
@@ -284,29 +297,18 @@ class _Builder:
                 from_merge.discard(k)
             elif k in out.key_lines:
                 raise AuthoringError(
-                    f"duplicate key {k!r} (first on line {out.key_lines[k]})",
+                    f"duplicate key {shown(k)} (first on line {out.key_lines[k]})",
                     where=self.where(line, k),
                     fix="keep one of the two; YAML would silently keep only the last",
                 )
             out.key_lines[k] = line
             if type(value_node) is yaml.ScalarNode:  # the common case, kept off the trail
-                out[k] = _scalar(value_node)
+                out[k] = self.scalar(value_node, k)
                 continue
             self.trail.append((k, value_node))
             out[k] = self.build(value_node)
             self.trail.pop()
         return out
-
-
-def _hint(problem: str) -> str | None:
-    if "alias" in problem or "anchor" in problem:
-        return "quote a value that starts with '*' or '&', e.g. file_glob: \"*.md\""
-    if "flow" in problem or "expected ',' or ']'" in problem:
-        return "quote a value that starts with '[' or '{', e.g. file_glob: \"[a-c].md\""
-    return (
-        "check the indentation and quoting at that line; quote a value that starts with "
-        "'*', '&', '[' or '{', or holds ': '"
-    )
 
 
 def load_yaml_text(text: str, file: Path) -> Any:
@@ -321,10 +323,10 @@ def _load_yaml_text(text: str, file: Path) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        line = mark.line + 1 if mark else None
+        problem, fix = explained(problem, text, line, mark.column if mark else 0)
         raise AuthoringError(
-            f"not valid YAML: {problem}",
-            where=Where(file, mark.line + 1 if mark else None),
-            fix=_hint(problem),
+            f"not valid YAML: {problem}", where=Where(file, line), fix=fix
         ) from None
     except yaml.YAMLError as exc:
         raise AuthoringError(

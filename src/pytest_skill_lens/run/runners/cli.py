@@ -6,7 +6,9 @@ its working directory, and the environment of home isolation. It has no trace: t
 output is what it wrote to stdout, the latency is measured, and tokens and cost never
 are (each carries a note, so a budget on them fails "not evaluated", never passes).
 It cannot report tool calls or a skill's load either, so ``tools:``, ``trajectory:``
-and ``mode: offered`` are authoring errors under it (run/catalog.py).
+and ``mode: offered`` are authoring errors under it (run/catalog.py). Under
+``--skill-lens-record`` its start goes through the item's cassette like any product's
+(:mod:`.product_cassette`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,11 @@ from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.paths import path_problem
 from ...suite.skill import Skill
+from ..cassettes import CassetteMiss, KeyPart
+from ..cassettes.files import Seat
+from ..cassettes.product import Capture, stderr_tail
 from ..result import RunResult
+from .framework import as_recorded
 from .product import (
     PROMPT_PLACEHOLDER,
     Preset,
@@ -29,6 +35,17 @@ from .product import (
     delivers_no_skill,
     pass_env_problem,
     prompt_problem,
+)
+from .product_cassette import (
+    NotStarted,
+    Started,
+    key_parts,
+    open_product_call,
+    secrets_of,
+    table_key,
+    taped_start,
+    watch_from,
+    watched,
 )
 from .product_delivery import DeliveryFailed, deliver
 from .product_env import isolation_of, make_home, product_env
@@ -144,7 +161,10 @@ def _env_problem(settings: Settings, table: ProductTable) -> Problem | None:
 
 
 def start_problem(settings: Settings) -> Problem | None:
-    """The command's executable on ``PATH`` (a ``cli`` command has no version to probe)."""
+    """The command's executable on ``PATH`` (a ``cli`` command has no version to probe);
+    not looked for when replaying only, which starts no command (docs/replay.md)."""
+    if settings.record == "none":
+        return None
     table = table_of(settings)
     if table is None or not table.command:
         return None  # refused by settings_problem already
@@ -167,13 +187,19 @@ def prompt_for(skill: Skill, case: EvalCase, invoke: str) -> str:
 
 
 class CliRunner:
-    """Runs one task through the named command; never raises (a failure is errored)."""
+    """Runs one task through the named command; never raises (a failure is errored).
+
+    ``seat`` is whose call it is in the item's cassette (the runner's, or the cli judge's).
+    """
 
     name = NAME
+    records_cassettes = True  # every start goes through the item's cassette
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, seat: Seat = "runner") -> None:
         table = table_of(settings)
         assert table is not None and table.command  # settings_problem refused it otherwise
+        self.seat: Seat = seat
+        self._settings = settings
         self._table = table
         self._command = _anchored(table.command)
         self._isolation = isolation_of(settings.product_sandbox)
@@ -187,6 +213,12 @@ class CliRunner:
         except Exception as exc:  # a runner never raises; the case is errored
             return RunResult(error=f"{NAME} runner failed: {type(exc).__name__}: {exc}")
 
+    def cassette_parts(self) -> list[KeyPart]:
+        """What of the command a cassette is recorded under: its table (a command has
+        no version to ask, docs/replay.md)."""
+        table = table_key(self._table, self._timeout, self._settings.product_sandbox)
+        return key_parts(self.seat, NAME, table, None, self._settings)
+
     def _run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
         prompt = prompt_for(skill, case, self._invoke)
         problem = prompt_problem(prompt)
@@ -194,10 +226,40 @@ class CliRunner:
             return RunResult(error=problem)  # nothing started, nothing spent: no notes
         command = [prompt if arg == PROMPT_PLACEHOLDER else arg for arg in self._command]
         command += self._table.args
+        secrets = secrets_of(PRESET, self._table)
+        try:
+            call = open_product_call(self.seat, NAME)
+            started = taped_start(
+                call,
+                prompt,
+                command,
+                lambda watch: self._start(skill, workspace, command, watch, secrets),
+                workspace=workspace,
+                deliver_again=lambda: deliver(skill, workspace or Path(), self._skills_dir),
+                tools=(),
+                secrets=secrets,
+            )
+        except (NotStarted, CassetteMiss) as exc:
+            return RunResult(error=str(exc))
+        result = self._read(started.capture)
+        if started.latency_ms is not None:  # replayed: as_recorded puts the recorded one
+            result.latency_ms = started.latency_ms
+        return as_recorded(call, result)
+
+    def _start(
+        self,
+        skill: Skill,
+        workspace: Path | None,
+        command: list[str],
+        watch: bool,
+        secrets: list[str],
+    ) -> Started:
+        """Start the command (``watch``: and keep what it did to the workspace)."""
         try:
             with run_dir(NAME) as run:
                 cwd = workspace if workspace is not None else run.work
                 deliver(skill, cwd, self._skills_dir)
+                before = watch_from(workspace, watch)
                 make_home(run.home)
                 ran = start(
                     command,
@@ -208,29 +270,41 @@ class CliRunner:
                     max_output_bytes=self._table.max_output_bytes,
                 )
         except (DeliveryFailed, RunDirFailed) as exc:
-            return RunResult(error=str(exc))
+            raise NotStarted(str(exc)) from None
         except StartFailed as exc:
-            return RunResult(error=f"{NAME} could not start {command[0]!r}: {exc}")
+            raise NotStarted(f"{NAME} could not start {command[0]!r}: {exc}") from None
+        changes, unkept = watched(workspace, before, secrets)
         finished = ran.finished
+        capture = Capture(
+            stdout=finished.stdout.data,
+            exit_code=finished.exit_code,
+            cut=finished.stdout.omitted > 0,
+            stderr=stderr_tail(finished.stderr.data),
+            changes=changes,
+        )
+        return Started(capture, None, ran.latency_ms, unkept)
+
+    def _read(self, capture: Capture) -> RunResult:
+        """The run the command's stdout and end describe (the cli runner's reader)."""
         # The command ran: however it ended, its spend is unknown, never zero.
-        result = RunResult(latency_ms=ran.latency_ms, cost_note=COST_NOTE, usage_note=USAGE_NOTE)
-        stderr = finished.stderr.data.decode("utf-8", errors="replace").strip()[-STDERR_TAIL:]
+        result = RunResult(cost_note=COST_NOTE, usage_note=USAGE_NOTE)
+        stderr = capture.stderr.strip()[-STDERR_TAIL:]
         tail = f"; stderr ends: {stderr}" if stderr else "; stderr was empty"
-        if finished.timed_out:
+        if capture.exit_code is None:
             result.error = (
                 f"{NAME} timed out after {self._timeout:g} s "
                 f"(timeout_seconds in {KEY}, or the case timeout)"
             )
-        elif finished.stdout.omitted > 0:
+        elif capture.cut:
             result.error = (
                 f"the {NAME} output was cut at max_output_bytes "
                 f"({self._table.max_output_bytes:,} bytes); raise max_output_bytes in {KEY} "
                 "if the command is expected to write more"
             )
-        elif finished.exit_code != 0:
-            result.error = f"{NAME} exited with code {finished.exit_code}{tail}"
+        elif capture.exit_code != 0:
+            result.error = f"{NAME} exited with code {capture.exit_code}{tail}"
         else:
-            result.output = finished.stdout.data.decode("utf-8", errors="replace")
+            result.output = capture.stdout.decode("utf-8", errors="replace")
         return result
 
 

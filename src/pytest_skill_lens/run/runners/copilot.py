@@ -12,6 +12,7 @@ load signal.
 from __future__ import annotations
 
 from ...settings import Settings
+from ..cassettes.files import Seat
 from ..containment import Refused, read_regular
 from ..result import RunResult
 from .copilot_trace import PRODUCT, read_trace
@@ -73,8 +74,8 @@ class CopilotRunner(TracedProductRunner):
     name = PRODUCT
     preset = PRESET
 
-    def __init__(self, settings: Settings) -> None:
-        super().__init__(settings)
+    def __init__(self, settings: Settings, *, seat: Seat = "runner") -> None:
+        super().__init__(settings, seat=seat)
         # A wrapper is not known to take --usage-output-file.
         self._own = PRESET.names_itself(self._table)
 

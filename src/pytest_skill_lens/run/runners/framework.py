@@ -9,6 +9,7 @@ its framework with fresh mock tools (:meth:`FrameworkRunner.fresh_tools`).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +17,12 @@ from pathlib import Path
 from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
+from ..cassettes import CassetteMiss, Figures, SeatCall, current_tape
 from ..mocktools import build_mock_tools
 from ..prompt import system_prompt
+from ..providers import provider_of
 from ..result import RunResult
-from ..retry import Attempt, run_with_retries
+from ..retry import Attempt, attempts_note, run_with_retries
 from ..sandbox import SandboxDecision
 from ..toolkit import harness_tools
 from ..workspace import Limits, Workspace
@@ -35,6 +38,7 @@ class FrameworkRunner:
     """
 
     name: str
+    records_cassettes = True  # every model request goes through the item's cassette
 
     def __init__(
         self,
@@ -62,22 +66,56 @@ class FrameworkRunner:
                 )
         offered = case.mode == "offered"
         prompt = system_prompt(skill, workspace=opened is not None, offered=offered)
-        return run_with_retries(
-            lambda: self.attempt(prompt, skill, case, opened),
+        tape = current_tape()  # the item's cassette, when --skill-lens-record is on
+        try:
+            call = tape.open_call("runner", self.name) if tape is not None else None
+        except CassetteMiss as exc:  # replay only, and nothing recorded: no request at all
+            return RunResult(error=str(exc))
+        result = run_with_retries(
+            lambda: self._attempt_on(call, prompt, skill, case, opened),
             retries=self.settings.retries,
             backoff_seconds=self.settings.retry_backoff_seconds,
-            transient=self.is_transient,
+            # A cassette that cannot answer never answers on a second try either.
+            transient=lambda f: not isinstance(f, CassetteMiss) and self.is_transient(f),
             sleep=self._sleep,
+            on_failure=self._name_the_endpoint,
         )
+        return as_recorded(call, result)
+
+    def _attempt_on(
+        self,
+        call: SeatCall | None,
+        prompt: str,
+        skill: Skill,
+        case: EvalCase,
+        workspace: Workspace | None,
+    ) -> Attempt:
+        if call is not None:
+            call.begin_attempt()  # only the final attempt's exchanges are kept
+        return self.attempt(prompt, skill, case, workspace, call)
 
     def attempt(
-        self, prompt: str, skill: Skill, case: EvalCase, workspace: Workspace | None
+        self,
+        prompt: str,
+        skill: Skill,
+        case: EvalCase,
+        workspace: Workspace | None,
+        call: SeatCall | None = None,
     ) -> Attempt:
         """One fresh conversation with fresh mock tools; never raises for the provider.
 
+        ``call`` is the item's cassette call: every model request goes through it.
         The workspace is not reset between attempts: what a discarded attempt wrote stays.
         """
         raise NotImplementedError
+
+    def _name_the_endpoint(self, result: RunResult, failure: BaseException, made: int) -> None:
+        """An errored run says which endpoint failed and how often it was tried."""
+        if isinstance(failure, CassetteMiss):
+            return  # answered from a cassette: no endpoint was asked
+        tried = attempts_note(made, self.settings.retries)
+        note = f"endpoint {endpoint_of(self.settings)}; {tried}"
+        result.error = f"{result.error or type(failure).__name__} [{note}]"
 
     def is_transient(self, failure: BaseException) -> bool:
         raise NotImplementedError
@@ -100,3 +138,54 @@ class FrameworkRunner:
                 "the case has a workspace: block, but the runner was handed no workspace directory"
             )
         return None
+
+
+def as_recorded(call: SeatCall | None, result: RunResult) -> RunResult:
+    """``result`` with the figures its cassette call recorded, when it was replayed.
+
+    A replay measures nothing: its latency and spend are the recording's, and the
+    reports say the outcome was replayed. Recording, the call keeps the figures.
+    """
+    if call is None:
+        return result
+    measured = Figures(result.latency_ms, result.cost_usd, result.cost_note, result.retry_cost_usd)
+    try:
+        figures = call.finish(measured)
+    except CassetteMiss as exc:  # the act was abandoned at its deadline meanwhile
+        result.error = result.error or str(exc)
+        return result
+    if figures is not measured:
+        if figures.latency_ms is not None:
+            result.latency_ms = figures.latency_ms
+        result.cost_usd = figures.cost_usd
+        result.cost_note = figures.cost_note
+        result.retry_cost_usd = figures.retry_cost_usd
+    return result
+
+
+# Where each provider's SDK sends a request when no base_url is set.
+_DEFAULT_ENDPOINTS = {
+    "openai": "https://api.openai.com/v1",
+    "openai-chat": "https://api.openai.com/v1",
+    "openai-responses": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "google": "https://generativelanguage.googleapis.com",
+    "google-gla": "https://generativelanguage.googleapis.com",
+    "groq": "https://api.groq.com/openai/v1",
+    "mistral": "https://api.mistral.ai/v1",
+    "deepseek": "https://api.deepseek.com",
+    "cohere": "https://api.cohere.com",
+}
+
+
+def endpoint_of(settings: Settings) -> str:
+    """The endpoint a keyed run calls, and where that was decided."""
+    if settings.base_url:
+        return f"{settings.base_url} (base_url)"
+    provider = provider_of(settings.model)
+    if provider.startswith("openai") and os.environ.get("OPENAI_BASE_URL", "").strip():
+        return f"{os.environ['OPENAI_BASE_URL'].strip()} (OPENAI_BASE_URL)"
+    default = _DEFAULT_ENDPOINTS.get(provider)
+    if default is not None:
+        return f"{default} (the default of provider {provider!r}; set base_url for another)"
+    return f"the default of model {settings.model!r} (set base_url to name one)"

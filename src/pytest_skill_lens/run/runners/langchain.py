@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
+from ..cassettes import SeatCall
 from ..result import RunResult
 from ..retry import Attempt, transient_status
 from ..skill_tool import skill_triggered
@@ -40,7 +41,12 @@ class LangChainRunner(FrameworkRunner):
         return is_transient(failure)
 
     def attempt(
-        self, prompt: str, skill: Skill, case: EvalCase, workspace: Workspace | None
+        self,
+        prompt: str,
+        skill: Skill,
+        case: EvalCase,
+        workspace: Workspace | None,
+        call: SeatCall | None = None,
     ) -> Attempt:
         try:
             from .langchain_agent import run_agent
@@ -54,6 +60,7 @@ class LangChainRunner(FrameworkRunner):
             task=case.task or "",
             tools=tools,
             max_tokens=max_tokens,
+            call=call,
         )
         result = run.result
         result.skill_triggered = skill_triggered(skill, case, result.tool_calls)

@@ -37,6 +37,7 @@ from langchain_core.tools import StructuredTool
 from langgraph.types import Command
 
 from ...settings import Settings
+from ..cassettes import SeatCall
 from ..pricing import ResponseUsage, total_spend
 from ..providers import provider_of
 from ..result import RunResult, ToolCall
@@ -110,8 +111,12 @@ def run_agent(
     task: str,
     tools: Sequence[BuiltinTool],
     max_tokens: int | None,
+    call: SeatCall | None = None,
 ) -> AgentRun:
-    """Run ``task`` once in a fresh agent; a provider failure is returned, never raised."""
+    """Run ``task`` once in a fresh agent; a provider failure is returned, never raised.
+
+    ``call`` is the item's cassette call, which every model request goes through.
+    """
     import time
 
     harness = _Harness(
@@ -124,7 +129,7 @@ def run_agent(
     start = time.perf_counter()
     try:
         agent = create_agent(
-            chat_model(settings),
+            chat_model(settings, call),
             tools=[_registered(tool) for tool in tools],
             system_prompt=prompt,
             middleware=[harness],
@@ -140,25 +145,42 @@ def run_agent(
     return AgentRun(result, failure, harness.stopped)
 
 
-def chat_model(settings: Settings) -> Any:
-    """The chat model for ``settings.model``: ``ChatOpenAI`` or ``ChatAnthropic``."""
+def chat_model(settings: Settings, call: SeatCall | None = None) -> Any:
+    """The chat model for ``settings.model``: ``ChatOpenAI`` or ``ChatAnthropic``.
+
+    With a cassette ``call``, the model records or replays each request
+    (replaying only, with a placeholder key: nothing is ever sent).
+    """
     prefix, _, name = settings.model.partition(":")
     options: dict[str, Any] = {"max_retries": 0}  # retries are ours, counted and priced
     if settings.temperature != "unset":
         options["temperature"] = settings.temperature
     if settings.base_url:
         options["base_url"] = settings.base_url
+    model_class: Any
     if prefix == "openai":
         from langchain_openai import ChatOpenAI
 
         # Chat Completions, the API every OpenAI-compatible server speaks; usage is
         # asked for even if something streams, so a streamed answer is still counted.
-        return ChatOpenAI(model=name, use_responses_api=False, stream_usage=True, **options)
-    if prefix == "anthropic":
+        model_class = ChatOpenAI
+        options.update(model=name, use_responses_api=False, stream_usage=True)
+    elif prefix == "anthropic":
         from langchain_anthropic import ChatAnthropic
 
-        return ChatAnthropic(model_name=name, **options)
-    raise ValueError(f"the langchain runner serves openai: and anthropic: models, not {prefix}:")
+        model_class = ChatAnthropic
+        options.update(model_name=name)
+    else:
+        raise ValueError(
+            f"the langchain runner serves openai: and anthropic: models, not {prefix}:"
+        )
+    if call is None:
+        return model_class(**options)
+    from ..cassettes.langchain import REPLAY_KEY, cassette_chat_model
+
+    if call.offline:
+        options["api_key"] = REPLAY_KEY
+    return cassette_chat_model(model_class, call, **options)
 
 
 def _wire_tool(model: str, tool: BuiltinTool) -> dict[str, Any]:

@@ -36,7 +36,14 @@ def settings_problem(preset: Preset, settings: Settings) -> Problem | None:
 
 
 def start_problem(preset: Preset, settings: Settings) -> Problem | None:
-    """The executable on PATH, its ``--version`` executed, and a way to sign in."""
+    """The executable on PATH, its ``--version`` executed, and a way to sign in.
+
+    Replaying only (``--skill-lens-record none``) starts no product at all, so none of
+    it is asked: the product need not be installed or signed in, and its version is
+    not compared with the cassette's (docs/replay.md).
+    """
+    if settings.record == "none":
+        return None
     table = preset.table(settings)
     isolation = isolation_of(settings.product_sandbox)
     try:

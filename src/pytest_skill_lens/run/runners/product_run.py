@@ -3,7 +3,9 @@
 Deliver the skill into the working directory, start the product under its home (and the
 run's product sandbox) with the case's mock tools, then read its trace. A product adds
 only what differs: flags that need the call's directory, what it leaves there to read
-after it exits, and how its trace is read.
+after it exits, and how its trace is read. Under ``--skill-lens-record`` the start goes
+through the item's cassette (:mod:`.product_cassette`): a replay starts no process and
+hands the recorded trace to the same reader.
 """
 
 from __future__ import annotations
@@ -13,22 +15,46 @@ from pathlib import Path
 from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
+from ..cassettes import CassetteMiss, KeyPart
+from ..cassettes.files import Seat
+from ..cassettes.product import Capture, stderr_tail
 from ..result import RunResult
+from .framework import as_recorded
 from .product import Preset, argv, prompt_for, prompt_problem
+from .product_cassette import (
+    NotStarted,
+    Started,
+    key_parts,
+    open_product_call,
+    secrets_of,
+    table_key,
+    taped_start,
+    watch_from,
+    watched,
+)
 from .product_delivery import DeliveryFailed, deliver
 from .product_env import isolation_of, make_home, product_env
+from .product_preflight import probed_version
 from .product_process import RunDir, RunDirFailed, StartFailed, run_dir
 from .product_tools import BridgeSetupError, settle, start_with_tools
 from .product_trace import Ending, Expect
 
 
 class TracedProductRunner:
-    """Runs one task through ``preset``'s product; never raises (failures are errored)."""
+    """Runs one task through ``preset``'s product; never raises (failures are errored).
+
+    ``seat`` is whose call it is in the item's cassette: the runner's, or the judge's
+    when a product judge grades with it.
+    """
 
     name: str
     preset: Preset
+    records_cassettes = True  # every start goes through the item's cassette
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, seat: Seat = "runner") -> None:
+        self.seat: Seat = seat
+        self._settings = settings
+        self._sandbox = settings.product_sandbox
         self._table = self.preset.table(settings)
         self._isolation = isolation_of(settings.product_sandbox)
         # The product never outlives the case: the case deadline abandons the call.
@@ -57,10 +83,50 @@ class TracedProductRunner:
         if problem is not None:
             return RunResult(error=problem)  # nothing started, nothing spent: no notes
         command = argv(self.preset, self._table, prompt)
+        secrets = secrets_of(self.preset, self._table)
+        try:
+            call = open_product_call(self.seat, self.name)
+            started = taped_start(
+                call,
+                prompt,
+                command,
+                lambda watch: self._start(skill, case, workspace, command, watch, secrets),
+                workspace=workspace,
+                deliver_again=lambda: deliver(skill, workspace or Path(), self.preset.skills_dir),
+                tools=case.tools,
+                secrets=secrets,
+            )
+        except (NotStarted, CassetteMiss) as exc:
+            return RunResult(error=str(exc))
+        capture = started.capture
+        ending = Ending(
+            exit_code=capture.exit_code,
+            cut=capture.cut,
+            stderr=capture.stderr,
+            timeout_seconds=self._timeout,
+            max_output_bytes=self._table.max_output_bytes,
+        )
+        trace = self.read(capture.stdout, capture.left, ending, Expect.of(skill, case))
+        result = settle(self.preset, trace, started.log)
+        if started.latency_ms is not None:  # replayed: as_recorded puts the recorded one
+            result.latency_ms = started.latency_ms
+        return as_recorded(call, result)
+
+    def _start(
+        self,
+        skill: Skill,
+        case: EvalCase,
+        workspace: Path | None,
+        command: list[str],
+        watch: bool,
+        secrets: list[str],
+    ) -> Started:
+        """Start the product (``watch``: and keep what it did to the workspace)."""
         try:
             with run_dir(self.name) as run:
                 cwd = workspace if workspace is not None else run.work
                 deliver(skill, cwd, self.preset.skills_dir)
+                before = watch_from(workspace, watch)
                 make_home(run.home)
                 env = product_env(self.preset, self._table, self._isolation, run.home)
                 # With the case's tools, the bridge's config flag goes last (product_tools).
@@ -77,17 +143,29 @@ class TracedProductRunner:
                 )
                 left = self.left_behind(run)
         except (DeliveryFailed, RunDirFailed) as exc:
-            return RunResult(error=str(exc))
+            raise NotStarted(str(exc)) from None
         except BridgeSetupError as exc:  # never a run without the case's tools
-            return RunResult(error=f"{self.name} could not be given the mock tools: {exc}")
+            raise NotStarted(f"{self.name} could not be given the mock tools: {exc}") from None
         except StartFailed as exc:
-            return RunResult(error=f"{self.name} could not be started ({command[0]!r}): {exc}")
-        ran = tooled.ran
-        finished = ran.finished
-        ending = Ending.of(
-            finished, timeout_seconds=self._timeout, max_output_bytes=self._table.max_output_bytes
+            raise NotStarted(f"{self.name} could not be started ({command[0]!r}): {exc}") from None
+        changes, unkept = watched(workspace, before, secrets)
+        finished = tooled.ran.finished
+        capture = Capture(
+            stdout=finished.stdout.data,
+            exit_code=finished.exit_code,
+            cut=finished.stdout.omitted > 0,
+            stderr=stderr_tail(finished.stderr.data),
+            left=left,
+            calls=tooled.calls_data if tooled.log is not None else None,
+            changes=changes,
         )
-        trace = self.read(finished.stdout.data, left, ending, Expect.of(skill, case))
-        result = settle(self.preset, trace, tooled.log)
-        result.latency_ms = ran.latency_ms
-        return result
+        return Started(capture, tooled.log, tooled.ran.latency_ms, unkept)
+
+    # -- the cassette's key ----------------------------------------------------------------
+
+    def cassette_parts(self) -> list[KeyPart]:
+        """What of this product a cassette is recorded under (docs/replay.md)."""
+        table = table_key(self._table, self._timeout, self._sandbox)
+        own = self.preset.names_itself(self._table)  # a wrapper is never asked its version
+        version = probed_version(self.preset.name) if own else None
+        return key_parts(self.seat, self.name, table, version, self._settings)

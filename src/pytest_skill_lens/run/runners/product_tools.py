@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...mcp_bridge.calls_file import MAX_READ_BYTES
 from ...settings import ProductTable, Settings
 from ...suite.model import ToolSpec
 from ..bridge_config import (
@@ -139,6 +140,8 @@ def check_tools(preset: Preset, settings: Settings, tools: Sequence[ToolSpec]) -
     problem = tools_problem(preset, preset.table(settings))
     if problem is not None:
         return problem
+    if settings.record == "none":
+        return None  # replaying only starts no product, so no bridge either (docs/replay.md)
     failed = check_bridge(tools)
     if failed is None:
         return None
@@ -151,10 +154,12 @@ def check_tools(preset: Preset, settings: Settings, tools: Sequence[ToolSpec]) -
 
 @dataclass(frozen=True)
 class ToolRun:
-    """A product's start, and what its bridge served (``None``: the case has no tools)."""
+    """A product's start, and what its bridge served (``None``: the case has no tools);
+    ``calls_data`` is the bridge's calls file as written, for a cassette."""
 
     ran: Ran
     log: BridgeLog | None
+    calls_data: bytes | None = None
 
 
 def start_with_tools(
@@ -184,7 +189,16 @@ def start_with_tools(
     with bridge_for(tools, use.product, working_directory=cwd, parent=run.root) as files:
         command = [*argv, files.argument]  # last, after the table's args
         ran = _start(command, run, cwd, {**env, **use.env}, timeout, max_output_bytes)
-        return ToolRun(ran, read_calls(files))
+        return ToolRun(ran, read_calls(files), _calls_data(files.calls))
+
+
+def _calls_data(path: Path) -> bytes | None:
+    """The calls file's bytes, as much as its reader reads; None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_READ_BYTES + 1)
+    except OSError:
+        return None
 
 
 def _start(

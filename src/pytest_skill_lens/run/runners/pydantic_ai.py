@@ -17,6 +17,7 @@ from typing import Any
 from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
+from ..cassettes import SeatCall
 from ..pricing import total_spend
 from ..result import RunResult, ToolCall
 from ..retry import Attempt
@@ -24,7 +25,7 @@ from ..skill_tool import skill_triggered
 from ..workspace import Workspace
 from .framework import FrameworkRunner
 from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
-from .pydantic_ai_model import build_model, model_problem, response_usage, run_agent
+from .pydantic_ai_model import cassette_or_model, model_problem, response_usage, run_agent
 from .pydantic_ai_model import is_transient as is_transient
 
 NAME = "pydantic-ai"
@@ -48,7 +49,12 @@ class PydanticAIRunner(FrameworkRunner):
         return is_transient(failure)
 
     def attempt(
-        self, prompt: str, skill: Skill, case: EvalCase, workspace: Workspace | None
+        self,
+        prompt: str,
+        skill: Skill,
+        case: EvalCase,
+        workspace: Workspace | None,
+        call: SeatCall | None = None,
     ) -> Attempt:
         try:
             from pydantic_ai import UsageLimits, capture_run_messages, exceptions
@@ -68,7 +74,7 @@ class PydanticAIRunner(FrameworkRunner):
             try:
                 tools = self._tools(skill, case, workspace)
                 run = run_agent(
-                    lambda client: self._agent(prompt, tools, client),
+                    lambda client: self._agent(prompt, tools, client, call),
                     case.task or "",
                     usage_limits=limits,
                 )
@@ -87,14 +93,16 @@ class PydanticAIRunner(FrameworkRunner):
             result.error = f"{type(failure).__name__}: {failure}"
         return Attempt(result, failure)
 
-    def _agent(self, prompt: str, tools: list[Any], http_client: Any) -> Any:
+    def _agent(
+        self, prompt: str, tools: list[Any], http_client: Any, call: SeatCall | None = None
+    ) -> Any:
         from pydantic_ai import Agent
 
         model_settings: Any = {"max_retries": 0}  # retries are ours, counted and priced
         if self.settings.temperature != "unset":
             model_settings["temperature"] = self.settings.temperature
         return Agent(
-            self._model(http_client),
+            self._model(http_client, call),
             system_prompt=prompt,
             tools=tools,
             model_settings=model_settings,
@@ -107,8 +115,8 @@ class PydanticAIRunner(FrameworkRunner):
             for t in self.fresh_tools(skill, case, workspace)
         ]
 
-    def _model(self, http_client: Any) -> Any:
-        return build_model(self.settings.model, self.settings.base_url, http_client)
+    def _model(self, http_client: Any, call: SeatCall | None = None) -> Any:
+        return cassette_or_model(call, self.settings.model, self.settings.base_url, http_client)
 
     def _result(self, messages: list[Any], output: str | None, latency_ms: float) -> RunResult:
         from pydantic_ai.messages import ModelResponse

@@ -24,6 +24,7 @@ import ssl
 from collections.abc import Callable
 from typing import Any
 
+from ..cassettes import SeatCall
 from ..pricing import ResponseUsage
 from ..providers import provider_of
 from ..requirements import Extra, form_problem, missing_module
@@ -92,11 +93,27 @@ def run_agent(make_agent: Callable[[Any], Any], task: str, **run_options: Any) -
     return asyncio.run(run())
 
 
-def build_model(model: str, base_url: str, http_client: Any = None) -> Any:
+def cassette_or_model(call: SeatCall | None, model: str, base_url: str, http_client: Any) -> Any:
+    """The model for ``model``; with a cassette ``call``, wrapped to record or replay.
+
+    Replaying only, the provider is given a placeholder key: nothing is ever sent.
+    """
+    if call is None:
+        return build_model(model, base_url, http_client)
+    from ..cassettes.pydantic_ai import REPLAY_KEY, cassette_model
+
+    key = REPLAY_KEY if call.offline else None
+    return cassette_model(build_model(model, base_url, http_client, api_key=key), call)
+
+
+def build_model(
+    model: str, base_url: str, http_client: Any = None, *, api_key: str | None = None
+) -> Any:
     """The pydantic-ai model for ``provider:name``, at ``base_url`` when it is not empty.
 
     ``http_client`` (from :func:`run_agent`) serves the providers that take an
-    endpoint; any other prefix builds its own.
+    endpoint; any other prefix builds its own. ``api_key`` (None: the provider's
+    variable) is given to those providers only.
     """
     prefix, _, name = model.partition(":")
     endpoint = base_url or None  # None: the provider's own variable, then its default
@@ -106,19 +123,19 @@ def build_model(model: str, base_url: str, http_client: Any = None) -> Any:
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.providers.openai import OpenAIProvider
 
-        openai = OpenAIProvider(base_url=endpoint, http_client=http_client)
+        openai = OpenAIProvider(base_url=endpoint, api_key=api_key, http_client=http_client)
         return OpenAIChatModel(name, provider=openai, profile=verbatim)
     if prefix == "ollama":
         from pydantic_ai.models.ollama import OllamaModel
         from pydantic_ai.providers.ollama import OllamaProvider
 
-        ollama = OllamaProvider(base_url=endpoint, http_client=http_client)
+        ollama = OllamaProvider(base_url=endpoint, api_key=api_key, http_client=http_client)
         return OllamaModel(name, provider=ollama, profile=verbatim)
     if prefix == "anthropic":
         from pydantic_ai.models.anthropic import AnthropicModel
         from pydantic_ai.providers.anthropic import AnthropicProvider
 
-        anthropic = AnthropicProvider(base_url=endpoint, http_client=http_client)
+        anthropic = AnthropicProvider(base_url=endpoint, api_key=api_key, http_client=http_client)
         return AnthropicModel(name, provider=anthropic, profile=verbatim)
     from pydantic_ai.models import infer_model
 

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ...run.cassettes import CassetteMiss, Figures, SeatCall, current_tape
 from ...run.pricing import ResponseUsage, total_spend
 from ...settings import Settings
 from ..judge import JudgeRequest, JudgeVerdict
@@ -106,6 +107,7 @@ class KeyedJudge:
     """
 
     name: str
+    records_cassettes = True  # every model request goes through the item's cassette
 
     def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = settings
@@ -114,16 +116,43 @@ class KeyedJudge:
 
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
         prompt = build_judge_prompt(request)
-        return judge_with_retries(
-            lambda: self.attempt(prompt),
+        tape = current_tape()  # the item's cassette, when --skill-lens-record is on
+        try:
+            call = tape.open_call("judge", self.name) if tape is not None else None
+        except CassetteMiss as exc:  # replay only, and no verdict recorded: no request
+            return JudgeVerdict(checks=None, error=str(exc))
+        verdict = judge_with_retries(
+            lambda: self._attempt_on(call, prompt),
             retries=self.settings.retries,
             backoff_seconds=self.settings.retry_backoff_seconds,
-            transient=self.is_transient,
+            # A cassette that cannot answer never answers on a second try either.
+            transient=lambda f: not isinstance(f, CassetteMiss) and self.is_transient(f),
             sleep=self._sleep,
         )
+        return _as_recorded(call, verdict)
 
-    def attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
+    def _attempt_on(self, call: SeatCall | None, prompt: JudgePrompt) -> JudgeAttempt:
+        if call is not None:
+            call.begin_attempt()  # only the final attempt's exchanges are kept
+        return self.attempt(prompt, call)
+
+    def attempt(self, prompt: JudgePrompt, call: SeatCall | None = None) -> JudgeAttempt:
+        """One call of the model; ``call`` is the item's cassette call, if any."""
         raise NotImplementedError
 
     def is_transient(self, failure: BaseException) -> bool:
         raise NotImplementedError
+
+
+def _as_recorded(call: SeatCall | None, verdict: JudgeVerdict) -> JudgeVerdict:
+    """``verdict`` with the spend its cassette call recorded, when it was replayed."""
+    if call is None:
+        return verdict
+    measured = Figures(cost_usd=verdict.cost_usd, cost_note=verdict.cost_note)
+    try:
+        figures = call.finish(measured)
+    except CassetteMiss as exc:  # the act was abandoned at its deadline meanwhile
+        return replace(verdict, checks=None, error=verdict.error or str(exc))
+    if figures is measured:
+        return verdict
+    return replace(verdict, cost_usd=figures.cost_usd, cost_note=figures.cost_note)

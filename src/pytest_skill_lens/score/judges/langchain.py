@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ...run.cassettes import SeatCall
 from ...run.runners.langchain import is_transient
 from ...settings import Settings
 from .keyed import JudgeAttempt, KeyedJudge, failed, spend
@@ -44,13 +45,13 @@ class LangChainJudge(KeyedJudge):
     def is_transient(self, failure: BaseException) -> bool:
         return is_transient(failure)
 
-    def attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
+    def attempt(self, prompt: JudgePrompt, call: SeatCall | None = None) -> JudgeAttempt:
         from langchain_core.messages import HumanMessage, SystemMessage
 
         from ...run.runners.langchain_agent import chat_model, response_usage
 
         try:
-            structured = chat_model(self._model_settings).with_structured_output(
+            structured = chat_model(self._model_settings, call).with_structured_output(
                 JudgeOutput, method="function_calling", include_raw=True
             )
             reply = structured.invoke(

@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import replace
 from os import devnull
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from ...run.cassettes import KeyPart
 from ...run.result import RunResult
-from ...run.runner import Runner
 from ...run.runners.product import MAX_PROMPT_BYTES, Preset, delivers_no_skill
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
@@ -30,6 +30,10 @@ from ...suite.skill import Skill
 from ..judge import JudgeRequest, JudgeVerdict
 from .prompt import build_judge_prompt
 from .reply import read_reply
+
+if TYPE_CHECKING:
+    from ...run.runners.cli import CliRunner
+    from ...run.runners.product_run import TracedProductRunner
 
 ProductName = Literal["claude-code", "copilot", "cli"]
 PRODUCT_JUDGES: tuple[ProductName, ...] = ("copilot", "claude-code", "cli")
@@ -97,28 +101,40 @@ def judging_settings(name: ProductName, settings: Settings) -> Settings:
     return settings.model_copy(update={"runners": runners})
 
 
-def _runner(name: ProductName, settings: Settings) -> Runner:
+def _runner(name: ProductName, settings: Settings) -> TracedProductRunner | CliRunner:
+    # The judge's seat in the item's cassette: its start records and replays as a verdict.
     if name == "claude-code":
         from ...run.runners.claude_code import ClaudeCodeRunner
 
-        return ClaudeCodeRunner(settings)
+        return ClaudeCodeRunner(settings, seat="judge")
     if name == "copilot":
         from ...run.runners.copilot import CopilotRunner
 
-        return CopilotRunner(settings)
+        return CopilotRunner(settings, seat="judge")
     from ...run.runners.cli import CliRunner
 
-    return CliRunner(settings)
+    return CliRunner(settings, seat="judge")
 
 
 class ProductJudge:
-    """Grades one request per product start; holds nothing between calls (thread-safe)."""
+    """Grades one request per product start; holds nothing between calls (thread-safe).
+
+    Under ``--skill-lens-record`` the start is the judge's call in the item's cassette:
+    the reply is recorded with the product's trace, and a replay reads the recorded
+    trace and the verdict in it exactly as it read them live (docs/replay.md).
+    """
 
     name: str
+    records_cassettes = True  # its product's start goes through the item's cassette
 
     def __init__(self, name: ProductName, settings: Settings) -> None:
         self.name = name
         self._runner = _runner(name, judging_settings(name, settings))
+
+    def cassette_parts(self) -> list[KeyPart]:
+        """The judge's product as a cassette is keyed on it: its table (with the judge's
+        tool restriction) and its version."""
+        return self._runner.cassette_parts()
 
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
         try:

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ...run.runners.pydantic_ai_model import build_model, is_transient, response_usage, run_agent
+from ...run.cassettes import SeatCall
+from ...run.runners.pydantic_ai_model import (
+    cassette_or_model,
+    is_transient,
+    response_usage,
+    run_agent,
+)
 from ...settings import Settings
 from .keyed import JudgeAttempt, KeyedJudge, failed, spend
 from .output import OUTPUT_DESCRIPTION, OUTPUT_NAME, JudgeOutput, invalid, read_output, to_checks
@@ -36,7 +42,7 @@ class PydanticAIJudge(KeyedJudge):
     def is_transient(self, failure: BaseException) -> bool:
         return is_transient(failure)
 
-    def attempt(self, prompt: JudgePrompt) -> JudgeAttempt:
+    def attempt(self, prompt: JudgePrompt, call: SeatCall | None = None) -> JudgeAttempt:
         from pydantic_ai import Agent, capture_run_messages, exceptions
         from pydantic_ai.output import ToolOutput
 
@@ -53,7 +59,7 @@ class PydanticAIJudge(KeyedJudge):
             try:
                 output = run_agent(
                     lambda client: Agent(
-                        build_model(self.model, self.base_url, client),
+                        cassette_or_model(call, self.model, self.base_url, client),
                         output_type=ToolOutput(
                             JudgeOutput,
                             name=OUTPUT_NAME,

@@ -4,8 +4,14 @@
 
 var FILTERS = { status: "all", arm: "all", text: "" };
 
+// A replayed outcome is the recording's run scored by today's checks: said on its row.
+function replayWord(o) {
+  if (o.replayed === true) return "replayed";
+  return isNum(o.replayed_calls) && o.replayed_calls > 0 ? "partly replayed" : null;
+}
+
 function haystack(o) {
-  var parts = [o.skill_name, o.case_name, o.runner, o.arm, o.status, o.nodeid, o.output, o.error, o.model];
+  var parts = [o.skill_name, o.case_name, o.runner, o.arm, o.status, o.nodeid, o.output, o.error, o.model, replayWord(o)];
   list(o.scores).forEach(function (sc) {
     parts.push(sc.evaluator, sc.detail);
     list(sc.checks).forEach(function (c) { parts.push(c.id, c.evidence); });
@@ -52,6 +58,10 @@ function detailContent(o) {
     ["cost note", o.cost_note],
     ["usage note", o.usage_note],
     ["stop note", o.stop_note],
+    ["replayed", replayWord(o) ? replayWord(o) + " from a cassette recorded " + (o.recorded_at || "on an unknown date") +
+      "; its output, latency and spend are the recording's, scored by the checks as they are now" : null],
+    ["cassette", o.cassette ? h("code", { text: o.cassette }) : null],
+    ["cassette note", o.cassette_note],
   ]));
   if (o.error) parts.push(h("h4", { text: "Error" }), h("pre", { class: "error", text: o.error }));
   parts.push(h("h4", { text: "Checks" }));
@@ -78,6 +88,12 @@ function detailContent(o) {
   return parts;
 }
 
+function statusCell(o) {
+  var word = replayWord(o);
+  var badge = statusBadge(o.status, o.arm);
+  return word ? [badge, " ", h("span", { class: "replayed", text: "(" + word + ")" })] : badge;
+}
+
 function outcomeRows(o, index) {
   var detailId = "outcome-" + index + "-detail";
   var detailCell = h("td", { colspan: 9 });
@@ -91,7 +107,7 @@ function outcomeRows(o, index) {
   });
   var row = h("tr", { class: "outcome", "data-status": o.status, "data-arm": o.arm, "data-index": index }, [
     cell(toggle), cell(o.skill_name), cell(o.runner), cell(o.arm), cell(o.repeat_index, true),
-    cell(statusBadge(o.status, o.arm)), cell(count(o.tokens), true), cell(usd((o.cost_usd || 0) + (o.retry_cost_usd || 0)), true), cell(ms(o.latency_ms), true),
+    cell(statusCell(o)), cell(count(o.tokens), true), cell(usd((o.cost_usd || 0) + (o.retry_cost_usd || 0)), true), cell(ms(o.latency_ms), true),
   ]);
   return { row: row, detail: detail, toggle: toggle, text: haystack(o), outcome: o };
 }

@@ -9,6 +9,9 @@ function verdictSection(report) {
     h("p", { class: "headline", text: headline }),
     h("p", { class: "muted", text: "exit code " + gate.exit_code }),
   ];
+  // Runner fake measures wiring, not a skill: said beside the verdict, as on the console.
+  var fakeNote = (report.summary || {}).fake_note;
+  if (fakeNote) children.push(h("p", { class: "wiring", text: String(fakeNote) }));
   if (report.aborted) {
     children.push(h("p", {}, [h("strong", { text: "Why: " }), String(report.aborted_reason || "not said")]));
   }
@@ -80,6 +83,8 @@ function totalsSection(report) {
       ]);
     }), "compact"));
   }
+  var replay = replayLine(sum.replay);
+  if (replay) children.push(h("p", { class: "note replay", text: replay }));
   var ceiling = report.spend_ceiling;
   if (ceiling) {
     var line = "Spend ceiling " + usd(ceiling.max_spend_usd) + ": " + usd(ceiling.spent_usd) + " spent";
@@ -89,6 +94,15 @@ function totalsSection(report) {
   var settings = gateSettings(report);
   if (settings) children.push(h("h3", { text: "Gate settings" }), settings);
   return section("totals", "Totals", children);
+}
+
+// How many outcomes came from cassettes and how old the oldest is, as the console says it.
+function replayLine(replay) {
+  if (!replay || !(replay.replayed || replay.partly_replayed)) return null;
+  var line = "Replayed: " + count(replay.replayed) + " of " + count(replay.of) + " outcome(s) from cassettes";
+  if (replay.partly_replayed) line += " (" + count(replay.partly_replayed) + " more partly)";
+  if (replay.oldest_recorded_at) line += ", the oldest recorded " + replay.oldest_recorded_at;
+  return line + (replay.note ? "; " + replay.note : "");
 }
 
 function namesLine(label, names) {

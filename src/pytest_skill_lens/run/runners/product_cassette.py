@@ -1,0 +1,203 @@
+"""One product start through the item's cassette: recorded live, or replayed with no process.
+
+The product runners (Claude Code, Copilot, ``cli``) and the product judges share this:
+the runner builds its prompt and command line and says how to start the product
+(``live``); :func:`taped_start` either starts it (and, recording, keeps the
+:class:`~..cassettes.product.Capture` and the workspace's changes) or hands back
+the recorded capture, after making the recorded workspace changes again and
+answering the bridge's recorded calls with fresh mock tools. Either way the runner
+then reads the capture with its own trace reader, so a replay is scored exactly as
+the recording was (docs/replay.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...mcp_bridge.calls_file import BridgeLog
+from ...settings import ProductTable, Settings
+from ...suite.model import ToolSpec
+from ..cassettes import CassetteMiss, KeyPart, SeatCall, current_tape
+from ..cassettes.files import Seat
+from ..cassettes.key import product_parts
+from ..cassettes.product import (
+    Capture,
+    bridge_log,
+    capture_from,
+    capture_record,
+    explain,
+    mock_difference,
+    request_record,
+    secret_values,
+)
+from ..cassettes.workspace_changes import (
+    ChangeRefused,
+    NotRecordable,
+    Snapshot,
+    apply_changes,
+    changes_since,
+    snapshot,
+)
+from .product import Preset
+from .product_delivery import DeliveryFailed
+
+
+class NotStarted(Exception):
+    """The product could not be started; the message is the run's error."""
+
+
+@dataclass(frozen=True)
+class Started:
+    """A start's capture and its bridge's record; ``latency_ms`` None when replayed (the
+    recorded figure is put back by ``as_recorded``), ``unkept`` why it cannot be kept."""
+
+    capture: Capture
+    log: BridgeLog | None
+    latency_ms: float | None
+    unkept: str | None = None
+
+
+# ``live(watch)`` starts the product; ``watch``: the workspace's changes are wanted.
+Live = Callable[[bool], Started]
+
+
+def open_product_call(seat: Seat, by: str) -> SeatCall | None:
+    """The item's cassette call for this start, when ``--skill-lens-record`` is on.
+
+    Raises :class:`CassetteMiss` when replaying only and nothing is recorded for it.
+    """
+    tape = current_tape()
+    return tape.open_call(seat, by) if tape is not None else None
+
+
+def taped_start(
+    call: SeatCall | None,
+    prompt: str,
+    argv: Sequence[str],
+    live: Live,
+    *,
+    workspace: Path | None,
+    deliver_again: Callable[[], object],
+    tools: Sequence[ToolSpec],
+    secrets: Sequence[str],
+) -> Started:
+    """The start: live without a cassette, else recorded or replayed through ``call``.
+
+    Raises :class:`NotStarted` (a live start failed) and :class:`CassetteMiss`.
+    """
+    if call is None:
+        return live(False)
+    began: list[Started] = []
+
+    def record() -> dict[str, Any]:
+        started = live(True)
+        began.append(started)
+        try:
+            return capture_record(started.capture, secrets)
+        except ValueError as exc:  # too large to keep; the run still counts
+            call.cannot_keep(str(exc))
+            return {}
+
+    stored = call.exchange(request_record(prompt, argv), record, explain)
+    if began:
+        if began[0].unkept is not None:
+            call.cannot_keep(began[0].unkept)
+        return began[0]
+    try:
+        capture = capture_from(stored)
+    except CassetteMiss as exc:
+        call.differs(f"was recorded in a form that cannot be read: {exc}")
+        raise  # differs raised already; this keeps mypy's flow honest
+    return _replayed(call, capture, workspace, deliver_again, tools)
+
+
+def _replayed(
+    call: SeatCall,
+    capture: Capture,
+    workspace: Path | None,
+    deliver_again: Callable[[], object],
+    tools: Sequence[ToolSpec],
+) -> Started:
+    if workspace is not None:
+        try:
+            deliver_again()  # the workspace as the product found it, then what it did there
+            apply_changes(workspace, capture.changes)
+        except DeliveryFailed as exc:
+            raise NotStarted(str(exc)) from None
+        except ChangeRefused as exc:
+            raise NotStarted(f"the recorded workspace changes cannot be made: {exc}") from None
+    log = None
+    if capture.calls is not None:
+        difference = mock_difference(tools, capture.calls)
+        if difference is not None:
+            call.differs(f"cannot be replayed as recorded: {difference}")
+        log = bridge_log(capture.calls)
+    return Started(capture, log, None)
+
+
+def watch_from(workspace: Path | None, watch: bool) -> Snapshot | None:
+    """The listing the changes are measured against: only recording, only a workspace."""
+    return snapshot(workspace) if watch and workspace is not None else None
+
+
+def watched(
+    workspace: Path | None, before: Snapshot | None, secrets: Sequence[str]
+) -> tuple[Sequence[dict[str, Any]], str | None]:
+    """The workspace's changes since ``before``, or why they cannot be kept."""
+    if workspace is None or before is None:
+        return (), None
+    try:
+        return changes_since(workspace, before, secrets), None
+    except NotRecordable as exc:
+        return (), str(exc)
+    except OSError as exc:
+        return (), f"the workspace cannot be read after the run: {exc}"
+
+
+def secrets_of(
+    preset: Preset, table: ProductTable, environment: Mapping[str, str] | None = None
+) -> list[str]:
+    """What must never be written to a cassette: the values of the variables that sign
+    the product in and of those its table's ``pass_env`` names."""
+    names = [*preset.sign_in_variables, *(table.pass_env or [])]
+    return secret_values(names, os.environ if environment is None else environment)
+
+
+def table_key(table: ProductTable, timeout_seconds: float, product_sandbox: str) -> dict[str, Any]:
+    """A table as the key holds it: what changes a start, never a variable's value."""
+    return {
+        "command": table.command,
+        "args": list(table.args),
+        "pass_env": table.pass_env,
+        "skills_dir": table.skills_dir,
+        "invoke": table.invoke,
+        "timeout_seconds": timeout_seconds,
+        "max_output_bytes": table.max_output_bytes,
+        "product_sandbox": product_sandbox,
+    }
+
+
+def key_parts(
+    seat: Seat, name: str, table: dict[str, Any], version: str | None, settings: Settings
+) -> list[KeyPart]:
+    """The product's key parts; its version is not known when replaying only."""
+    return product_parts(seat, name, table, version, known=settings.record != "none")
+
+
+__all__ = [
+    "CassetteMiss",
+    "Live",
+    "NotStarted",
+    "Started",
+    "key_parts",
+    "open_product_call",
+    "secrets_of",
+    "table_key",
+    "taped_start",
+    "watch_from",
+    "watched",
+]

@@ -1,0 +1,73 @@
+"""Gathering a file's independent mistakes, so one run reports them all.
+
+What counts as independent is written down in docs/authoring-errors.md ("Every
+mistake in one run"); in short: a mistake that stops reading the file stops there,
+each case is checked on its own, and within a case each block is. :class:`Mistakes`
+keeps one message per place: a mistake at a field that already has one, or below
+it, is the same mistake seen again (an obscure schema error under a ``returns:``
+list already explained), so it is dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import AuthoringError, combined
+
+
+def _under(field: str, other: str) -> bool:
+    """Whether ``field`` is ``other`` or a part of it (``tools[0].returns[1]`` of ``tools[0]``)."""
+    return field == other or field.startswith((other + ".", other + "["))
+
+
+class Mistakes:
+    """The mistakes found so far, in the order found."""
+
+    def __init__(self) -> None:
+        self.found: list[AuthoringError] = []
+        self._messages: set[str] = set()
+        # The fields with a mistake, per (file, case): a case has a handful at most.
+        self._fields: dict[tuple[Path | None, int | None], list[str]] = {}
+
+    def add(self, error: AuthoringError) -> None:
+        for one in error.each:
+            where = one.where
+            fields = self._fields.setdefault((where.file, where.case_index), [])
+            if one.message in self._messages or (
+                where.field is not None and any(_under(where.field, f) for f in fields)
+            ):
+                continue
+            self._messages.add(one.message)
+            if where.field is not None:
+                fields.append(where.field)
+            self.found.append(one)
+
+    @contextlib.contextmanager
+    def gathered(self) -> Iterator[None]:
+        """Run a block of checks; the mistake that stops it is kept, and the caller goes on."""
+        try:
+            yield
+        except AuthoringError as exc:
+            self.add(exc)
+
+    def __bool__(self) -> bool:
+        return bool(self.found)
+
+    def raise_any(self) -> None:
+        if self.found:
+            raise combined(self.found)
+
+
+def gather(errors: list[AuthoringError]) -> contextlib.AbstractContextManager[None]:
+    """A block whose mistake, if it raises one, is appended to ``errors``."""
+    return _gathering(errors)
+
+
+@contextlib.contextmanager
+def _gathering(errors: list[AuthoringError]) -> Iterator[None]:
+    try:
+        yield
+    except AuthoringError as exc:
+        errors.extend(exc.each)
