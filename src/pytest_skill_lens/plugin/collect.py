@@ -139,8 +139,11 @@ class SkillFile(SkillHooks, pytest.File):
         # Items asking for the same fixtures share their resolution, done once per file
         # (pytest shares it the same way between the items of a parametrized test).
         resolved: dict[Callable[..., None], Any] = {}
+        through_pytest = bool(
+            getattr(self.config.option, "show_fixtures_per_test", False)
+        ) or session.overrides.apply_to(self.path)
         for position, loaded in enumerate(suite.cases):
-            signature = case_signature(loaded.case)
+            signature = case_signature(loaded.case, through_pytest=through_pytest)
             for arm in arms:
                 for runner in run.runner_names:
                     for repeat in range(repeats):

@@ -62,11 +62,8 @@ def skill_lens_sandbox(request: pytest.FixtureRequest) -> SandboxDecision | None
 
     ``None`` when scripts are off: nothing runs, so nothing is probed.
     """
-    from ..run.sandbox import decide
-
     # request.config, not pytestconfig: one fixture less to resolve for every item.
-    settings = _session(request.config, "skill_lens_sandbox").run.settings
-    return decide(settings.script_sandbox) if settings.allow_scripts else None
+    return _session(request.config, "skill_lens_sandbox").run_sandbox()
 
 
 @pytest.fixture

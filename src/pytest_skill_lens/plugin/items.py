@@ -17,15 +17,18 @@ from ..suite.loaded import LoadedCase
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from .act import CaseErrored, CaseFailed, failure_text
+from .fixtures import new_workspace
 from .isolation import SkillHooks  # hooks as the directory above the skill sees them
 from .state import SESSION_KEY, get_session
 
 if TYPE_CHECKING:
     from ..run.runner import Runner
+    from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
     from ..score.judge import Judge
     from .caches import SessionCaches
     from .concurrency import Started
+    from .session import SkillLensSession
 
 NO_CASES = "(no eval cases)"
 # Markers that change how pytest runs an item. A case tag spelled like one must
@@ -37,8 +40,14 @@ _BEHAVIOUR_MARKERS = frozenset(
 
 # What a case item asks pytest for: the signature names its fixtures (fixtures.py),
 # and only those the case uses (a workspace for a workspace: block, the judge for a
-# rubric), since each costs pytest's fixture machinery on every item. Never called:
-# the item acts in its setup and raises its verdict in call.
+# rubric), since each costs pytest's fixture machinery on every item. Where no
+# conftest or plugin defines one of them again, it asks for none (the bare
+# signature) and makes the same values itself. Never called: the item acts in its
+# setup and raises its verdict in call.
+def skill_lens_bare_case() -> None:
+    raise RuntimeError("a case item acts in its setup; it is never called")
+
+
 def skill_lens_case(skill_lens_sandbox: Any, skill_lens_runner: Any) -> None:
     raise RuntimeError("a case item acts in its setup; it is never called")
 
@@ -72,7 +81,11 @@ _SIGNATURES: dict[tuple[bool, bool], Callable[..., None]] = {
 }
 
 
-def case_signature(case: EvalCase) -> Callable[..., None]:
+def case_signature(case: EvalCase, *, through_pytest: bool) -> Callable[..., None]:
+    """The item's signature: its fixtures by name when pytest must resolve them (a
+    fixture defined again, or ``--fixtures-per-test`` listing them), else none."""
+    if not through_pytest:
+        return skill_lens_bare_case
     return _SIGNATURES[(case.judge is not None, case.workspace is not None)]
 
 
@@ -108,6 +121,7 @@ class CaseItem(SkillHooks, pytest.Function):
         # session knows it, see SkillLensSession.prepare_baselines).
         self.acting_skill = skill
         self.not_run_reason: str | None = None  # why the spend ledger refused it
+        self.properties_due = False  # the outcome's JUnit properties, added at teardown
         session = get_session(self.config)
         assert session is not None
         self.add_marker(_SKILL_LENS_MARK)
@@ -197,38 +211,73 @@ class CaseItem(SkillHooks, pytest.Function):
             if self.not_run_reason is not None:  # skipped, and a not-run item of the gate
                 pytest.skip(f"not run: {self.not_run_reason}")
         try:
-            super().setup()  # pytest fills the fixtures the signature names
+            super().setup()  # pytest fills the fixtures the signature names, and autouse ones
+            runner, judge, workspace = self._fixture_values(session)
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
             self.outcome = errored_outcome(self.identity(), _fixture_failure(exc))
             if ledger is not None:
                 ledger.record(self.outcome)
             if self.is_baseline:  # a baseline's verdict is data for the delta, never a failure
-                self.user_properties.extend(case_properties(self.outcome))
+                self.properties_due = True
                 return
             raise CaseErrored(self.outcome) from exc
-        fixtures = self.funcargs  # what a conftest override returned is checked by perform
         self.outcome = outcome = perform(
             self.acting_skill,
             self.loaded.case,
-            cast("Runner", fixtures["skill_lens_runner"]),
-            cast("Judge | None", fixtures.get("skill_lens_judge")),
-            cast("Workspace | None", fixtures.get("skill_lens_workspace")),
+            runner,
+            judge,
+            workspace,
             session.evaluators,  # asked for once scoring starts
             identity=self.identity(),
             settings=session.run.settings,
         )
         if ledger is not None:
             ledger.record(outcome)
-        self.user_properties.extend(case_properties(outcome))
+        self.properties_due = True
         if outcome.status == "errored" and not self.is_baseline:
             raise CaseErrored(outcome)
+
+    def _fixture_values(
+        self, session: SkillLensSession
+    ) -> tuple[Runner, Judge | None, Workspace | None]:
+        """The runner, judge and workspace: what pytest filled where it resolved them (a
+        conftest's override or wrapper, checked by perform), else the values the
+        plugin's fixtures would give, made here without pytest's fixture machinery."""
+        values = self.funcargs
+        if "skill_lens_runner" in values:
+            runner = cast("Runner", values["skill_lens_runner"])
+        else:
+            sandbox = values.get("skill_lens_sandbox", None)
+            if "skill_lens_sandbox" not in values:
+                sandbox = session.run_sandbox()
+            runner = session.runner_for(self.runner_name, cast("SandboxDecision | None", sandbox))
+        case = self.loaded.case
+        judge = cast("Judge | None", values.get("skill_lens_judge"))
+        if case.judge is not None and "skill_lens_judge" not in values:
+            judge = session.judge()
+        if "skill_lens_workspace" in values:
+            return runner, judge, cast("Workspace | None", values["skill_lens_workspace"])
+        settings = session.run.settings
+        workspace = new_workspace(self, settings)  # None without a workspace: block
+        if workspace is not None and not settings.keep_workspace:
+            self.addfinalizer(workspace.cleanup)
+        return runner, judge, workspace
+
+    def teardown(self) -> None:
+        # pytest copies user_properties into every report made after they are added,
+        # and --junitxml reads them from the teardown report only: added here, they
+        # are carried once per item instead of three times (and sent once under xdist).
+        if self.properties_due and self.outcome is not None:
+            self.properties_due = False
+            self.user_properties.extend(case_properties(self.outcome))
+        super().teardown()
 
     def _finish_started(self, started: Started, keep_workspace: bool) -> None:
         """Wait for this item's run, started ahead of its turn, and take its verdict."""
         if started.workspace is not None and not keep_workspace:
             self.addfinalizer(started.workspace.cleanup)
         self.outcome = outcome = started.future.result()
-        self.user_properties.extend(case_properties(outcome))
+        self.properties_due = True
         if outcome.status == "errored" and not self.is_baseline:
             raise CaseErrored(outcome)
 

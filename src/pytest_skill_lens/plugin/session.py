@@ -32,6 +32,8 @@ from .finish import add_scripts_to_junit, finish_session, mark_failed_gate_in_ju
 from .isolation import skill_dir_hooks
 from .items import CaseItem
 from .ledger import SpendLedger
+from .outcome_wire import compact_outcome, leave_out_own_properties, restore_properties
+from .overrides import FixtureOverrides
 from .plan import PlannedRun, plan_lines, plan_of, runs_from_node_ids
 from .results import SessionResults
 from .run_config import RunConfig
@@ -64,6 +66,12 @@ class SkillLensSession:
         self.facts = CollectionFacts()
         self.results = SessionResults()
         self.caches = SessionCaches()
+        self.overrides = FixtureOverrides()  # where a conftest defines a case fixture again
+        self._sandbox: tuple[SandboxDecision | None] | None = None
+        # Under xdist: items whose outcome went to the controller (on a worker), and
+        # outcomes whose teardown report has yet to arrive (on the controller).
+        self.outcomes_sent: dict[str, Outcome] = {}
+        self.outcomes_received: dict[str, Outcome] = {}
         self.baselines = BaselineArms(run.settings.baseline) if run.settings.baseline else None
         self.is_worker = hasattr(config, "workerinput")
         self.ledger = self._ledger(config, run)
@@ -100,6 +108,19 @@ class SkillLensSession:
     def pytest_configure_node(self, node: Any) -> None:
         if self.ledger is not None:  # every xdist worker spends against the one ceiling
             node.workerinput[LEDGER_INPUT] = str(self.ledger.directory)
+
+    def pytest_plugin_registered(self, plugin: object) -> None:
+        # Replayed for the plugins and conftests registered before this session was.
+        self.overrides.note(plugin)
+
+    def run_sandbox(self) -> SandboxDecision | None:
+        """The run's sandbox decision, made once: ``None`` when scripts are off."""
+        if self._sandbox is None:
+            from ..run.sandbox import decide
+
+            settings = self.run.settings
+            self._sandbox = (decide(settings.script_sandbox) if settings.allow_scripts else None,)
+        return self._sandbox[0]
 
     def runner_for(self, name: str, sandbox: SandboxDecision | None) -> Runner:
         """The runner ``name``, built once per sandbox decision and shared by every item."""
@@ -349,8 +370,20 @@ class SkillLensSession:
         data = yield
         # pytest-xdist sends reports between processes as plain data.
         if isinstance(data, dict) and isinstance(data.get("skill_lens_outcome"), Outcome):
-            data["skill_lens_outcome"] = data["skill_lens_outcome"].to_dict()
+            self.outcomes_sent[report.nodeid] = data["skill_lens_outcome"]
+            data["skill_lens_outcome"] = compact_outcome(data["skill_lens_outcome"])
+        elif isinstance(data, dict) and data.get("when") == "teardown":
+            sent = self.outcomes_sent.pop(report.nodeid, None)
+            if sent is not None:
+                leave_out_own_properties(data, sent)
         return data
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_from_serializable(self, data: Any) -> Generator[None, Any, Any]:
+        report = yield
+        if isinstance(data, dict):
+            restore_properties(data, report, self.outcomes_received)
+        return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         not_run = getattr(report, "skill_lens_not_run", None)

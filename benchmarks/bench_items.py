@@ -1,0 +1,191 @@
+"""What one case item costs against a bare pytest item: time, memory and wire bytes.
+
+One interleaved run (floor, then pytest-skill-lens, round after round, each in a fresh
+pytest process) of N skills x M ``fake`` cases, printing the median ratio of each:
+
+* ``--collect-only`` and a full run (CPU-bound wall time);
+* memory per item: the growth of the pytest process's peak RSS (``ru_maxrss``) from a
+  small tree of 100 items to the full one, divided by the items added, so the fixed
+  cost of imports cancels out;
+* ``-n 2`` (pytest-xdist) wall time of a full run;
+* bytes per report on the wire under ``-n 2``: each worker sums ``len(json.dumps(data))``
+  of every test report's data as xdist sends it (the outermost
+  ``pytest_report_to_serializable`` wrapper), in one extra run per side (the count is
+  deterministic, so one run is enough).
+
+The floor is the bare plugin of ``bench_collection.py``: the same number of trivial
+items from the same SKILL.md files, no YAML read.
+
+Usage: python benchmarks/bench_items.py [--skills 100] [--cases 50] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_collection import generate  # a sibling script, not a package
+
+# Loaded with -p into every measured process (and each xdist worker).
+PROBE = """
+import json, os, resource
+
+import pytest
+
+_out = os.environ.get("BENCH_OUT")
+_wire = [0, 0]
+
+
+def _write(line):
+    if _out:
+        with open(_out, "a", encoding="utf-8") as handle:
+            handle.write(line + "\\n")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_report_to_serializable(report):
+    # The outermost wrapper: it sees the data exactly as xdist sends it.
+    data = yield
+    wanted = os.environ.get("BENCH_WIRE") and os.environ.get("PYTEST_XDIST_WORKER")
+    if wanted and isinstance(data, dict) and data.get("$report_type") == "TestReport":
+        _wire[0] += len(json.dumps(data))
+        _wire[1] += 1
+    return data
+
+
+def pytest_unconfigure(config):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        if os.environ.get("BENCH_WIRE"):
+            _write(f"wire {_wire[0]} {_wire[1]}")
+        return
+    _write(f"rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
+"""
+
+
+def measure(
+    args: list[str], cwd: Path, probe_dir: Path, *, wire: bool = False
+) -> tuple[float, list[str]]:
+    """Wall seconds of one pytest process, and the lines the probe wrote."""
+    out = probe_dir / "probe.out"
+    out.unlink(missing_ok=True)
+    # Bytecode cached, as a user's repeated runs have it.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(probe_dir), env.get("PYTHONPATH")]))
+    env["BENCH_OUT"] = str(out)
+    env.pop("BENCH_WIRE", None)
+    if wire:
+        env["BENCH_WIRE"] = "1"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "bench_probe", *args]
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        tail = f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        sys.exit(f"pytest {' '.join(args)} exited {proc.returncode}:\n{tail}")
+    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    return elapsed, lines
+
+
+def rss_kib(lines: list[str]) -> int:
+    return next(int(line.split()[1]) for line in lines if line.startswith("rss "))
+
+
+def wire_per_report(lines: list[str]) -> float:
+    sizes = [line.split()[1:] for line in lines if line.startswith("wire ")]
+    total, reports = (sum(int(pair[i]) for pair in sizes) for i in (0, 1))
+    return total / reports if reports else float("nan")
+
+
+def report_timings(
+    ns: argparse.Namespace,
+    pairs: dict[str, tuple[list[str], Path, list[str], Path]],
+    probe_dir: Path,
+) -> None:
+    """Interleaved rounds of every pair; print the median ratios and memory per item."""
+    for floor_args, floor_cwd, our_args, our_cwd in pairs.values():  # warm-up: bytecode
+        measure(floor_args, floor_cwd, probe_dir)
+        measure(our_args, our_cwd, probe_dir)
+    times: dict[str, list[float]] = {}
+    rss: dict[str, list[int]] = {}
+    for _ in range(ns.rounds):
+        for label, (floor_args, floor_cwd, our_args, our_cwd) in pairs.items():
+            for side, args, cwd in (
+                ("floor", floor_args, floor_cwd),
+                ("ours", our_args, our_cwd),
+            ):
+                seconds, lines = measure(args, cwd, probe_dir)
+                times.setdefault(f"{side} {label}", []).append(seconds)
+                if label in ("run", "run small"):
+                    rss.setdefault(f"{side} {label}", []).append(rss_kib(lines))
+    n, n_small = ns.skills * ns.cases, 100
+    print(f"{ns.skills} skills x {ns.cases} cases = {n} items, median of {ns.rounds} rounds")
+    median = {label: statistics.median(values) for label, values in times.items()}
+    for label in ("collect", "run", "-n 2 run"):
+        if f"ours {label}" not in median:
+            continue
+        f, o = median[f"floor {label}"], median[f"ours {label}"]
+        print(f"  {label:<10} floor {f:6.2f} s  ours {o:6.2f} s  {o / f:.2f}x the floor")
+    per_item = {}
+    for side in ("floor", "ours"):
+        grown = statistics.median(rss[f"{side} run"]) - statistics.median(rss[f"{side} run small"])
+        per_item[side] = grown * 1024 / (n - n_small)
+    print(
+        f"  memory/item floor {per_item['floor'] / 1024:5.1f} KiB"
+        f"  ours {per_item['ours'] / 1024:5.1f} KiB"
+        f"  {per_item['ours'] / per_item['floor']:.2f}x the floor"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--skills", type=int, default=100)
+    parser.add_argument("--cases", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-xdist", action="store_true", help="skip the -n 2 rows")
+    parser.add_argument("--wire-only", action="store_true", help="only bytes per report")
+    ns = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        probe_dir = root / "probe"
+        probe_dir.mkdir()
+        (probe_dir / "bench_probe.py").write_text(PROBE, encoding="utf-8")
+        big, small = root / "big", root / "small"
+        generate(big, ns.skills, ns.cases)
+        generate(small, 10, 10)
+        for tree in (big, small):
+            (tree / "pytest.ini").write_text("[pytest]\n")
+            (tree / "floor" / "pytest.ini").write_text("[pytest]\n")
+        common = ["-p", "no:cacheprovider", "-p", "no:langsmith_plugin"]
+        floor = ["-p", "no:skill_lens", *common]
+        ours = ["--skill-lens", "skills", *common]
+        xdist = ["-n", "2"]
+        pairs: dict[str, tuple[list[str], Path, list[str], Path]] = {
+            "collect": (["--collect-only", *floor], big / "floor", ["--collect-only", *ours], big),
+            "run": (floor, big / "floor", ours, big),
+            "run small": (floor, small / "floor", ours, small),
+        }
+        if not ns.no_xdist:
+            pairs["-n 2 run"] = ([*xdist, *floor], big / "floor", [*xdist, *ours], big)
+        if not ns.wire_only:
+            report_timings(ns, pairs, probe_dir)
+        if not ns.no_xdist:
+            _, floor_lines = measure([*xdist, *floor], big / "floor", probe_dir, wire=True)
+            _, our_lines = measure([*xdist, *ours], big, probe_dir, wire=True)
+            f_bytes, o_bytes = wire_per_report(floor_lines), wire_per_report(our_lines)
+            print(
+                f"  wire/report floor {f_bytes:6.0f} B  ours {o_bytes:6.0f} B"
+                f"  {o_bytes / f_bytes:.2f}x the floor"
+            )
+
+
+if __name__ == "__main__":
+    main()

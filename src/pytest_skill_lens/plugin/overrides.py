@@ -1,0 +1,60 @@
+"""Where a ``conftest.py`` or another plugin defines a case fixture of its own.
+
+A case item asks pytest for its fixtures only where one of them is defined again
+(overridden or wrapped); everywhere else it makes the same values directly, since
+pytest's fixture machinery costs every item that goes through it (docs/performance.md).
+pytest announces every plugin and conftest module it registers through the public
+``pytest_plugin_registered`` hook, replayed for those registered earlier, and every
+conftest that applies to a directory is registered before that directory's files are
+collected, so the answer is known when a skill's items are made.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from . import fixtures
+
+_OURS = frozenset(id(getattr(fixtures, name)) for name in fixtures.CASE_FIXTURES)
+
+
+def defines_case_fixture(plugin: object) -> bool:
+    """Whether ``plugin`` (a module or an object) defines a ``skill_lens_*`` case fixture
+    other than the plugin's own, under its own name or under ``name=``."""
+    names = set(vars(plugin)) if inspect.ismodule(plugin) else set(dir(plugin))
+    for name in names:
+        try:  # static: never run a property of somebody else's plugin object
+            value = inspect.getattr_static(plugin, name)
+        except AttributeError:
+            continue
+        if id(value) in _OURS:
+            continue
+        declared = getattr(value, "name", None) if callable(value) else None
+        if name in fixtures.CASE_FIXTURES or declared in fixtures.CASE_FIXTURES:
+            return True
+    return False
+
+
+class FixtureOverrides:
+    """The directories whose ``conftest.py`` defines a case fixture; or everywhere."""
+
+    def __init__(self) -> None:
+        self.everywhere = False  # a plugin that is not a conftest applies to every item
+        self.directories: list[Path] = []
+
+    def note(self, plugin: object) -> None:
+        if not defines_case_fixture(plugin):
+            return
+        file = getattr(plugin, "__file__", None) if inspect.ismodule(plugin) else None
+        if isinstance(file, str) and Path(file).name == "conftest.py":
+            self.directories.append(Path(file).resolve().parent)
+        else:
+            self.everywhere = True
+
+    def apply_to(self, path: Path) -> bool:
+        """Whether a fixture defined again is visible to items collected from ``path``."""
+        if self.everywhere:
+            return True
+        resolved = path.resolve()
+        return any(resolved.is_relative_to(directory) for directory in self.directories)
