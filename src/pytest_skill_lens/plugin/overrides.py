@@ -22,18 +22,26 @@ _OURS = frozenset(id(getattr(fixtures, name)) for name in fixtures.CASE_FIXTURES
 def defines_case_fixture(plugin: object) -> bool:
     """Whether ``plugin`` (a module or an object) defines a ``skill_lens_*`` case fixture
     other than the plugin's own, under its own name or under ``name=``."""
-    names = set(vars(plugin)) if inspect.ismodule(plugin) else set(dir(plugin))
-    for name in names:
-        try:  # static: never run a property of somebody else's plugin object
-            value = inspect.getattr_static(plugin, name)
-        except AttributeError:
-            continue
+    for name, value in _members(plugin):
         if id(value) in _OURS:
             continue
         declared = getattr(value, "name", None) if callable(value) else None
         if name in fixtures.CASE_FIXTURES or declared in fixtures.CASE_FIXTURES:
             return True
     return False
+
+
+def _members(plugin: object) -> list[tuple[str, object]]:
+    """What ``plugin`` holds, read from the dictionaries themselves (as
+    ``inspect.getattr_static`` would, so no property of another plugin runs, but in one
+    pass: pytest asks this of every plugin at every start)."""
+    if inspect.ismodule(plugin):
+        return list(vars(plugin).items())
+    found: dict[str, object] = {}
+    for klass in reversed(type(plugin).__mro__):
+        found.update(vars(klass))
+    found.update(getattr(plugin, "__dict__", None) or {})
+    return list(found.items())
 
 
 class FixtureOverrides:
