@@ -32,7 +32,8 @@ def recording_schema_server(schema: dict[str, Any]) -> Iterator[tuple[str, list[
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # A short poll: shutdown() waits for the loop's next poll (0.5 s by default).
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}", seen

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+POLL_SECONDS = 0.02
 Taken = tuple[Literal["reply", "no endpoint", "no script"], Mapping[str, Any], int]
 
 
@@ -38,7 +39,11 @@ class ScriptedServer:
         self._served: dict[str, int] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll: shutdown() waits for the loop's next poll, 0.5 s by default,
+        # which every test using a server would pay at teardown.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": POLL_SECONDS}, daemon=True
+        )
 
     @property
     def port(self) -> int:

@@ -138,6 +138,8 @@ def test_without_max_tokens_a_never_ending_loop_ends_at_the_recursion_limit_erro
     cases = [case("loops with no limit", "loop", tools=tools)]
     script = {"loop": [tool_calls([("check", "{}")])]}  # repeats for ever
 
+    # A subprocess: the conftest patches the runner's module, which this process keeps
+    # loaded for every later in-process run (tests/kept_imports.py).
     result, outcomes = run(pytester, server, cases, script, runners=["langchain"], subprocess=True)
 
     # No declared limit explains the stop: an error, not a failure, and never retried.

@@ -26,8 +26,9 @@ from pytest_skill_lens.suite.errors import AuthoringError
 from pytest_skill_lens.suite.loader import load_suite
 from pytest_skill_lens.suite.skill import Skill
 
+# The example count is the hypothesis profile's: 100 a test by default, 1,000 under
+# ``pytest --hypothesis-profile thorough`` (tests/conftest.py).
 SETTINGS = settings(
-    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

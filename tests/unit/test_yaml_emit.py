@@ -162,7 +162,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)  # examples: the profile's (tests/conftest.py)
 @given(st.dictionaries(st.text(st.characters(exclude_categories=("Cs",))), json_values))
 def test_any_json_document_reads_back_as_itself(data: dict[str, Any]) -> None:
     document = "\n".join(mapping_lines(data, 0)) + "\n" if data else "{}\n"

@@ -1,0 +1,70 @@
+"""Shared by tests/unit and tests/plugin.
+
+* pytester's in-process runs keep what they import (speed only; kept_imports.py says why and
+  what is kept).
+* Property tests take their example count from a hypothesis profile: hypothesis's own
+  default (100 examples a test) in the everyday run, 1,000 with
+  ``pytest --hypothesis-profile thorough``.
+* Under ``-n`` (pytest-xdist) with no ``--dist`` named, the workers steal work from each
+  other (``--dist worksteal``) instead of taking fixed chunks (xdist's ``load``): the
+  durations here range from milliseconds to seconds (the real products), and with fixed
+  chunks one worker was left with a long queue while the other had finished. It is not
+  in pyproject.toml's addopts because ``--dist`` is an error where pytest-xdist (a test
+  extra) is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import settings
+
+from kept_imports import ImportKeeper
+
+settings.register_profile("thorough", max_examples=1000)
+
+
+@pytest.fixture(scope="session")
+def import_keeper() -> ImportKeeper:
+    return ImportKeeper()
+
+
+@pytest.fixture
+def _imports_kept(import_keeper: ImportKeeper) -> Iterator[ImportKeeper]:
+    # Set up before pytester's own fixture, so torn down after it: the imports happen
+    # once pytester has put sys.modules back, and stay.
+    yield import_keeper
+    import_keeper.import_pending()
+
+
+@pytest.fixture
+def pytester(
+    _imports_kept: ImportKeeper, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> pytest.Pytester:
+    """pytester's own fixture, whose in-process runs leave their imports to this process,
+    and whose every inner pytest, in-process, in a subprocess or an xdist worker, leaves
+    langsmith's plugin out."""
+    # Speed only: langsmith (installed with langchain) registers a pytest plugin that
+    # takes 2 to 4 s to import in every process that loads it. pyproject.toml's
+    # "-p no:langsmith_plugin" is this session's; pytester clears PYTEST_ADDOPTS when it
+    # starts, and an inner run reads no pyproject.toml of ours.
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:langsmith_plugin")
+    return _imports_kept.watch(pytester)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """Work stealing under ``-n`` when the command line names no ``--dist`` mode."""
+    if config.getoption("dist") != "load" or _names_a_dist_mode(config):
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)  # type: ignore[arg-type]
+
+
+def _names_a_dist_mode(config: pytest.Config) -> bool:
+    given = [*config.invocation_params.args, *shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))]
+    return any(arg in ("-d", "--dist") or arg.startswith("--dist=") for arg in given)
