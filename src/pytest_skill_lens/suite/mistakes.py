@@ -44,14 +44,6 @@ class Mistakes:
                 fields.append(where.field)
             self.found.append(one)
 
-    @contextlib.contextmanager
-    def gathered(self) -> Iterator[None]:
-        """Run a block of checks; the mistake that stops it is kept, and the caller goes on."""
-        try:
-            yield
-        except AuthoringError as exc:
-            self.add(exc)
-
     def __bool__(self) -> bool:
         return bool(self.found)
 
@@ -60,13 +52,9 @@ class Mistakes:
             raise combined(self.found)
 
 
-def gather(errors: list[AuthoringError]) -> contextlib.AbstractContextManager[None]:
-    """A block whose mistake, if it raises one, is appended to ``errors``."""
-    return _gathering(errors)
-
-
 @contextlib.contextmanager
-def _gathering(errors: list[AuthoringError]) -> Iterator[None]:
+def gather(errors: list[AuthoringError]) -> Iterator[None]:
+    """A block whose mistake, if it raises one, is appended to ``errors``."""
     try:
         yield
     except AuthoringError as exc:
