@@ -13,12 +13,14 @@ judge, ``--version`` probe) shares it:
 Under bwrap the product sees the host read-only, a fresh ``/dev`` and ``/proc``, and a
 read-only view of the system temporary directory without any ``skill-lens-*`` entry
 (other cases' workspaces and run directories vanish), with its working directory and
-its own run directory (the temporary home, the MCP bridge's files) bound writable. It
-runs as uid 65534 in a user namespace of its own with no
-capability, in its own PID and IPC namespaces, killed with its parent. Unlike a
-script it keeps the network (it must reach its provider) and ``/run`` (DNS and the
-system services the trust sentence names). macOS's sandbox-exec is used for scripts
-only: a product there gets home isolation, and the report says so.
+its own run directory (the temporary home, the MCP bridge's files) bound writable, and the
+directories shared by every call (:func:`share_read_only`: Copilot's unpacked package) bound
+back read-only, so no case's product can change what the next one runs. It runs as
+uid 65534 in a user namespace of its own with no capability, in its own PID and IPC
+namespaces, killed with its parent. Unlike a script it keeps the network (it must reach
+its provider) and ``/run`` (DNS and the system services the trust sentence names).
+macOS's sandbox-exec is used for scripts only: a product there gets home isolation, and
+the report says so.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +151,30 @@ def adopted() -> ProductSandbox | None:
     return _adopted[0]
 
 
+# -- directories every product start sees read-only -----------------------------------------
+
+_shared: list[tuple[Path, ...]] = [()]  # replaced whole, so a reader never sees it half made
+_shared_lock = threading.Lock()
+
+
+def share_read_only(path: Path) -> None:
+    """Show ``path`` (a ``skill-lens-*`` directory the tmpfs would hide) to every later
+    wrapped start, read-only."""
+    with _shared_lock:
+        if path not in _shared[0]:
+            _shared[0] = (*_shared[0], path)
+
+
+def unshare(path: Path) -> None:
+    """Stop showing ``path`` (it is about to be removed)."""
+    with _shared_lock:
+        _shared[0] = tuple(p for p in _shared[0] if p != path)
+
+
+def shared_read_only() -> tuple[Path, ...]:
+    return _shared[0]
+
+
 # -- the probe -------------------------------------------------------------------------------
 
 
@@ -228,6 +255,7 @@ def wrap(
         temp=temp,
         isolation=decision.isolation,
         shown=temp_view(temp),
+        read_only=shared_read_only(),
     )
 
 
@@ -240,13 +268,16 @@ def bwrap_argv(
     temp: Path,
     isolation: tuple[str, ...] = PRODUCT_ISOLATION,
     shown: Sequence[str] = (),
+    read_only: Sequence[Path] = (),
 ) -> list[str]:
     """The bwrap command line for one product start.
 
     The tmpfs hides everything under the temporary directory; ``shown`` (see
     :func:`temp_view`) puts back, read-only, what was there that is not skill-lens's;
-    the binds put back the product's own areas writable; the remount makes the tmpfs
-    itself read-only (it is not recursive, so the binds keep their own modes).
+    the binds put back the product's own areas writable, then ``read_only`` (the shared
+    directories; after the writable binds, so one inside them stays read-only; ``-try``,
+    so a product that does not use one never fails because it is gone); the remount
+    makes the tmpfs itself read-only (it is not recursive, so the binds keep their own modes).
     ``/proc`` is read-only for the reason run/sandbox.py gives (a root harness's child
     is uid 0 to the kernel's sysctl check).
     """
@@ -258,6 +289,7 @@ def bwrap_argv(
         *("--tmpfs", str(temp)),
         *shown,
         *(arg for path in _outermost(writable) for arg in ("--bind", str(path), str(path))),
+        *(arg for path in read_only for arg in ("--ro-bind-try", str(path), str(path))),
         *("--remount-ro", str(temp)),
         *("--remount-ro", "/proc"),
         *isolation,

@@ -6,7 +6,8 @@ writes at exit (:mod:`.copilot_trace`). ``mode: loaded`` sends ``/<name> <task>`
 the specification says, although Copilot's ``-p`` mode does not expand it: the trace
 then shows the skill never loaded, and the result says so. ``mode: offered`` and a
 ``--baseline none`` arm send the bare task; the model's ``skill`` tool call is the
-load signal.
+load signal. Every isolated call runs from the one package cache of the process
+(:mod:`.copilot_package`) instead of unpacking Copilot's 235 MB package into its own home.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from ...settings import Settings
 from ..cassettes.files import Seat
 from ..containment import Refused, read_regular
 from ..result import RunResult
+from .copilot_package import VARIABLE, package_directory
 from .copilot_trace import PRODUCT, read_trace
-from .product import Preset
+from .product import Preset, SharedDir
 from .product_process import RunDir
 from .product_run import TracedProductRunner
 from .product_trace import Ending, Expect
@@ -65,6 +67,8 @@ PRESET = Preset(
         "GH_HOST",
         "COPILOT_GH_HOST",
     ),
+    # Unpacked once per process, not into every call's fresh home (read-only under bwrap).
+    shared_dirs=(SharedDir(VARIABLE, package_directory),),
 )
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
@@ -28,6 +29,19 @@ Problem = tuple[str, str]  # (what is wrong, how to fix it), as run/requirements
 
 
 @dataclass(frozen=True)
+class SharedDir:
+    """A directory every isolated call of a product shares, named to it by ``variable``.
+
+    ``provide(executable, env)`` gets the executable found on ``PATH`` and the call's
+    environment, makes the directory on first use (Copilot's unpacked package, say), and
+    returns it, or ``None`` to leave the product to make its own in the call's home.
+    """
+
+    variable: str
+    provide: Callable[[str, Mapping[str, str]], Path | None]
+
+
+@dataclass(frozen=True)
 class Preset:
     """One product as skill-lens starts it.
 
@@ -37,7 +51,9 @@ class Preset:
     order, of which only the first one set is passed (a later one is often a CI token
     meant for something else); ``endpoint_variables`` travel with them (where the
     product's provider is); ``fixed_env`` is what the harness sets for every run,
-    never overridable, and ``root_env`` what it sets as well when it runs as root.
+    never overridable, and ``root_env`` what it sets as well when it runs as root;
+    ``shared_dirs`` are what home isolation names for every call but does not make anew
+    per call (:class:`SharedDir`).
     """
 
     name: str
@@ -51,6 +67,7 @@ class Preset:
     endpoint_variables: tuple[str, ...] = ()
     fixed_env: Mapping[str, str] = field(default_factory=dict)
     root_env: Mapping[str, str] = field(default_factory=dict)
+    shared_dirs: tuple[SharedDir, ...] = ()
 
     @property
     def sign_in_variables(self) -> tuple[str, ...]:

@@ -8,6 +8,10 @@ filtered down, so a provider key of another product, a cloud credential or a CI
 token is absent by construction. Under ``"off"`` the product gets the whole
 environment and the real home: that is the product as you have it.
 
+A preset's shared directories (Copilot's unpacked package, :mod:`.copilot_package`) are
+the one exception to a home made anew: made once, named to every isolated call by their
+variable, which ``pass_env`` may not name either.
+
 That alone is not a sandbox: the product can still read and write anything the user
 can. Where the run's probe found a working bwrap, ``auto`` and ``required`` also start
 the product inside it (:mod:`..product_sandbox`, through ``wrap_argv``); home
@@ -17,6 +21,7 @@ isolation is its precondition, so ``off`` is never wrapped.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -64,6 +69,7 @@ def isolation_sets(preset: Preset) -> tuple[str, ...]:
         *_PRODUCT_HOMES,
         *preset.fixed_env,
         *preset.root_env,
+        *(shared.variable for shared in preset.shared_dirs),
     )
 
 
@@ -86,8 +92,15 @@ def product_env(
     isolation: Isolation,
     home: Path,
     source: Mapping[str, str] | None = None,
+    *,
+    shared: bool = True,
 ) -> dict[str, str]:
-    """The environment one run starts with (``home`` is used only under isolation)."""
+    """The environment one run starts with (``home`` is used only under isolation).
+
+    ``shared``: with the preset's shared directories (:func:`shared_env`), which may
+    make one on first use; the preflight asks for them only once it will start the
+    product.
+    """
     source = os.environ if source is None else source
     fixed = {**preset.fixed_env, **(preset.root_env if _is_root() else {})}
     if isolation == "off":
@@ -101,7 +114,16 @@ def product_env(
         *(table.pass_env or []),
     )
     env = {name: source[name] for name in names if name in source}
-    env["HOME"] = str(home)
+    env.update(home_env(home))
+    env.update(fixed)
+    if shared:
+        env.update(shared_env(preset, table, env))
+    return env
+
+
+def home_env(home: Path) -> dict[str, str]:
+    """The variables that point a product at ``home`` (see :func:`make_home`)."""
+    env = {"HOME": str(home)}
     for name, relative in _HOME_DIRS.items():
         env[name] = str(home / relative)
     for name in _TEMP_NAMES:
@@ -109,8 +131,28 @@ def product_env(
     if sys.platform == "win32":  # pragma: no cover - not exercised by the test suite
         for name, relative in _WINDOWS_HOME.items():
             env[name] = str(home / relative) if relative else str(home)
-    env.update(fixed)
     return env
+
+
+def shared_env(preset: Preset, table: ProductTable, env: Mapping[str, str]) -> dict[str, str]:
+    """The variables naming the preset's shared directories for one isolated start.
+
+    Only for the preset's own executable, found on ``env``'s ``PATH``: a wrapper
+    ``command`` is not known to run the product at the version the directory was made
+    with, so it makes its own, per call, as it always did.
+    """
+    if not preset.shared_dirs or not preset.names_itself(table):
+        return {}
+    executable = table.command[0] if table.command else preset.executable
+    found = shutil.which(executable, path=env.get("PATH"))
+    if found is None:
+        return {}  # the start fails as it would have; preflight names the fix
+    named: dict[str, str] = {}
+    for shared in preset.shared_dirs:
+        directory = shared.provide(found, env)
+        if directory is not None:
+            named[shared.variable] = str(directory)
+    return named
 
 
 def signs_in(preset: Preset, table: ProductTable, source: Mapping[str, str] | None = None) -> bool:

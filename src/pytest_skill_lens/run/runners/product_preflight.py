@@ -13,7 +13,7 @@ import shutil
 
 from ...settings import ProductTable, Settings
 from .product import Preset, Problem, table_problem
-from .product_env import isolation_of, make_home, product_env, signs_in
+from .product_env import isolation_of, make_home, product_env, shared_env, signs_in
 from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start
 
 VERSION_TIMEOUT = 30.0  # seconds; a product whose --version hangs will not run a case either
@@ -48,7 +48,8 @@ def start_problem(preset: Preset, settings: Settings) -> Problem | None:
     isolation = isolation_of(settings.product_sandbox)
     try:
         with run_dir(f"{preset.name}-probe") as probe:
-            env = product_env(preset, table, isolation, probe.home)
+            # The shared directories only once the probe will start the product.
+            env = product_env(preset, table, isolation, probe.home, shared=False)
             return _probe(preset, table, isolation == "home", probe, env)
     except RunDirFailed as exc:
         return (f"the {preset.name} runner cannot be probed: {exc}", "free space in the temp dir")
@@ -75,6 +76,8 @@ def _probe(
             f"credential in [runners.{preset.name}] pass_env, or set "
             'product_sandbox = "off" to run with your own home and login',
         )
+    if isolated:  # as every case will start: Copilot's package unpacked once, here
+        env = {**env, **shared_env(preset, table, env)}
     return _version_problem(preset, found, probe, env)
 
 
