@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import reprlib
 from collections.abc import Iterable, Mapping
+from json.encoder import encode_basestring  # what json.dumps(str) calls, minus the encoder
 from typing import Any
 
 RAW_KEY = "_raw"
@@ -205,7 +206,7 @@ def clip(text: str, limit: int) -> str:
 
 def quote(text: str, limit: int = 200) -> str:
     """``text`` as a JSON string literal (so whitespace shows), cut to ``limit`` characters."""
-    shown = json.dumps(text[:limit], ensure_ascii=False)
+    shown = encode_basestring(text[:limit])
     if len(text) <= limit:
         return shown
     return f"{shown}... [{len(text) - limit} characters removed]"

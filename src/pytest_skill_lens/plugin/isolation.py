@@ -42,16 +42,30 @@ class SkillHooks:
 
     session: pytest.Session
     path: Path
+    config: pytest.Config
 
     @property
     def ihook(self) -> HookRelay:
+        # Asked a dozen times per item: the proxy is kept until another conftest loads
+        # (conftests are only ever added), as it then might have to be left out.
+        pm = self.config.pluginmanager
+        loaded = len(getattr(pm, "_conftest_plugins", ()))
+        kept: tuple[int, HookRelay] | None = self.__dict__.get("_skill_lens_ihook")
+        if kept is not None and kept[0] == loaded:
+            return kept[1]
+        proxy = self.session.gethookproxy(self._hooks_dir())
+        if hasattr(pm, "_conftest_plugins"):
+            self.__dict__["_skill_lens_ihook"] = (loaded, proxy)
+        return proxy
+
+    def _hooks_dir(self) -> Path:
         node: Any = self
         while node is not None:
             where = getattr(node, "skill_hooks_dir", None)
             if where is not None:
-                return self.session.gethookproxy(where)
+                return where  # type: ignore[no-any-return]
             node = node.parent
-        return self.session.gethookproxy(self.path)
+        return self.path
 
 
 def plugin_enabled(early_config: pytest.Config) -> bool:

@@ -23,6 +23,7 @@ from ..run.leftovers import sweep
 from ..suite.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..suite.parse_cache import ParseCache
 from ..suite.skill import Skill
+from .act import CaseErrored, failure_text
 from .baselines import BaselineArms
 from .caches import SessionCaches
 from .collect import SkillDir, SkillFile
@@ -346,8 +347,6 @@ class SkillLensSession:
             report.skill_lens_not_run = item.not_run_reason  # type: ignore[attr-defined]
         if item.outcome is None:
             return report
-        from .act import CaseErrored, failure_text
-
         if (
             call.when == "setup"
             and call.excinfo is not None
