@@ -10,9 +10,8 @@ list already explained), so it is dropped.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
+from types import TracebackType
 
 from .errors import AuthoringError, combined
 
@@ -52,10 +51,24 @@ class Mistakes:
             raise combined(self.found)
 
 
-@contextlib.contextmanager
-def gather(errors: list[AuthoringError]) -> Iterator[None]:
-    """A block whose mistake, if it raises one, is appended to ``errors``."""
-    try:
-        yield
-    except AuthoringError as exc:
-        errors.extend(exc.each)
+class gather:  # lower case: used as a function, `with gather(errors):`
+    """A block whose mistake, if it raises one, is appended to ``errors``.
+
+    A class, not a generator: it wraps every rule of every case, so it is kept to two
+    plain method calls."""
+
+    __slots__ = ("_errors",)
+
+    def __init__(self, errors: list[AuthoringError]) -> None:
+        self._errors = errors
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool:
+        if isinstance(exc, AuthoringError):
+            self._errors.extend(exc.each)
+            return True
+        return False

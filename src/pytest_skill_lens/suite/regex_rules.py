@@ -9,6 +9,7 @@ refused, so a pattern never means one thing in the docs and another in the check
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 
@@ -23,6 +24,9 @@ _POSIX_CLASS = re.compile(r"\[:\^?[A-Za-z]+:\]")
 _FUZZY = re.compile(r"(?<![A-Za-z])[eids](?![A-Za-z])")  # an edit kind: e, i, d or s
 
 
+# Asked at load and again when scoring compiles the pattern: a verdict is a few bytes,
+# the compiles it saves are two per pattern.
+@functools.lru_cache(maxsize=16_384)
 def regex_problem(pattern: str) -> tuple[str, str] | None:
     """Why ``pattern`` cannot be an author's regex, and the fix; ``None`` when it can."""
     try:

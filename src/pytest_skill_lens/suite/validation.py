@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -61,26 +62,33 @@ def field_lines(raw: object) -> dict[str, int]:
     """The line of each field of a case the rules after loading may name, by field path.
 
     Four levels deep (``trajectory.call_args[0].tool``), not into data, and at most
-    :data:`_MAX_FIELD_LINES` of them: what :meth:`LoadedCase.line_of` looks up.
+    :data:`_MAX_FIELD_LINES` of them: what :meth:`LoadedCase.line_of` looks up. Paths
+    are interned: every case of a suite has the same few.
     """
     lines: dict[str, int] = {}
-    pending: list[tuple[object, tuple[int | str, ...]]] = [(raw, ())]
+    pending: list[tuple[object, str, int]] = [(raw, "", 0)]
     while pending and len(lines) < _MAX_FIELD_LINES:
-        node, loc = pending.pop()
-        if len(loc) >= 4 or (loc and loc[-1] in _DATA_KEYS):
-            continue
+        node, prefix, depth = pending.pop()
         if isinstance(node, MarkedDict):
-            children: list[tuple[int | str, object, int]] = [
-                (key, node[key], line) for key, line in node.key_lines.items() if key in node
-            ]
+            for key, line in node.key_lines.items():
+                if key not in node:
+                    continue
+                path = sys.intern(f"{prefix}.{key}" if prefix else key)
+                lines[path] = line
+                child = node[key]
+                if (
+                    depth < 3
+                    and key not in _DATA_KEYS
+                    and isinstance(child, MarkedDict | MarkedList)
+                ):
+                    pending.append((child, path, depth + 1))
         elif isinstance(node, MarkedList):
-            children = [(i, node[i], line) for i, line in enumerate(node.item_lines[: len(node)])]
-        else:
-            continue
-        for part, child, line in children:
-            sub = (*loc, part)
-            lines[field_path(sub)] = line
-            pending.append((child, sub))
+            for i, line in enumerate(node.item_lines[: len(node)]):
+                path = sys.intern(f"{prefix}[{i}]")
+                lines[path] = line
+                child = node[i]
+                if depth < 3 and isinstance(child, MarkedDict | MarkedList):
+                    pending.append((child, path, depth + 1))
     return lines
 
 

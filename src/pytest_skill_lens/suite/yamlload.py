@@ -145,8 +145,10 @@ def _plain(text: str) -> Any:
 
 
 class _Builder:
-    def __init__(self, file: Path) -> None:
+    def __init__(self, file: Path, *, aliased: bool = True) -> None:
         self.file = file
+        # Whether the text may hold an alias ('*'); without one every node is met once.
+        self.aliased = aliased
         self.done: dict[int, Any] = {}
         self.active: set[int] = set()
         # Where the builder is: (key or index, node) per level, for messages.
@@ -239,6 +241,8 @@ class _Builder:
     def build(self, node: yaml.Node) -> Any:
         if type(node) is yaml.ScalarNode:  # immutable: an aliased scalar needs no memo
             return self.scalar(node)
+        if not self.aliased:  # no node is met twice: nothing to share, nothing recursive
+            return self._container(node)
         key = id(node)
         if key in self.done:
             return self.done[key]
@@ -250,25 +254,27 @@ class _Builder:
             )
         self.active.add(key)
         try:
-            if isinstance(node, yaml.SequenceNode):
-                seq = MarkedList(node.start_mark.line + 1)
-                for i, item in enumerate(node.value):
-                    seq.item_lines.append(item.start_mark.line + 1)
-                    if type(item) is yaml.ScalarNode:  # the common case, kept off the trail
-                        seq.append(self.scalar(item, i))
-                        continue
-                    self.trail.append((i, item))
-                    seq.append(self.build(item))
-                    self.trail.pop()
-                value: Any = seq
-            elif isinstance(node, yaml.MappingNode):
-                value = self._mapping(node)
-            else:  # pragma: no cover - the composer makes no other node
-                raise AssertionError(type(node))
+            value = self._container(node)
         finally:
             self.active.discard(key)
         self.done[key] = value
         return value
+
+    def _container(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node)
+        if isinstance(node, yaml.SequenceNode):
+            seq = MarkedList(node.start_mark.line + 1)
+            for i, item in enumerate(node.value):
+                seq.item_lines.append(item.start_mark.line + 1)
+                if type(item) is yaml.ScalarNode:  # the common case, kept off the trail
+                    seq.append(self.scalar(item, i))
+                    continue
+                self.trail.append((i, item))
+                seq.append(self.build(item))
+                self.trail.pop()
+            return seq
+        raise AssertionError(type(node))  # pragma: no cover - the composer makes no other
 
     def _mapping(self, node: yaml.MappingNode) -> MarkedDict:
         out = MarkedDict(node.start_mark.line + 1)
@@ -334,7 +340,7 @@ def _load_yaml_text(text: str, file: Path) -> Any:
         ) from None
     if node is None:
         return None
-    builder = _Builder(file)
+    builder = _Builder(file, aliased="*" in text)
     try:
         if "&" in text and "*" in text:  # no anchor or no alias: nothing can expand
             builder.check_aliases(node)
