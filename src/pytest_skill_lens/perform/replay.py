@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..run.cassettes import Tape, TapeReport
-from ..run.cassettes.key import KeyPart, judge_parts, runner_parts
 from ..run.fake import FakeRunner
 from ..run.runner import Runner
 from ..score.judge import FakeJudge, Judge
@@ -24,6 +22,10 @@ from ..settings import Settings
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from .outcome import CaseIdentity, Outcome
+
+if TYPE_CHECKING:  # the cassettes are imported only under --skill-lens-record
+    from ..run.cassettes import Tape, TapeReport
+    from ..run.cassettes.key import KeyPart
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ def open_tape(
         return Taping(None, refusal, True)
     if not (runner_taped or judge_taped):
         return Taping(None, None, bool(untaped))
+    from ..run.cassettes import Tape
+    from ..run.cassettes.key import judge_parts, runner_parts
+
     key: list[KeyPart] = []
     if runner_taped:
         key += runner_parts(

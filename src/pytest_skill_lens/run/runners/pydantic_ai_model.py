@@ -18,17 +18,19 @@ a model cost to build before (``docs/performance.md``).
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import ssl
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..cassettes import SeatCall
 from ..pricing import ResponseUsage
 from ..providers import provider_of
 from ..requirements import Extra, form_problem, missing_module
 from ..retry import transient_status
+
+if TYPE_CHECKING:  # asyncio and ssl only once a run starts: not at collection
+    import ssl
+
+    from ..cassettes import SeatCall
 
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
 # Prefixes whose provider pydantic-ai can point at another endpoint.
@@ -89,6 +91,8 @@ def run_agent(make_agent: Callable[[Any], Any], task: str, **run_options: Any) -
         client = httpx2.AsyncClient(verify=shared_tls(), timeout=timeout, limits=limits)
         async with client:
             return await make_agent(client).run(task, **run_options)
+
+    import asyncio
 
     return asyncio.run(run())
 

@@ -21,7 +21,6 @@ from os import devnull
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ...run.cassettes import KeyPart
 from ...run.result import RunResult
 from ...run.runners.product import MAX_PROMPT_BYTES, Preset, delivers_no_skill
 from ...settings import ProductTable, Settings
@@ -32,6 +31,7 @@ from .prompt import build_judge_prompt
 from .reply import read_reply
 
 if TYPE_CHECKING:
+    from ...run.cassettes import KeyPart
     from ...run.runners.cli import CliRunner
     from ...run.runners.product_run import TracedProductRunner
 
