@@ -9,6 +9,7 @@ from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.plugin.outcome_wire import (
     compact_outcome,
     leave_out_own_properties,
+    outcome_from_wire,
     restore_properties,
 )
 from pytest_skill_lens.report.junit_properties import case_properties
@@ -44,13 +45,40 @@ BUSY = Outcome(
 
 def test_a_compact_outcome_reads_back_as_the_same_outcome() -> None:
     for outcome in (PLAIN, BUSY):
-        assert Outcome.from_dict(compact_outcome(outcome)) == outcome
-    data = compact_outcome(BUSY)
+        assert (
+            outcome_from_wire(compact_outcome(outcome, outcome.nodeid), outcome.nodeid) == outcome
+        )
+    data = compact_outcome(BUSY, BUSY.nodeid)
     assert data["latency_ms"] == 0 and type(data["latency_ms"]) is int
     assert data["skill_triggered"] is False
-    # Defaults are not sent at all.
-    assert set(compact_outcome(PLAIN)) == {"skill_name", "case_name", "runner", "status"}
-    assert len(str(compact_outcome(PLAIN))) < len(str(PLAIN.to_dict())) / 4
+    # Defaults are not sent at all, nor the report's own node id.
+    assert set(compact_outcome(PLAIN, "")) == {"skill_name", "case_name", "runner", "status"}
+    assert "nodeid" not in data
+    assert len(str(compact_outcome(PLAIN, ""))) < len(str(PLAIN.to_dict())) / 4
+
+
+def test_a_trivially_held_score_travels_as_its_evaluator_and_detail() -> None:
+    data = compact_outcome(BUSY, BUSY.nodeid)
+    assert data["scores"][0] == ["budget", "no budget"]
+    assert isinstance(data["scores"][1], dict)  # a score with checks travels whole
+    # A passed score that is not trivial (a cost, a score below 1) travels whole too.
+    for score in (
+        Score(evaluator="judge", passed=True, score=1.0, detail="ok", cost_usd=0.01),
+        Score(evaluator="judge", passed=True, score=0.9, detail="ok"),
+        Score(evaluator="x", passed=True, score=1.0, detail="ok", errored=True),
+    ):
+        outcome = Outcome(
+            skill_name="s", case_name="c", runner="r", status="passed", scores=[score]
+        )
+        sent = compact_outcome(outcome, "")
+        assert isinstance(sent["scores"][0], dict)
+        assert outcome_from_wire(sent, "") == outcome
+
+
+def test_an_outcome_of_another_node_keeps_its_node_id() -> None:
+    sent = compact_outcome(BUSY, "elsewhere::x")
+    assert sent["nodeid"] == BUSY.nodeid
+    assert outcome_from_wire(sent, "elsewhere::x") == BUSY
 
 
 def _teardown(properties: list[Any]) -> dict[str, Any]:
@@ -64,10 +92,11 @@ def test_the_cases_own_properties_are_rebuilt_on_the_controller() -> None:
     assert data["user_properties"] == [foreign]
     received: dict[str, Outcome] = {}
     restore_properties(
-        {"nodeid": BUSY.nodeid, "skill_lens_outcome": compact_outcome(BUSY)},
-        SimpleNamespace(user_properties=[]),
+        {"nodeid": BUSY.nodeid, "skill_lens_outcome": compact_outcome(BUSY, BUSY.nodeid)},
+        arrived := SimpleNamespace(user_properties=[]),
         received,
     )
+    assert arrived.skill_lens_outcome == BUSY  # rebuilt once, onto the report
     report = SimpleNamespace(user_properties=list(data["user_properties"]))
     restore_properties(data, report, received)
     assert report.user_properties == [foreign, *case_properties(BUSY)]

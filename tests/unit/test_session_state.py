@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.gate.delta import BaselineNote
-from pytest_skill_lens.plugin.facts import CollectionFacts
+from pytest_skill_lens.plugin.facts import CollectionFacts, PlannedItem
 from pytest_skill_lens.plugin.run_config import RunConfig
 from pytest_skill_lens.settings import Settings
 
@@ -23,16 +23,7 @@ def _facts(skill: str, *, errors: int = 0) -> CollectionFacts:
         deselected_skills={f"{skill}-gone"},
         deselected_cases={f"{skill}-gone", skill},
         deselected_by={"-k"},
-        planned={
-            nodeid: {
-                "skill_name": skill,
-                "case_name": "case",
-                "runner": "fake",
-                "arm": "candidate",
-                "repeat_index": 0,
-                "order": 3,
-            }
-        },
+        planned={nodeid: PlannedItem(skill, "case", "fake", "candidate", 0, 3)},
         idle_scripts={skill: 2},
         collection_errors=errors,
         baseline_notes={
@@ -56,7 +47,7 @@ def test_empty_facts_survive_a_round_trip() -> None:
 def test_to_dict_copies_so_the_sent_data_does_not_change_with_the_facts() -> None:
     facts = _facts("alpha")
     sent = facts.to_dict()
-    facts.planned["other"] = {"order": 9}
+    facts.planned["other"] = PlannedItem("alpha", "other", "fake", "candidate", 0, 9)
     facts.idle_scripts["alpha"] = 5
     assert "other" not in sent["planned"]
     assert sent["idle_scripts"] == {"alpha": 2}

@@ -59,7 +59,7 @@ def merge_records(reports: Sequence[ShardReport]) -> RunRecord:
     records = [report.record for report in reports]
     ranks = {name: rank for rank, name in enumerate(reports[0].settings.runners)}
     entries: list[tuple[tuple[Any, ...], Outcome | dict[str, object]]] = [
-        *((_planned(vars(o), ranks), o) for r in records for o in r.outcomes),
+        *((_planned(_keys(o), ranks), o) for r in records for o in r.outcomes),
         *((_planned(e, ranks), e) for r in records for e in r.not_run),
     ]
     entries.sort(key=lambda pair: pair[0])
@@ -183,7 +183,7 @@ def _no_item_twice(reports: Sequence[ShardReport]) -> None:
     where: dict[ItemKey, str] = {}
     for report in reports:
         record = report.record
-        keys = [_identity(vars(o)) for o in record.outcomes]
+        keys = [_identity(_keys(o)) for o in record.outcomes]
         keys += [_identity(e) for e in record.not_run]
         for key in keys:
             if key in where:
@@ -195,6 +195,14 @@ def _no_item_twice(reports: Sequence[ShardReport]) -> None:
                     "own --skill-lens-shard K/N",
                 )
             where[key] = report.source
+
+
+def _keys(outcome: Outcome) -> dict[str, Any]:
+    """The fields of ``outcome`` that name its item, as a not-run entry holds them."""
+    return {name: getattr(outcome, name) for name in _IDENTITY_FIELDS}
+
+
+_IDENTITY_FIELDS = ("skill_name", "case_name", "runner", "arm", "repeat_index")
 
 
 def _identity(entry: Mapping[str, Any]) -> ItemKey:

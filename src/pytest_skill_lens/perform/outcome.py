@@ -28,7 +28,7 @@ class CaseIdentity:
     cassette: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)  # kept for every item to the end of the session: no __dict__
 class Outcome:
     skill_name: str
     case_name: str

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..gate.delta import BaselineNote
+
+
+class PlannedItem(NamedTuple):
+    """Which run of which case a collected item is: what the gate owes an outcome for.
+
+    A tuple, not a dict: one is kept per item to the end of the session."""
+
+    skill_name: str
+    case_name: str
+    runner: str
+    arm: str
+    repeat_index: int
+    order: int
 
 
 @dataclass
@@ -18,7 +31,7 @@ class CollectionFacts:
     deselected_skills: set[str] = field(default_factory=set)  # every case deselected
     deselected_cases: set[str] = field(default_factory=set)  # skills with a deselected case
     deselected_by: set[str] = field(default_factory=set)  # "-k" / "-m"
-    planned: dict[str, dict[str, object]] = field(default_factory=dict)  # nodeid -> identity
+    planned: dict[str, PlannedItem] = field(default_factory=dict)  # nodeid -> identity
     # Skills that bundle runnable scripts while execution is off: name -> how many.
     idle_scripts: dict[str, int] = field(default_factory=dict)
     collection_errors: int = 0
@@ -35,7 +48,7 @@ class CollectionFacts:
             "deselected": sorted(self.deselected_skills),
             "deselected_cases": sorted(self.deselected_cases),
             "deselected_by": sorted(self.deselected_by),
-            "planned": {nodeid: dict(identity) for nodeid, identity in self.planned.items()},
+            "planned": {nodeid: identity._asdict() for nodeid, identity in self.planned.items()},
             "idle_scripts": dict(self.idle_scripts),
             "collection_errors": self.collection_errors,
             "baseline_notes": [
@@ -53,7 +66,9 @@ class CollectionFacts:
             deselected_skills=set(data["deselected"]),
             deselected_cases=set(data["deselected_cases"]),
             deselected_by=set(data["deselected_by"]),
-            planned={nodeid: dict(identity) for nodeid, identity in data["planned"].items()},
+            planned={
+                nodeid: PlannedItem(**identity) for nodeid, identity in data["planned"].items()
+            },
             idle_scripts=dict(data["idle_scripts"]),
             collection_errors=int(data["collection_errors"]),
             baseline_notes={

@@ -50,10 +50,14 @@ def build_record(
     waiting = [
         (nodeid, identity) for nodeid, identity in facts.planned.items() if nodeid not in ran
     ]
-    waiting.sort(key=lambda entry: int(str(entry[1]["order"])))
+    waiting.sort(key=lambda entry: entry[1].order)
     why = _NOT_RUN_REASON if aborted is None else _ABORTED_NOT_RUN
     not_run = [
-        {"nodeid": nodeid, **identity, "reason": results.not_run_reasons.get(nodeid, why)}
+        {
+            "nodeid": nodeid,
+            **identity._asdict(),
+            "reason": results.not_run_reasons.get(nodeid, why),
+        }
         for nodeid, identity in waiting
     ]
     deselected = sorted(facts.deselected_skills)

@@ -50,12 +50,12 @@ class SkillHooks:
         # (conftests are only ever added), as it then might have to be left out.
         pm = self.config.pluginmanager
         loaded = len(getattr(pm, "_conftest_plugins", ()))
-        kept: tuple[int, HookRelay] | None = self.__dict__.get("_skill_lens_ihook")
+        kept: tuple[int, HookRelay] | None = getattr(self, "_skill_lens_ihook", None)
         if kept is not None and kept[0] == loaded:
             return kept[1]
         proxy = self.session.gethookproxy(self._hooks_dir())
         if hasattr(pm, "_conftest_plugins"):
-            self.__dict__["_skill_lens_ihook"] = (loaded, proxy)
+            self._skill_lens_ihook = (loaded, proxy)
         return proxy
 
     def _hooks_dir(self) -> Path:

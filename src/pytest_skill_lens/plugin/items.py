@@ -96,6 +96,23 @@ class CaseItem(SkillHooks, pytest.Function):
     ``conftest.py`` can override or wrap, per directory.
     """
 
+    # Its own attributes in slots: with them in the instance dict, pytest's Function
+    # has too many for Python to share the dict's keys between items (1.5 KiB each).
+    __slots__ = (
+        "_skill_lens_ihook",
+        "acting_skill",
+        "arm",
+        "loaded",
+        "not_run_reason",
+        "order",
+        "outcome",
+        "position",
+        "properties_due",
+        "repeat_index",
+        "runner_name",
+        "skill",
+    )
+
     def __init__(
         self,
         *,

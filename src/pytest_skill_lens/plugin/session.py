@@ -28,12 +28,17 @@ from .baselines import BaselineArms
 from .caches import SessionCaches
 from .collect import SkillDir, SkillFile
 from .concurrency import Prefetcher
-from .facts import CollectionFacts
+from .facts import CollectionFacts, PlannedItem
 from .finish import add_scripts_to_junit, finish_session, mark_failed_gate_in_junit, write_summary
 from .isolation import skill_dir_hooks
 from .items import CaseItem
 from .ledger import SpendLedger
-from .outcome_wire import compact_outcome, leave_out_own_properties, restore_properties
+from .outcome_wire import (
+    compact_outcome,
+    leave_out_own_properties,
+    outcome_from_wire,
+    restore_properties,
+)
 from .overrides import FixtureOverrides
 from .plan import PlannedRun, plan_lines, plan_of, runs_from_node_ids
 from .results import SessionResults
@@ -231,14 +236,14 @@ class SkillLensSession:
             if isinstance(item, CaseItem):
                 if item.is_baseline and not self._prepare_baseline(item):
                     continue  # skipped with its note as the reason: it never owes an outcome
-                self.facts.planned[item.nodeid] = {
-                    "skill_name": item.skill.name,
-                    "case_name": item.case_name,
-                    "runner": item.runner_name,
-                    "arm": item.arm,
-                    "repeat_index": item.repeat_index,
-                    "order": item.order,
-                }
+                self.facts.planned[item.nodeid] = PlannedItem(
+                    item.skill.name,
+                    item.case_name,
+                    item.runner_name,
+                    item.arm,
+                    item.repeat_index,
+                    item.order,
+                )
                 selected.add(item.skill.name)
         self.facts.deselected_skills |= self.facts.deselected_cases - selected
         # A collection error stops the run before any case (exit 2): no plan to show.
@@ -316,8 +321,8 @@ class SkillLensSession:
         if report.when != "call":
             return None
         data = getattr(report, "skill_lens_outcome", None)
-        if isinstance(data, dict):  # from an xdist worker it is plain data
-            data = Outcome.from_dict(data)
+        if isinstance(data, dict):  # plain data, from a report not rebuilt on arrival
+            data = outcome_from_wire(data, report.nodeid)
         if not isinstance(data, Outcome):
             return None
         replayed = replay_word(data)
@@ -370,7 +375,7 @@ class SkillLensSession:
         # pytest-xdist sends reports between processes as plain data.
         if isinstance(data, dict) and isinstance(data.get("skill_lens_outcome"), Outcome):
             self.outcomes_sent[report.nodeid] = data["skill_lens_outcome"]
-            data["skill_lens_outcome"] = compact_outcome(data["skill_lens_outcome"])
+            data["skill_lens_outcome"] = compact_outcome(data["skill_lens_outcome"], report.nodeid)
         elif isinstance(data, dict) and data.get("when") == "teardown":
             sent = self.outcomes_sent.pop(report.nodeid, None)
             if sent is not None:
@@ -391,8 +396,8 @@ class SkillLensSession:
         data = getattr(report, "skill_lens_outcome", None)
         if isinstance(data, Outcome):
             self.results.outcomes[report.nodeid] = data
-        elif data is not None:  # from an xdist worker
-            self.results.outcomes[report.nodeid] = Outcome.from_dict(data)
+        elif isinstance(data, dict):  # plain data, from a report not rebuilt on arrival
+            self.results.outcomes[report.nodeid] = outcome_from_wire(data, report.nodeid)
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
             self.results.other_failures += 1  # an ordinary test in a mixed run
 

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
     from ..run.workspace import Workspace
 
 
-@dataclass(frozen=True)
+# Slots: every item keeps its scores and checks to the end of the session.
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     """One declared check: a stable id (from the case, never the run) and its evidence."""
 
@@ -21,7 +22,7 @@ class CheckResult:
     evidence: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Score:
     evaluator: str
     passed: bool
