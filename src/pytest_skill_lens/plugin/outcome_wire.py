@@ -6,8 +6,9 @@ fields that hold their default or repeat the report's node id; a score that hold
 trivially (``no budget``: passed, 1.0, no checks) travels as its evaluator and detail.
 The controller rebuilds the outcome once, as the report arrives. The case's
 ``user_properties`` (teardown report) are ``case_properties(outcome)``, all of which the
-controller already has from that outcome: they are left out of the teardown report and rebuilt from it on arrival, so
-``--junitxml`` reads exactly what it reads in a run without xdist.
+controller already has from that outcome: they are left out of the teardown report and
+rebuilt from it on arrival, so ``--junitxml`` reads exactly what it reads in a run
+without xdist.
 """
 
 from __future__ import annotations

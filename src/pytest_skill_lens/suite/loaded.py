@@ -10,7 +10,7 @@ from .model import EvalCase
 from .skill import Skill
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per case, kept to the end of the session
 class LoadedCase:
     """One eval case and where it was written."""
 

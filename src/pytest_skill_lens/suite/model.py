@@ -15,8 +15,20 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 JSONValue = Any
 
 
+# The set of fields each model was given, one per shape: every case keeps its models to
+# the end of the session, and a set is 216 bytes each while most cases share a shape.
+_GIVEN: dict[frozenset[str], set[str]] = {}
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    def model_post_init(self, context: Any, /) -> None:
+        # Frozen, so pydantic never adds to the set in place (a copy gets a copy of it).
+        given = self.__pydantic_fields_set__
+        shared = _GIVEN.setdefault(frozenset(given), given)
+        if shared is not given:
+            object.__setattr__(self, "__pydantic_fields_set__", shared)
 
 
 ASSERTION_KINDS = ("contains", "not_contains", "regex", "equals", "file-produced", "json-schema")
