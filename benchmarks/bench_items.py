@@ -3,7 +3,9 @@
 One interleaved run (floor, then pytest-skill-lens, round after round, each in a fresh
 pytest process) of N skills x M ``fake`` cases, printing the median ratio of each:
 
-* ``--collect-only`` and a full run (CPU-bound wall time);
+* ``--collect-only`` and a full run: wall time, and the CPU seconds (user + system) of
+  the pytest process and its children, which another process on the machine disturbs
+  less;
 * memory per item: the growth of the pytest process's peak RSS (``ru_maxrss``) from a
   small tree of 100 items to the full one, divided by the items added, so the fixed
   cost of imports cancels out;
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -69,10 +72,16 @@ def pytest_unconfigure(config):
 """
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(
     args: list[str], cwd: Path, probe_dir: Path, *, wire: bool = False
-) -> tuple[float, list[str]]:
-    """Wall seconds of one pytest process, and the lines the probe wrote."""
+) -> tuple[float, float, list[str]]:
+    """Wall and CPU seconds of one pytest process (its xdist workers included), and the
+    lines the probe wrote."""
     out = probe_dir / "probe.out"
     out.unlink(missing_ok=True)
     # Bytecode cached, as a user's repeated runs have it.
@@ -83,14 +92,14 @@ def measure(
     if wire:
         env["BENCH_WIRE"] = "1"
     command = [sys.executable, "-m", "pytest", "-q", "-p", "bench_probe", *args]
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), _children_cpu()
     proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu_start
     if proc.returncode != 0:
         tail = f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
         sys.exit(f"pytest {' '.join(args)} exited {proc.returncode}:\n{tail}")
     lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
-    return elapsed, lines
+    return elapsed, cpu, lines
 
 
 def rss_kib(lines: list[str]) -> int:
@@ -113,6 +122,7 @@ def report_timings(
         measure(floor_args, floor_cwd, probe_dir)
         measure(our_args, our_cwd, probe_dir)
     times: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
     rss: dict[str, list[int]] = {}
     for _ in range(ns.rounds):
         for label, (floor_args, floor_cwd, our_args, our_cwd) in pairs.items():
@@ -120,18 +130,24 @@ def report_timings(
                 ("floor", floor_args, floor_cwd),
                 ("ours", our_args, our_cwd),
             ):
-                seconds, lines = measure(args, cwd, probe_dir)
+                seconds, cpu, lines = measure(args, cwd, probe_dir)
                 times.setdefault(f"{side} {label}", []).append(seconds)
+                cpus.setdefault(f"{side} {label}", []).append(cpu)
                 if label in ("run", "run small"):
                     rss.setdefault(f"{side} {label}", []).append(rss_kib(lines))
     n, n_small = ns.skills * ns.cases, 100
     print(f"{ns.skills} skills x {ns.cases} cases = {n} items, median of {ns.rounds} rounds")
     median = {label: statistics.median(values) for label, values in times.items()}
+    cpu_median = {label: statistics.median(values) for label, values in cpus.items()}
     for label in ("collect", "run", "-n 2 run"):
         if f"ours {label}" not in median:
             continue
         f, o = median[f"floor {label}"], median[f"ours {label}"]
-        print(f"  {label:<10} floor {f:6.2f} s  ours {o:6.2f} s  {o / f:.2f}x the floor")
+        fc, oc = cpu_median[f"floor {label}"], cpu_median[f"ours {label}"]
+        print(
+            f"  {label:<10} floor {f:6.2f} s  ours {o:6.2f} s  {o / f:.2f}x the floor"
+            f"  (CPU {fc:6.2f} s / {oc:6.2f} s: {oc / fc:.2f}x)"
+        )
     per_item = {}
     for side in ("floor", "ours"):
         grown = statistics.median(rss[f"{side} run"]) - statistics.median(rss[f"{side} run small"])
@@ -178,8 +194,8 @@ def main() -> None:
         if not ns.wire_only:
             report_timings(ns, pairs, probe_dir)
         if not ns.no_xdist:
-            _, floor_lines = measure([*xdist, *floor], big / "floor", probe_dir, wire=True)
-            _, our_lines = measure([*xdist, *ours], big, probe_dir, wire=True)
+            *_, floor_lines = measure([*xdist, *floor], big / "floor", probe_dir, wire=True)
+            *_, our_lines = measure([*xdist, *ours], big, probe_dir, wire=True)
             f_bytes, o_bytes = wire_per_report(floor_lines), wire_per_report(our_lines)
             print(
                 f"  wire/report floor {f_bytes:6.0f} B  ours {o_bytes:6.0f} B"

@@ -53,6 +53,8 @@ def hidden_problem(text: str, *, spaces: bool = True) -> str | None:
     With ``spaces``, a space other than U+0020 (a no-break space, an em space)
     counts too: in a name it makes two different names look the same.
     """
+    if text.isascii() and text.isprintable():  # U+0020 to U+007E: nothing hidden
+        return None
     for char in text:
         category = unicodedata.category(char)
         if category in _HIDDEN:

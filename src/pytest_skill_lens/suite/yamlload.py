@@ -50,6 +50,13 @@ class _Loader(_BaseLoader):
             return _PLAIN if implicit[0] else _STR
         return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
 
+    # The composer asks these around every node, for path resolvers we never register.
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
+
 
 _INT = re.compile(r"[-+]?[0-9][0-9_]*\Z")
 _INT_OTHER = re.compile(r"[-+]?0(x[0-9a-fA-F_]+|o[0-7_]+|b[01_]+)\Z")
