@@ -22,11 +22,10 @@ from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.paths import path_problem
 from ...suite.skill import Skill
-from ..cassettes import CassetteMiss, KeyPart
+from ..cassettes import KeyPart
 from ..cassettes.files import Seat
 from ..cassettes.product import Capture, stderr_tail
 from ..result import RunResult
-from .framework import as_recorded
 from .product import (
     PROMPT_PLACEHOLDER,
     Preset,
@@ -40,10 +39,9 @@ from .product_cassette import (
     NotStarted,
     Started,
     key_parts,
-    open_product_call,
     secrets_of,
+    start_taped,
     table_key,
-    taped_start,
     watch_from,
     watched,
 )
@@ -227,24 +225,20 @@ class CliRunner:
         command = [prompt if arg == PROMPT_PLACEHOLDER else arg for arg in self._command]
         command += self._table.args
         secrets = secrets_of(PRESET, self._table)
-        try:
-            call = open_product_call(self.seat, NAME)
-            started = taped_start(
-                call,
-                prompt,
-                command,
-                lambda watch: self._start(skill, workspace, command, watch, secrets),
-                workspace=workspace,
-                deliver_again=lambda: deliver(skill, workspace or Path(), self._skills_dir),
-                tools=(),
-                secrets=secrets,
-            )
-        except (NotStarted, CassetteMiss) as exc:
-            return RunResult(error=str(exc))
-        result = self._read(started.capture)
-        if started.latency_ms is not None:  # replayed: as_recorded puts the recorded one
-            result.latency_ms = started.latency_ms
-        return as_recorded(call, result)
+        taped = start_taped(
+            self.seat,
+            NAME,
+            prompt,
+            command,
+            lambda watch: self._start(skill, workspace, command, watch, secrets),
+            workspace=workspace,
+            deliver_again=lambda: deliver(skill, workspace or Path(), self._skills_dir),
+            tools=(),
+            secrets=secrets,
+        )
+        if isinstance(taped, RunResult):
+            return taped
+        return taped.finish(self._read(taped.started.capture))
 
     def _start(
         self,

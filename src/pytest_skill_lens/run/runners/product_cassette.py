@@ -42,6 +42,8 @@ from ..cassettes.workspace_changes import (
     changes_since,
     snapshot,
 )
+from ..result import RunResult
+from .framework import as_recorded
 from .product import Preset
 from .product_delivery import DeliveryFailed
 
@@ -63,6 +65,51 @@ class Started:
 
 # ``live(watch)`` starts the product; ``watch``: the workspace's changes are wanted.
 Live = Callable[[bool], Started]
+
+
+@dataclass(frozen=True)
+class TapedStart:
+    """A start made through the item's cassette (``call`` None: there is none)."""
+
+    call: SeatCall | None
+    started: Started
+
+    def finish(self, result: RunResult) -> RunResult:
+        """``result`` read from this start: its live latency, or the recorded figures."""
+        if self.started.latency_ms is not None:  # replayed: as_recorded puts the recorded one
+            result.latency_ms = self.started.latency_ms
+        return as_recorded(self.call, result)
+
+
+def start_taped(
+    seat: Seat,
+    by: str,
+    prompt: str,
+    argv: Sequence[str],
+    live: Live,
+    *,
+    workspace: Path | None,
+    deliver_again: Callable[[], object],
+    tools: Sequence[ToolSpec],
+    secrets: Sequence[str],
+) -> TapedStart | RunResult:
+    """The start through the item's cassette (:func:`taped_start`), or the errored
+    result when it could not start (a failed live start, nothing recorded to replay)."""
+    try:
+        call = open_product_call(seat, by)
+        started = taped_start(
+            call,
+            prompt,
+            argv,
+            live,
+            workspace=workspace,
+            deliver_again=deliver_again,
+            tools=tools,
+            secrets=secrets,
+        )
+    except (NotStarted, CassetteMiss) as exc:
+        return RunResult(error=str(exc))
+    return TapedStart(call, started)
 
 
 def open_product_call(seat: Seat, by: str) -> SeatCall | None:
@@ -193,11 +240,11 @@ __all__ = [
     "Live",
     "NotStarted",
     "Started",
+    "TapedStart",
     "key_parts",
-    "open_product_call",
     "secrets_of",
+    "start_taped",
     "table_key",
-    "taped_start",
     "watch_from",
     "watched",
 ]

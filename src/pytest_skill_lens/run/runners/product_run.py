@@ -15,20 +15,18 @@ from pathlib import Path
 from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
-from ..cassettes import CassetteMiss, KeyPart
+from ..cassettes import KeyPart
 from ..cassettes.files import Seat
 from ..cassettes.product import Capture, stderr_tail
 from ..result import RunResult
-from .framework import as_recorded
 from .product import Preset, argv, prompt_for, prompt_problem
 from .product_cassette import (
     NotStarted,
     Started,
     key_parts,
-    open_product_call,
     secrets_of,
+    start_taped,
     table_key,
-    taped_start,
     watch_from,
     watched,
 )
@@ -84,20 +82,20 @@ class TracedProductRunner:
             return RunResult(error=problem)  # nothing started, nothing spent: no notes
         command = argv(self.preset, self._table, prompt)
         secrets = secrets_of(self.preset, self._table)
-        try:
-            call = open_product_call(self.seat, self.name)
-            started = taped_start(
-                call,
-                prompt,
-                command,
-                lambda watch: self._start(skill, case, workspace, command, watch, secrets),
-                workspace=workspace,
-                deliver_again=lambda: deliver(skill, workspace or Path(), self.preset.skills_dir),
-                tools=case.tools,
-                secrets=secrets,
-            )
-        except (NotStarted, CassetteMiss) as exc:
-            return RunResult(error=str(exc))
+        taped = start_taped(
+            self.seat,
+            self.name,
+            prompt,
+            command,
+            lambda watch: self._start(skill, case, workspace, command, watch, secrets),
+            workspace=workspace,
+            deliver_again=lambda: deliver(skill, workspace or Path(), self.preset.skills_dir),
+            tools=case.tools,
+            secrets=secrets,
+        )
+        if isinstance(taped, RunResult):
+            return taped
+        started = taped.started
         capture = started.capture
         ending = Ending(
             exit_code=capture.exit_code,
@@ -107,10 +105,7 @@ class TracedProductRunner:
             max_output_bytes=self._table.max_output_bytes,
         )
         trace = self.read(capture.stdout, capture.left, ending, Expect.of(skill, case))
-        result = settle(self.preset, trace, started.log)
-        if started.latency_ms is not None:  # replayed: as_recorded puts the recorded one
-            result.latency_ms = started.latency_ms
-        return as_recorded(call, result)
+        return taped.finish(settle(self.preset, trace, started.log))
 
     def _start(
         self,
