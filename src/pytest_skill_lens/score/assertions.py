@@ -67,7 +67,7 @@ def check_assertion(
 ) -> CheckResult:
     """One assertion against the output text (or its workspace file), with evidence
     from the same comparison."""
-    check_id = f"{assertion.kind}[{index}]"
+    check_id = _check_id(assertion.kind, index)
     kind = assertion.kind
     if kind in _TEXT_CHECKS and assertion.value is None:
         raise AuthoringError(
@@ -80,6 +80,12 @@ def check_assertion(
             return CheckResult(check_id, False, FILE_NOT_SUPPORTED)
         return _file_check(assertion, index, check_id, workspace)
     return _text_check(assertion, check_id, output, OUTPUT)
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_id(kind: str, index: int) -> str:
+    # One string per id, shared by every case's checks: each item keeps its checks.
+    return f"{kind}[{index}]"
 
 
 def _text_check(assertion: Assertion, check_id: str, text: str, where: str) -> CheckResult:

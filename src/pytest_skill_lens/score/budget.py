@@ -23,7 +23,7 @@ from ..run.result import RunResult
 from ..suite.model import Budget, EvalCase
 from ..wellformed import bounded_repr
 from .budget_fake import fake_detail, from_fake_runner, not_measured
-from .check import CheckResult, Score, ScoringContext
+from .check import CheckResult, Score, ScoringContext, held_trivially
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class BudgetEvaluator:
 
     def evaluate(self, case: EvalCase, result: RunResult, context: ScoringContext) -> Score:
         if case.budget is None:
-            return Score(self.name, True, 1.0, "no budget")
+            return held_trivially(self.name, "no budget")
         impossible = impossible_figure(case.budget, result)
         if impossible is not None:
             detail = f"budget not evaluated: impossible figure {impossible}"

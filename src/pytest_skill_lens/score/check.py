@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -50,10 +51,17 @@ class Score:
 _SCORE_FIELDS = fields(Score)
 
 
+@functools.lru_cache(maxsize=256)
+def held_trivially(evaluator: str, detail: str) -> Score:
+    """The score of an evaluator with nothing to check (``no budget``): one shared
+    object per evaluator and detail, as every case without a budget holds one."""
+    return Score(evaluator, True, 1.0, detail)
+
+
 def score_from_checks(evaluator: str, checks: list[CheckResult], nothing: str) -> Score:
     """A score whose verdict and number come from its checks alone."""
     if not checks:
-        return Score(evaluator, True, 1.0, nothing)
+        return held_trivially(evaluator, nothing)
     held = sum(c.passed for c in checks)
     failed = [c.id for c in checks if not c.passed]
     detail = f"{held}/{len(checks)} checks held" + (

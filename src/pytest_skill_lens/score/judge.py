@@ -19,7 +19,7 @@ from ..run.result import RunResult
 from ..settings import Settings
 from ..suite.model import EvalCase
 from ..suite.model import Judge as JudgeBlock
-from .check import CheckResult, Score, ScoringContext, score_from_checks
+from .check import CheckResult, Score, ScoringContext, held_trivially, score_from_checks
 
 NO_EVIDENCE = "passed with no evidence"
 
@@ -116,7 +116,7 @@ class JudgeEvaluator:
 
     def evaluate(self, case: EvalCase, result: RunResult, context: ScoringContext) -> Score:
         if case.judge is None:
-            return Score(self.name, True, 1.0, "no judge")
+            return held_trivially(self.name, "no judge")
         verdict = context.judge_verdict
         if not isinstance(verdict, JudgeVerdict):
             return self._errored("no verdict: the judge was not called for this case")

@@ -2,12 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from array import array
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from .model import EvalCase
 from .skill import Skill
+
+
+class FieldLines(Mapping[str, int]):
+    """Field path -> line, kept small, as every case keeps one to the end of the session:
+    the paths are shared by all cases of one shape, the lines are one integer array."""
+
+    __slots__ = ("_index", "_lines")
+    _SHAPES: ClassVar[dict[tuple[str, ...], dict[str, int]]] = {}  # paths -> position
+
+    def __init__(self, lines: Mapping[str, int]) -> None:
+        paths = tuple(lines)
+        index = self._SHAPES.get(paths)
+        if index is None:
+            index = self._SHAPES[paths] = {path: i for i, path in enumerate(paths)}
+        self._index = index
+        self._lines = array("I", lines.values())
+
+    def __getitem__(self, path: str) -> int:
+        return self._lines[self._index[path]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._lines)
 
 
 @dataclass(frozen=True, slots=True)  # one per case, kept to the end of the session

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from .. import __version__
 from ..atomic_file import write_atomically
-from .loaded import LoadedCase
+from .loaded import FieldLines, LoadedCase
 from .model import EvalCase
 
 KEY_FILE = Path("pytest-skill-lens") / "parse-cache.key"
@@ -112,7 +112,11 @@ class ParseCache:
             return None
         return [
             LoadedCase(
-                case=c.case, file=path, line=c.line, index=c.index, field_lines=c.field_lines
+                case=c.case,
+                file=path,
+                line=c.line,
+                index=c.index,
+                field_lines=FieldLines(c.field_lines),
             )
             for c in entry.cases
         ]

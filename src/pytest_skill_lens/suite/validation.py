@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .errors import AuthoringError, Where, combined
+from .loaded import FieldLines
 from .quoting import shown
 from .yamlload import MarkedDict, MarkedList
 
@@ -58,7 +59,7 @@ _DATA_KEYS = frozenset(
 _MAX_FIELD_LINES = 1_000
 
 
-def field_lines(raw: object) -> dict[str, int]:
+def field_lines(raw: object) -> FieldLines:
     """The line of each field of a case the rules after loading may name, by field path.
 
     Four levels deep (``trajectory.call_args[0].tool``), not into data, and at most
@@ -89,7 +90,7 @@ def field_lines(raw: object) -> dict[str, int]:
                 child = node[i]
                 if depth < 3 and isinstance(child, MarkedDict | MarkedList):
                     pending.append((child, path, depth + 1))
-    return lines
+    return FieldLines(lines)
 
 
 def _model_fields(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
