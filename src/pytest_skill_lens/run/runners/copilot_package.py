@@ -36,7 +36,7 @@ from pathlib import Path
 from ..containment import why
 from ..product_sandbox import share_read_only, unshare
 from .product_env import ENV_ALLOWLIST, home_env, make_home
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start
+from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
 
 VARIABLE = "COPILOT_PKG_CACHE_HOME"  # read by Copilot before COPILOT_CACHE_HOME and XDG's
 CACHE = "cache"  # the directory inside the fill's run directory that the variable names
@@ -142,13 +142,8 @@ def _unpack(
     fill_env.update(home_env(run.home))
     fill_env[VARIABLE] = str(cache)
     try:
-        ran = start(
-            [executable, "--version"],
-            run=run,
-            cwd=run.work,
-            env=fill_env,
-            timeout=timeout,
-            max_output_bytes=_OUTPUT_BYTES,
+        ran = start_version(
+            executable, run, fill_env, timeout=timeout, max_output_bytes=_OUTPUT_BYTES
         )
     except (StartFailed, RunDirFailed) as exc:
         return f"{executable!r} could not be started: {exc}"

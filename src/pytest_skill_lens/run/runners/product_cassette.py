@@ -2,7 +2,7 @@
 
 The product runners (Claude Code, Copilot, ``cli``) and the product judges share this:
 the runner builds its prompt and command line and says how to start the product
-(``live``); :func:`taped_start` either starts it (and, recording, keeps the
+(``live``); :func:`start_taped` either starts it (and, recording, keeps the
 :class:`~..cassettes.product.Capture` and the workspace's changes) or hands back
 the recorded capture, after making the recorded workspace changes again and
 answering the bridge's recorded calls with fresh mock tools. Either way the runner
@@ -93,51 +93,26 @@ def start_taped(
     tools: Sequence[ToolSpec],
     secrets: Sequence[str],
 ) -> TapedStart | RunResult:
-    """The start through the item's cassette (:func:`taped_start`), or the errored
-    result when it could not start (a failed live start, nothing recorded to replay)."""
+    """The start: live without a cassette, else recorded or replayed through the item's
+    cassette; the errored result when it could not start (a failed live start, nothing
+    recorded to replay)."""
     try:
-        call = open_product_call(seat, by)
-        started = taped_start(
-            call,
-            prompt,
-            argv,
-            live,
-            workspace=workspace,
-            deliver_again=deliver_again,
-            tools=tools,
-            secrets=secrets,
-        )
+        tape = current_tape()
+        call = tape.open_call(seat, by) if tape is not None else None
+        if call is None:
+            return TapedStart(None, live(False))
+        found = _recorded(call, prompt, argv, live, secrets)
+        if isinstance(found, Capture):
+            found = _replayed(call, found, workspace, deliver_again, tools)
     except (NotStarted, CassetteMiss) as exc:
         return RunResult(error=str(exc))
-    return TapedStart(call, started)
+    return TapedStart(call, found)
 
 
-def open_product_call(seat: Seat, by: str) -> SeatCall | None:
-    """The item's cassette call for this start, when ``--skill-lens-record`` is on.
-
-    Raises :class:`CassetteMiss` when replaying only and nothing is recorded for it.
-    """
-    tape = current_tape()
-    return tape.open_call(seat, by) if tape is not None else None
-
-
-def taped_start(
-    call: SeatCall | None,
-    prompt: str,
-    argv: Sequence[str],
-    live: Live,
-    *,
-    workspace: Path | None,
-    deliver_again: Callable[[], object],
-    tools: Sequence[ToolSpec],
-    secrets: Sequence[str],
-) -> Started:
-    """The start: live without a cassette, else recorded or replayed through ``call``.
-
-    Raises :class:`NotStarted` (a live start failed) and :class:`CassetteMiss`.
-    """
-    if call is None:
-        return live(False)
+def _recorded(
+    call: SeatCall, prompt: str, argv: Sequence[str], live: Live, secrets: Sequence[str]
+) -> Started | Capture:
+    """The live start, recorded through ``call``; or the recorded capture to replay."""
     began: list[Started] = []
 
     def record() -> dict[str, Any]:
@@ -155,11 +130,10 @@ def taped_start(
             call.cannot_keep(began[0].unkept)
         return began[0]
     try:
-        capture = capture_from(stored)
+        return capture_from(stored)
     except CassetteMiss as exc:
         call.differs(f"was recorded in a form that cannot be read: {exc}")
         raise  # differs raised already; this keeps mypy's flow honest
-    return _replayed(call, capture, workspace, deliver_again, tools)
 
 
 def _replayed(

@@ -14,7 +14,7 @@ import shutil
 from ...settings import ProductTable, Settings
 from .product import Preset, Problem, table_problem
 from .product_env import isolation_of, make_home, product_env, shared_env, signs_in
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start
+from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
 
 VERSION_TIMEOUT = 30.0  # seconds; a product whose --version hangs will not run a case either
 _VERSION_BYTES = 4_000
@@ -89,13 +89,8 @@ def _version_problem(
         return None
     make_home(probe.home)
     try:
-        ran = start(
-            [found, "--version"],
-            run=probe,
-            cwd=probe.work,
-            env=env,
-            timeout=VERSION_TIMEOUT,
-            max_output_bytes=_VERSION_BYTES,
+        ran = start_version(
+            found, probe, env, timeout=VERSION_TIMEOUT, max_output_bytes=_VERSION_BYTES
         )
     except (StartFailed, RunDirFailed) as exc:
         return (f"the {preset.name} runner could not start {found!r}: {exc}", _install_fix(preset))

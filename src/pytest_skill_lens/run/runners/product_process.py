@@ -129,3 +129,14 @@ def start(
         max_output_bytes=max_output_bytes,
     )
     return Ran(finished, (time.perf_counter() - began) * 1000)
+
+
+def start_version(
+    executable: str, run: RunDir, env: Mapping[str, str], *, timeout: float, max_output_bytes: int
+) -> Ran:
+    """``executable --version`` in ``run``'s working directory (the preflight's probe, the
+    package cache's fill); raises :class:`StartFailed` as :func:`start` does."""
+    argv = [executable, "--version"]
+    return start(
+        argv, run=run, cwd=run.work, env=env, timeout=timeout, max_output_bytes=max_output_bytes
+    )
