@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import tempfile
+import threading
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,7 @@ class SkillLensSession:
         self.is_worker = hasattr(config, "workerinput")
         self.ledger = self._ledger(config, run)
         self.plan_printed = False
+        self._sweeper: threading.Thread | None = None
         self.prefetch = (
             Prefetcher(self, run.settings.concurrency)
             if run.settings.concurrency > 1 and not listing_only(config)
@@ -179,8 +181,14 @@ class SkillLensSession:
         self.results.sandbox_overrides.update(output["sandbox_overrides"])
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        if not self.is_worker:  # what a run killed by SIGKILL left behind
-            sweep(Path(tempfile.gettempdir()))
+        if not self.is_worker:
+            # What a run killed by SIGKILL left behind (a Copilot package is 235 MB):
+            # removed beside this run, not before it; unconfigure waits for the end.
+            self._sweeper = threading.Thread(
+                target=sweep, args=(Path(tempfile.gettempdir()),), name="skill-lens-sweep"
+            )
+            self._sweeper.daemon = True
+            self._sweeper.start()
         cache = getattr(self.config, "cache", None)  # absent under -p no:cacheprovider
         if cache is not None:
             self.caches.parse_cache = ParseCache(cache.mkdir("skill-lens-parsed"))
@@ -416,6 +424,8 @@ class SkillLensSession:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.restore_sigterm is not None:
             self.restore_sigterm()
+        if self._sweeper is not None:
+            self._sweeper.join()
         self._close_prefetch()
         if self.baselines is not None:  # the previous versions' extracted bundles
             self.baselines.close()
