@@ -45,6 +45,8 @@ def regex_problem(pattern: str) -> tuple[str, str] | None:
             f"but the matcher (the regex package) reads as {meaning}",
             _DIFFERS_FIX,
         )
+    if read_alike(pattern):
+        return None  # the regex package compiles it too: its compile is 4x re's, per pattern
     import regex  # only once a regex assertion is met: scoring needs it anyway
 
     try:
@@ -56,6 +58,42 @@ def regex_problem(pattern: str) -> tuple[str, str] | None:
             "escape literal braces and brackets as \\{ \\} \\[ \\]",
         )
     return None
+
+
+# Escapes both engines read alike: the classes, the anchors, the control characters; an
+# escaped ASCII character that is not a letter or a digit is that character in both.
+_ALIKE_ESCAPES = frozenset("bBdDwWsSAZfnrtv")
+
+
+def read_alike(pattern: str) -> bool:
+    """Whether ``pattern`` holds only syntax that ``re`` and the ``regex`` package read
+    alike: literals, ``.^$*+?|``, plain groups, flat character sets and the escapes
+    above; no braces, no ``(?`` extension, no ``[`` inside a set. Such a pattern, once
+    ``re`` compiles it, the regex package compiles too (tests/unit/test_regex_alike.py
+    checks it over generated patterns), so the loader need not ask it."""
+    i, n = 0, len(pattern)
+    in_set = -1  # where the current set's items start; -1 outside a set
+    while i < n:
+        char = pattern[i]
+        if char == "\\":
+            follower = pattern[i + 1 : i + 2]
+            alike = follower in _ALIKE_ESCAPES or (
+                follower.isascii() and not follower.isalnum() and follower != ""
+            )
+            if not alike:
+                return False
+            i += 2
+            continue
+        if char in "{}" or pattern.startswith("(?", i):
+            return False
+        if char == "[":
+            if in_set >= 0:
+                return False
+            in_set = i + 1 + pattern.startswith("^", i + 1)
+        elif char == "]" and in_set >= 0 and i > in_set:
+            in_set = -1
+        i += 1
+    return True
 
 
 def read_differently(pattern: str) -> str | None:
