@@ -125,7 +125,8 @@ def _entry(head: str, value: Any, indent: int, check: bool) -> list[str]:
 
 def literal_block(text: str, indent: int) -> list[str] | None:
     """``text`` as a ``|`` block (its header, then its lines at ``indent``), or ``None``
-    when no block holds it exactly (a carriage return, a control character, only breaks)."""
+    when no block holds it exactly (a carriage return, a control character, only blank
+    lines)."""
     if not text.strip("\n") or any(not (c.isprintable() or c in "\n\t") for c in text):
         return None
     if text.endswith("\n\n"):
@@ -134,7 +135,9 @@ def literal_block(text: str, indent: int) -> list[str] | None:
         chomp, body = "", text[:-1]
     else:
         chomp, body = "-", text
-    first = next(line for line in body.split("\n") if line.strip())
+    first = next((line for line in body.split("\n") if line.strip()), None)
+    if first is None:  # only spaces and breaks: a quoted scalar holds it, a block does not
+        return None
     # Leading spaces on the first line would be read as indentation: say how much there is.
     indicator = str(INDENT) if first[:1] in (" ", "\t") else ""
     lines = [f"|{indicator}{chomp}"]
