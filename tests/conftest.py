@@ -1,10 +1,13 @@
 """Shared by tests/unit and tests/plugin.
 
 * pytester's in-process runs keep what they import (speed only; kept_imports.py says why and
-  what is kept).
+  what is kept), and report a ``pytest.exit`` at configure time (a refused setting) as its
+  exit code and message, as a subprocess would, so such refusals need no subprocess.
 * Property tests take their example count from a hypothesis profile: hypothesis's own
   default (100 examples a test) in the everyday run, 1,000 with
   ``pytest --hypothesis-profile thorough``.
+* ``-n auto`` is pytest-xdist's one worker a core: 3 or 4 workers on 2 cores finished
+  later, each paying its own imports, Copilot unpack and browser (docs/performance.md).
 * Under ``-n`` (pytest-xdist) with no ``--dist`` named, the workers steal work from each
   other (``--dist worksteal``) instead of taking fixed chunks (xdist's ``load``): the
   durations here range from milliseconds to seconds (the real products), and with fixed
@@ -18,6 +21,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -46,13 +50,39 @@ def pytester(
 ) -> pytest.Pytester:
     """pytester's own fixture, whose in-process runs leave their imports to this process,
     and whose every inner pytest, in-process, in a subprocess or an xdist worker, leaves
-    langsmith's plugin out."""
+    langsmith's and hypothesis's plugins out."""
     # Speed only: langsmith (installed with langchain) registers a pytest plugin that
-    # takes 2 to 4 s to import in every process that loads it. pyproject.toml's
+    # takes 2 to 4 s to import in every process that loads it, and hypothesis's imports
+    # hypothesis at every session's end; no inner run uses either. pyproject.toml's
     # "-p no:langsmith_plugin" is this session's; pytester clears PYTEST_ADDOPTS when it
     # starts, and an inner run reads no pyproject.toml of ours.
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:langsmith_plugin")
-    return _imports_kept.watch(pytester)
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:langsmith_plugin -p no:hypothesispytest")
+    return _reports_configure_exits(_imports_kept.watch(pytester))
+
+
+def _reports_configure_exits(pytester: pytest.Pytester) -> pytest.Pytester:
+    """``pytester``, whose in-process runs survive a ``pytest.exit`` in ``pytest_configure``.
+
+    pytester records a run from its own ``pytest_configure``; the plugin refuses a setting
+    earlier in that hook, so such a run has no recorder. Its code 2 is also pytest's
+    INTERRUPTED, for which pytester looks in the recorder for a KeyboardInterrupt to
+    re-raise, and without one it reports an internal error (3) instead of the run. Here
+    that look-up happens only when there is a recorder; otherwise the result is main()'s
+    code, the one ``pytest`` exits with, and the output the user reads.
+    """
+    run_inline = pytester.inline_run
+
+    def inline_run(*args: Any, no_reraise_ctrlc: bool = False, **kwargs: Any) -> Any:
+        reprec = run_inline(*args, no_reraise_ctrlc=True, **kwargs)
+        recorded = hasattr(reprec, "getcalls")  # not pytester's stand-in for "no recorder"
+        if recorded and reprec.ret == pytest.ExitCode.INTERRUPTED and not no_reraise_ctrlc:
+            calls = reprec.getcalls("pytest_keyboard_interrupt")
+            if calls and calls[-1].excinfo.type is KeyboardInterrupt:
+                raise KeyboardInterrupt()
+        return reprec
+
+    pytester.inline_run = inline_run  # type: ignore[method-assign]
+    return pytester
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)

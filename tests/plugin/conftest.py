@@ -15,6 +15,9 @@ import hypothesis.internal.observability  # noqa: F401
 import pytest
 from model_server import ScriptedModelServer
 
+# The product end-to-end modules' fixtures, defined with the helpers they share.
+from product_harness import anthropic_server, claude_env, copilot_env, product_env  # noqa: F401
+
 
 @pytest.fixture
 def server() -> Iterator[ScriptedModelServer]:

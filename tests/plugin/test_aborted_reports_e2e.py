@@ -119,7 +119,8 @@ def test_an_authoring_error_rewrites_the_green_reports(
             assertion: []
         """,
     )
-    result = pytester.runpytest_subprocess(*_args(*REPORTS, *xdist))
+    inner = pytester.runpytest_subprocess if xdist else pytester.runpytest  # xdist: a process
+    result = inner(*_args(*REPORTS, *xdist))
     assert result.ret == 2
     report = _assert_aborted(pytester, "skill-lens authoring error: ", 2)
     assert "cases.yaml" in report["aborted_reason"]
@@ -197,8 +198,8 @@ def test_a_configuration_error_rewrites_the_green_reports(
 ) -> None:
     _green_run(pytester)
     (pytester.path / "skill-lens.toml").write_text(setup, encoding="utf-8")
-    # A subprocess: pytester's in-process runner cannot follow a pytest.exit in configure.
-    result = pytester.runpytest_subprocess(*_args(*REPORTS, *JUNIT, *flags))
+    # In-process: tests/conftest.py's pytester follows a pytest.exit in configure.
+    result = pytester.runpytest(*_args(*REPORTS, *JUNIT, *flags))
     assert result.ret == 2
     report = _assert_aborted(pytester, reason, 2)
     assert report["outcomes"] == [] and report["summary"]["total"] == 0
@@ -215,7 +216,7 @@ def test_an_internal_error_rewrites_the_green_reports(pytester: pytest.Pytester)
         + "\n\ndef pytest_collection_finish(session):\n    raise RuntimeError('boom')\n",
         encoding="utf-8",
     )
-    result = pytester.runpytest_subprocess(*_args(*REPORTS))
+    result = pytester.runpytest(*_args(*REPORTS))
     assert result.ret == 3
     _assert_aborted(pytester, "internal error: RuntimeError: boom", 3)
 
@@ -231,7 +232,7 @@ def test_a_session_that_never_started_still_rewrites_every_report(
         + "\n\ndef pytest_sessionstart(session):\n    raise RuntimeError('no start')\n",
         encoding="utf-8",
     )
-    result = pytester.runpytest_subprocess(*_args(*REPORTS, *JUNIT))
+    result = pytester.runpytest(*_args(*REPORTS, *JUNIT))
     assert result.ret == 3
     report = _assert_aborted(pytester, "internal error: RuntimeError: no start", 3)
     assert _junit_gate_error(pytester) == report["gate"]["reasons"][0]
@@ -239,7 +240,7 @@ def test_a_session_that_never_started_still_rewrites_every_report(
 
 def test_a_usage_error_rewrites_the_green_reports(pytester: pytest.Pytester) -> None:
     _green_run(pytester)
-    result = pytester.runpytest_subprocess(*_args(*REPORTS, "no/such/path"))
+    result = pytester.runpytest(*_args(*REPORTS, "no/such/path"))
     assert result.ret == 4
     _assert_aborted(pytester, "usage error: file or directory not found: no/such/path", 4)
 
@@ -317,7 +318,7 @@ def test_a_report_that_cannot_be_rendered_removes_the_old_file(tmp_path: Path) -
 def test_a_plain_run_without_the_flags_writes_no_report(pytester: pytest.Pytester) -> None:
     _skill(pytester)
     (pytester.path / "skill-lens.toml").write_text("min_pass_rate = 5\n", encoding="utf-8")
-    result = pytester.runpytest_subprocess(*_args())
+    result = pytester.runpytest(*_args())
     assert result.ret == 2
     assert not (pytester.path / "out").exists()
 

@@ -485,8 +485,8 @@ def test_a_refused_setting_names_where_it_was_written(
     if toml:
         write_file(pytester.path / "skill-lens.toml", toml)
 
-    # A subprocess: an in-process run cannot survive pytest.exit() at configure time.
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", *args)
+    # In-process: tests/conftest.py's pytester reports a pytest.exit() at configure time.
+    result = pytester.runpytest("--skill-lens", "skills", *args)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(literal(lines), consecutive=True)

@@ -244,7 +244,7 @@ def test_comparison_flag_mistakes_exit_2_before_anything_runs(
 ) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one")])
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens", "skills", "--skill-lens-runner", "follower", *QUIET_PLUGINS, *args
     )
     assert result.ret == 2

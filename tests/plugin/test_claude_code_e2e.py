@@ -10,38 +10,28 @@ fails with the wrong one, a Skill call that triggers is matched by one that does
 
 from __future__ import annotations
 
-import json
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from product_harness import CLAUDE_TOML, by_case, run_skill, seen
+from skillfactory import QUIET_PLUGINS, write_file
 
 # slow: starts the real Claude Code (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "claude_env")]
 
 RUNNER = "claude-code"
 BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
-TOML = '[runners.claude-code]\npass_env = ["CLAUDE_CODE_MAX_RETRIES"]\n'
+TOML = CLAUDE_TOML
 
 
 @pytest.fixture
-def server() -> Iterator[AnthropicServer]:
-    with AnthropicServer() as running:
-        yield running
-
-
-@pytest.fixture
-def claude_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> None:
-    """A placeholder key and the scripted server; no credential of the machine's own."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")  # a scripted failure is not retried
-    for name in ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+def server(anthropic_server: AnthropicServer) -> AnthropicServer:
+    """The scripted model: Claude Code's (``claude_env``)."""
+    return anthropic_server
 
 
 def run(
@@ -50,37 +40,15 @@ def run(
     *args: str,
     toml: str = TOML,
     frontmatter: str | None = None,
-    subprocess: bool = False,
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     """Skill ``greet`` under claude-code; the outcomes by case name.
 
-    ``subprocess``: a refusal at configure time exits pytest itself, which only a
-    run in its own process reports as the exit code.
+    In-process, refusals at configure time too (tests/conftest.py's ``pytester``).
     """
-    make_skill(pytester.path / "skills", "greet", cases, frontmatter=frontmatter, body=BODY)
-    write_file(pytester.path / "skill-lens.toml", toml)
-    inner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    result = inner(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        RUNNER,
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
+    result, report = run_skill(
+        pytester, RUNNER, cases, *args, body=BODY, frontmatter=frontmatter, toml=toml
     )
-    report = pytester.path / "report.json"
-    outcomes: dict[str, dict[str, Any]] = {}
-    if report.is_file():
-        for outcome in json.loads(report.read_text(encoding="utf-8"))["outcomes"]:
-            outcomes[outcome["case_name"]] = outcome
-    return result, outcomes
-
-
-def seen(server: AnthropicServer, phrase: str) -> list[str]:
-    """The whole text of every request whose conversation is about ``phrase``."""
-    return [json.dumps(r.body) for r in server.requests if phrase in r.task]
+    return result, by_case(report)
 
 
 def test_a_loaded_case_passes_with_the_skill_expanded_and_the_products_cost(
@@ -268,7 +236,7 @@ def test_the_skills_hooks_are_reported_and_a_failed_one_is_shown_on_a_failing_ca
 def test_a_table_the_runner_cannot_run_is_exit_2_before_any_case(
     pytester: pytest.Pytester, server: AnthropicServer, toml: str, expected: str
 ) -> None:
-    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}], toml=toml, subprocess=True)
+    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}], toml=toml)
     assert result.ret == 2
     assert expected in result.stdout.str() + result.stderr.str()
     assert server.requests == []
@@ -278,7 +246,7 @@ def test_a_missing_executable_is_exit_2_before_any_case(
     pytester: pytest.Pytester, server: AnthropicServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(pytester.path / "nothing-here"))
-    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}], subprocess=True)
+    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}])
     assert result.ret == 2
     assert "needs 'claude', which is not on PATH" in result.stdout.str() + result.stderr.str()
     assert server.requests == []
@@ -289,7 +257,7 @@ def test_no_way_to_sign_in_under_home_isolation_is_exit_2_unless_pass_env_names_
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     cases = [{"name": "c", "task": "greet the team"}]
-    result, _ = run(pytester, cases, subprocess=True)
+    result, _ = run(pytester, cases)
     assert result.ret == 2
     assert "can sign in only from the environment" in result.stdout.str() + result.stderr.str()
     assert server.requests == []
@@ -297,7 +265,7 @@ def test_no_way_to_sign_in_under_home_isolation_is_exit_2_unless_pass_env_names_
     # one is no Claude Code login, so the product fails the case: errored, not raised.
     monkeypatch.setenv("MY_GATEWAY_TOKEN", "t")
     toml = '[runners.claude-code]\npass_env = ["MY_GATEWAY_TOKEN"]\n'
-    result, outcomes = run(pytester, cases, toml=toml, subprocess=True)
+    result, outcomes = run(pytester, cases, toml=toml)
     assert result.ret == 1, result.stdout.str()
     assert outcomes["c"]["status"] == "errored"
     assert "claude-code reported an error: (is_error) Not logged in" in outcomes["c"]["error"]
@@ -309,11 +277,11 @@ def test_a_product_that_does_not_start_is_exit_2_and_model_is_refused(
     fake = write_file(pytester.path / "bin" / "claude", "#!/bin/sh\necho broken >&2\nexit 4\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
-    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}], subprocess=True)
+    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}])
     assert result.ret == 2
     output = result.stdout.str() + result.stderr.str()
     assert "'--version' exited with code 4; stderr ends: broken" in output
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens", "skills", "--skill-lens-runner", RUNNER, "--skill-lens-model", "x:y"
     )
     assert result.ret == 2

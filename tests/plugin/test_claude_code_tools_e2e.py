@@ -9,15 +9,16 @@ Controls come in pairs: right arguments pass ``call_args``, wrong ones fail it.
 
 from __future__ import annotations
 
-import json
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from product_harness import CLAUDE_TOML, by_case, run_skill
+from product_harness import requests_about as about
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.run.runners import product_tools
 
@@ -25,7 +26,7 @@ from pytest_skill_lens.run.runners import product_tools
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "claude_env")]
 
 RUNNER = "claude-code"
-TOML = '[runners.claude-code]\npass_env = ["CLAUDE_CODE_MAX_RETRIES"]\n'
+TOML = CLAUDE_TOML
 PREFIX = "mcp__skill-lens__"
 ORDERS = {
     "name": "get_order",
@@ -37,19 +38,9 @@ POLL = {"name": "poll", "description": "Poll the job", "returns": ["pending", "d
 
 
 @pytest.fixture
-def server() -> Iterator[AnthropicServer]:
-    with AnthropicServer() as running:
-        yield running
-
-
-@pytest.fixture
-def claude_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> None:
-    """A placeholder key and the scripted server; no credential of the machine's own."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
-    for name in ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+def server(anthropic_server: AnthropicServer) -> AnthropicServer:
+    """The scripted model: Claude Code's (``claude_env``)."""
+    return anthropic_server
 
 
 @pytest.fixture
@@ -68,24 +59,10 @@ def run(
     toml: str = TOML,
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     """Skill ``orders`` under claude-code; the outcomes by case name."""
-    make_skill(pytester.path / "skills", "orders", cases, body="Answer order questions.\n")
-    write_file(pytester.path / "skill-lens.toml", toml)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        RUNNER,
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
+    result, report = run_skill(
+        pytester, RUNNER, cases, *args, skill="orders", body="Answer order questions.\n", toml=toml
     )
-    report = pytester.path / "report.json"
-    outcomes: dict[str, dict[str, Any]] = {}
-    if report.is_file():
-        for outcome in json.loads(report.read_text(encoding="utf-8"))["outcomes"]:
-            outcomes[outcome["case_name"]] = outcome
-    return result, outcomes
+    return result, by_case(report)
 
 
 def call(name: str, arguments: Mapping[str, Any], call_id: str) -> dict[str, Any]:
@@ -93,10 +70,6 @@ def call(name: str, arguments: Mapping[str, Any], call_id: str) -> dict[str, Any
     reply = tool_use([(name, arguments)])
     reply["content"][0]["id"] = call_id
     return reply
-
-
-def about(server: AnthropicServer, phrase: str) -> list[Any]:
-    return [request for request in server.requests if phrase in request.task]
 
 
 def answers(server: AnthropicServer, phrase: str) -> list[str]:

@@ -42,12 +42,11 @@ def run(
     cases: Sequence[Mapping[str, Any]],
     *args: str,
     toml: str | None = None,
-    subprocess: bool = False,
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+    # In-process, refusals at configure time too (tests/conftest.py's pytester).
     make_skill(pytester.path / "skills", "greet", cases)
     write_file(pytester.path / "skill-lens.toml", toml_for(pytester) if toml is None else toml)
-    inner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    result = inner(
+    result = pytester.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",
@@ -170,21 +169,19 @@ def test_a_table_cli_cannot_run_is_exit_2_before_any_case(
     pytester: pytest.Pytester, toml: str | None, expected: str
 ) -> None:
     text = toml_for(pytester, extra="") if toml is None else toml
-    result, _ = run(pytester, [{"name": "c", "task": "say hi"}], toml=text, subprocess=True)
+    result, _ = run(pytester, [{"name": "c", "task": "say hi"}], toml=text)
     assert result.ret == 2
     assert expected in result.stdout.str() + result.stderr.str()
 
 
 def test_a_missing_executable_and_a_spend_ceiling_are_exit_2(pytester: pytest.Pytester) -> None:
     toml = '[runners.cli]\ncommand = ["no-such-agent-x", "{prompt}"]\npass_env = []\n'
-    result, _ = run(pytester, [{"name": "c", "task": "say hi"}], toml=toml, subprocess=True)
+    result, _ = run(pytester, [{"name": "c", "task": "say hi"}], toml=toml)
     assert result.ret == 2
     assert (
         "needs 'no-such-agent-x', which is not on PATH" in result.stdout.str() + result.stderr.str()
     )
-    result, _ = run(
-        pytester, [{"name": "c", "task": "say hi"}], "--skill-lens-max-spend", "1", subprocess=True
-    )
+    result, _ = run(pytester, [{"name": "c", "task": "say hi"}], "--skill-lens-max-spend", "1")
     assert result.ret == 2
     assert (
         "the spend of runner 'cli' can never be priced" in result.stdout.str() + result.stderr.str()

@@ -43,13 +43,12 @@ def pytest_skill_lens_runners(config):
 
 
 def configure_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """Run pytest in a subprocess: for runs stopped by ``pytest.exit`` in ``pytest_configure``.
+    """Run pytest for runs stopped by ``pytest.exit`` in ``pytest_configure``.
 
-    An in-process pytester run cannot survive that (its recorder is set up in a later
-    ``pytest_configure`` and it reports an internal error), so these runs go through a
-    real ``pytest`` process, exactly as a user's would.
+    In-process: tests/conftest.py's ``pytester`` reports such a stop as its exit code and
+    message, as a real ``pytest`` process does.
     """
-    return pytester.runpytest_subprocess(*args)
+    return pytester.runpytest(*args)
 
 
 @pytest.fixture

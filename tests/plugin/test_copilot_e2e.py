@@ -11,14 +11,13 @@ does not.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, failure, text, tool_use
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from product_harness import by_case, run_skill, seen
 
 # slow: starts the real Copilot CLI (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "copilot_env")]
@@ -29,22 +28,9 @@ PREMIUM = "copilot bills per premium request, not in dollars: this run used 0 pr
 
 
 @pytest.fixture
-def server() -> Iterator[AnthropicServer]:
-    with AnthropicServer() as running:
-        yield running
-
-
-@pytest.fixture
-def copilot_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> None:
-    """Copilot's own-model mode pointed at the scripted server; no GitHub token of the
-    machine's own."""
-    monkeypatch.setenv("COPILOT_OFFLINE", "true")
-    monkeypatch.setenv("COPILOT_PROVIDER_TYPE", "anthropic")
-    monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", server.url)
-    monkeypatch.setenv("COPILOT_PROVIDER_API_KEY", "dummy")
-    monkeypatch.setenv("COPILOT_MODEL", "claude-sonnet-4.5")
-    for name in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_HOME"):
-        monkeypatch.delenv(name, raising=False)
+def server(anthropic_server: AnthropicServer) -> AnthropicServer:
+    """The scripted model: Copilot's (``copilot_env``)."""
+    return anthropic_server
 
 
 def run(
@@ -52,37 +38,13 @@ def run(
     cases: Sequence[Mapping[str, Any]],
     *args: str,
     toml: str = "",
-    subprocess: bool = False,
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     """Skill ``greet`` under copilot; the outcomes by case name.
 
-    ``subprocess``: a refusal at configure time exits pytest itself, which only a
-    run in its own process reports as the exit code.
+    In-process, refusals at configure time too (tests/conftest.py's ``pytester``).
     """
-    make_skill(pytester.path / "skills", "greet", cases, body=BODY)
-    write_file(pytester.path / "skill-lens.toml", toml)
-    inner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    result = inner(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        RUNNER,
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    )
-    report = pytester.path / "report.json"
-    outcomes: dict[str, dict[str, Any]] = {}
-    if report.is_file():
-        for outcome in json.loads(report.read_text(encoding="utf-8"))["outcomes"]:
-            outcomes[outcome["case_name"]] = outcome
-    return result, outcomes
-
-
-def seen(server: AnthropicServer, phrase: str) -> list[str]:
-    """The whole text of every request whose conversation is about ``phrase``."""
-    return [json.dumps(r.body) for r in server.requests if phrase in r.task]
+    result, report = run_skill(pytester, RUNNER, cases, *args, body=BODY, toml=toml)
+    return result, by_case(report)
 
 
 def test_a_loaded_case_runs_with_the_task_as_typed_and_says_the_skill_never_loaded(
@@ -239,7 +201,7 @@ def test_a_spend_ceiling_refuses_copilot_before_any_case(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
     cases = [{"name": "c", "task": "greet the team"}]
-    result, _ = run(pytester, cases, "--skill-lens-max-spend", "1", subprocess=True)
+    result, _ = run(pytester, cases, "--skill-lens-max-spend", "1")
     assert result.ret == 2
     output = result.stdout.str() + result.stderr.str()
     assert "the spend of runner 'copilot' can never be priced" in output
@@ -316,7 +278,7 @@ def test_a_missing_executable_is_exit_2_before_any_case(
     pytester: pytest.Pytester, server: AnthropicServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(pytester.path / "nothing-here"))
-    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}], subprocess=True)
+    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}])
     assert result.ret == 2
     assert "needs 'copilot', which is not on PATH" in result.stdout.str() + result.stderr.str()
     assert server.requests == []
@@ -327,7 +289,7 @@ def test_no_way_to_sign_in_under_home_isolation_is_exit_2(
 ) -> None:
     for name in ("COPILOT_PROVIDER_BASE_URL", "COPILOT_PROVIDER_API_KEY"):
         monkeypatch.delenv(name)
-    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}], subprocess=True)
+    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}])
     assert result.ret == 2
     output = result.stdout.str() + result.stderr.str()
     assert "can sign in only from the environment" in output

@@ -9,16 +9,16 @@ home, and whether the product can change it.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from product_harness import by_case, run_skill
+from skillfactory import write_file
 
 from pytest_skill_lens.run.product_sandbox import decide
 
@@ -41,20 +41,9 @@ LOOK = (
 
 
 @pytest.fixture
-def server() -> Iterator[AnthropicServer]:
-    with AnthropicServer() as running:
-        yield running
-
-
-@pytest.fixture
-def copilot_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> None:
-    monkeypatch.setenv("COPILOT_OFFLINE", "true")
-    monkeypatch.setenv("COPILOT_PROVIDER_TYPE", "anthropic")
-    monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", server.url)
-    monkeypatch.setenv("COPILOT_PROVIDER_API_KEY", "dummy")
-    monkeypatch.setenv("COPILOT_MODEL", "claude-sonnet-4.5")
-    for name in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_HOME"):
-        monkeypatch.delenv(name, raising=False)
+def server(anthropic_server: AnthropicServer) -> AnthropicServer:
+    """The scripted model: Copilot's (``copilot_env``)."""
+    return anthropic_server
 
 
 def run(
@@ -64,25 +53,10 @@ def run(
     toml: str = "",
     subprocess: bool = False,
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    make_skill(pytester.path / "skills", "greet", cases)
-    write_file(pytester.path / "skill-lens.toml", toml)
-    inner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    result = inner(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "copilot",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    )
-    report = pytester.path / "report.json"
-    outcomes: dict[str, dict[str, Any]] = {}
-    if report.is_file():
-        for outcome in json.loads(report.read_text(encoding="utf-8"))["outcomes"]:
-            outcomes[outcome["case_name"]] = outcome
-    return result, outcomes
+    """Skill ``greet`` under copilot; the outcomes by case name (``subprocess``: a run in
+    a process of its own, whose cache is fresh and removed when that process ends)."""
+    result, report = run_skill(pytester, "copilot", cases, *args, toml=toml, subprocess=subprocess)
+    return result, by_case(report)
 
 
 def shell_case(server: AnthropicServer, task: str, command: str) -> dict[str, Any]:

@@ -10,22 +10,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from skillfactory import make_skill, scripted_runner_conftest, write_file
+from test_fixtures import SEEDED_CASE, SHOWS_NOTES, run_items
 
 from pytest_skill_lens.plugin import fixtures
 from pytest_skill_lens.plugin.overrides import FixtureOverrides, defines_case_fixture
 
-NOTES_CASE = """
-cases:
-  - name: reads-the-seed
-    task: show me notes.txt
-    workspace:
-      files:
-        data.txt: seeded by the case
-    assertions:
-      - kind: contains
-        value: written by an autouse fixture
-"""
+NOTES_CASE = SEEDED_CASE + "      - kind: contains\n        value: written by an autouse fixture\n"
 
 COUNTING_WRAPPER = """
 
@@ -39,13 +30,6 @@ def skill_lens_runner(skill_lens_runner, request):
 """
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
-    return pytester.runpytest(
-        "--skill-lens", "skills", "-p", "no:cacheprovider", *QUIET_PLUGINS, *args
-    )
-
-
 def test_a_wrapper_applies_below_its_conftest_only(pytester: pytest.Pytester) -> None:
     two_cases = "cases:\n  - name: one\n    task: t\n  - name: two\n    task: t\n"
     make_skill(pytester.path / "skills" / "wrapped", "inner", two_cases)
@@ -54,7 +38,7 @@ def test_a_wrapper_applies_below_its_conftest_only(pytester: pytest.Pytester) ->
         pytester.path / "skills" / "wrapped" / "conftest.py",
         "import pytest\n" + textwrap.dedent(COUNTING_WRAPPER),
     )
-    result = _run(pytester)
+    result = run_items(pytester)
     result.assert_outcomes(passed=4)
     # The wrapper saw the two items of the skill below it, and none of the other's.
     log = (pytester.path / "wrapped.log").read_text(encoding="utf-8").split()
@@ -77,7 +61,7 @@ def test_a_fixture_defined_under_another_attribute_name_still_counts(
             """
         ),
     )
-    result = _run(pytester)
+    result = run_items(pytester)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*a fixture could not be set up: RuntimeError: the conftest*"])
 
@@ -89,7 +73,7 @@ def test_an_autouse_fixture_sees_the_workspace_the_case_runs_in(
     write_file(
         pytester.path / "conftest.py",
         scripted_runner_conftest(
-            {"reads-the-seed": {"show_file": "notes.txt"}},
+            SHOWS_NOTES,
             """
             import pytest
 
@@ -100,7 +84,7 @@ def test_an_autouse_fixture_sees_the_workspace_the_case_runs_in(
             """,
         ),
     )
-    result = _run(pytester, "--skill-lens-runner", "scripted")
+    result = run_items(pytester, "--skill-lens-runner", "scripted")
     result.assert_outcomes(passed=1)
 
 
@@ -120,7 +104,7 @@ def test_junit_properties_are_carried_by_the_teardown_report_only(
             """
         ),
     )
-    result = _run(pytester, "--junitxml", "junit.xml")
+    result = run_items(pytester, "--junitxml", "junit.xml")
     result.assert_outcomes(passed=1)
     lines = (pytester.path / "props.log").read_text(encoding="utf-8").splitlines()
     counts = dict(json.loads(line) for line in lines)

@@ -10,7 +10,10 @@ from typing import Any
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
 
-WORKSPACE_CASE = """
+# A case whose workspace a fixture adds notes.txt to, and whose scripted answer (a conftest
+# registering scripted_runner_conftest(SHOWS_NOTES)) is that file; its assertions follow.
+# test_fixture_shortcut.py uses it too.
+SEEDED_CASE = """
 cases:
   - name: reads-the-seed
     task: show me notes.txt
@@ -18,15 +21,22 @@ cases:
       files:
         data.txt: seeded by the case
     assertions:
+"""
+SHOWS_NOTES = {"reads-the-seed": {"show_file": "notes.txt"}}
+WORKSPACE_CASE = (
+    SEEDED_CASE
+    + """\
       - kind: contains
         value: added by a conftest
       - kind: contains
         file: notes.txt
         value: added by a conftest
 """
+)
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+def run_items(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """The skills under ``skills`` as a user runs them, with no skill-lens.toml of ours."""
     (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
     return pytester.runpytest(
         "--skill-lens",
@@ -54,7 +64,7 @@ def test_a_conftest_wraps_the_workspace_and_the_fixture_deletes_it_at_teardown(
     make_skill(pytester.path / "skills", "notes", WORKSPACE_CASE)
     _conftest(
         pytester,
-        scripted_runner_conftest({"reads-the-seed": {"show_file": "notes.txt"}})
+        scripted_runner_conftest(SHOWS_NOTES)
         + textwrap.dedent(
             """
 
@@ -78,7 +88,7 @@ def test_a_conftest_wraps_the_workspace_and_the_fixture_deletes_it_at_teardown(
             """
         ),
     )
-    result = _run(pytester, "--skill-lens-runner", "scripted")
+    result = run_items(pytester, "--skill-lens-runner", "scripted")
     result.assert_outcomes(passed=1)
     root, exists = (pytester.path / "seen.txt").read_text().split("|")
     assert root and exists == "False"
@@ -93,7 +103,7 @@ def test_a_kept_workspace_survives_the_fixture_teardown(pytester: pytest.Pyteste
             {"reads-the-seed": {"write": {"notes.txt": "added by a conftest"}, "output": ""}}
         ),
     )
-    result = _run(pytester, "--skill-lens-runner", "scripted", "--skill-lens-keep-workspace")
+    result = run_items(pytester, "--skill-lens-runner", "scripted", "--skill-lens-keep-workspace")
     result.assert_outcomes(failed=1)  # the output does not say it; the file does
     kept = _report(pytester)["outcomes"][0]["workspace"]
     assert (Path(kept) / "notes.txt").read_text() == "added by a conftest"
@@ -135,7 +145,7 @@ def test_a_directory_conftest_replaces_the_runner_for_its_skills_only(
         """,
         where=pytester.path / "skills" / "inner",
     )
-    result = _run(pytester, "-v")
+    result = run_items(pytester, "-v")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -181,7 +191,7 @@ def test_a_wrapped_judge_grades_the_rubric(pytester: pytest.Pytester) -> None:
             return Strict()
         """,
     )
-    result = _run(pytester)
+    result = run_items(pytester)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*r1: the response has 1 line(s)*"])
 
@@ -200,7 +210,7 @@ def test_a_fixture_that_raises_makes_the_case_errored_never_failed(
             raise RuntimeError("the fixture server is down")
         """,
     )
-    result = _run(pytester, "--junitxml", "junit.xml")
+    result = run_items(pytester, "--junitxml", "junit.xml")
     result.assert_outcomes(errors=1)
     assert result.ret == 1
     outcome = _report(pytester)["outcomes"][0]
@@ -227,7 +237,7 @@ def test_an_autouse_fixture_of_the_project_applies_to_case_items(
                 f.write(request.node.nodeid + "\\n")
         """,
     )
-    result = _run(pytester)
+    result = run_items(pytester)
     result.assert_outcomes(passed=1)
     assert (pytester.path / "autouse.log").read_text() == "skills/plain/SKILL.md::one[fake]\n"
 
@@ -333,7 +343,7 @@ def test_the_sandbox_fixture_decides_where_scripts_run(
     )
     write_file(skill / "scripts" / "probe.sh", f"echo hi > {outside} && echo wrote\n")
     _conftest(pytester, SCRIPT_RUNNER + (OVERRIDE if override else ""))
-    result = _run(pytester, "--skill-lens-runner", "runs-script", "--skill-lens-allow-scripts")
+    result = run_items(pytester, "--skill-lens-runner", "runs-script", "--skill-lens-allow-scripts")
     result.assert_outcomes(passed=1)
     output = _report(pytester)["outcomes"][0]["output"]
     scripts = _report(pytester)["scripts"]

@@ -255,10 +255,9 @@ def test_a_skill_directory_name_with_a_hidden_character_is_refused(
         frontmatter=frontmatter,
     )
 
-    # A refusal at start-up is pytest.exit in pytest_configure: only a subprocess shows it.
-    result = pytester.runpytest_subprocess(
-        *QUIET_PLUGINS, "-p", "no:cacheprovider", "--skill-lens", given, timeout=120
-    )
+    # A refusal at start-up is pytest.exit in pytest_configure (tests/conftest.py's pytester
+    # reports it in-process, as a real process would).
+    result = pytester.runpytest(*QUIET_PLUGINS, "-p", "no:cacheprovider", "--skill-lens", given)
 
     out = result.stdout.str() + result.stderr.str()
     assert result.ret == 2, out

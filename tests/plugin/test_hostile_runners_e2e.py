@@ -260,9 +260,7 @@ def test_a_bad_case_timeout_is_exit_2_naming_its_source(
 ) -> None:
     _sleepy(pytester, [{"name": "second", "task": "t"}], toml=toml or "")
 
-    result = pytester.runpytest_subprocess(
-        "--skill-lens", "skills", "--skill-lens-runner", "sleepy", *args, timeout=GUARD
-    )
+    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "sleepy", *args)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([message])

@@ -136,8 +136,8 @@ def test_an_unknown_judge_from_the_file_names_the_file_and_the_key(
 def test_the_judge_model_flag_is_checked_against_the_flag_s_judge(
     graded: pytest.Pytester,
 ) -> None:
-    # Stopped in pytest_configure, so through a real process (see test_config.py).
-    result = graded.runpytest_subprocess(
+    # Stopped in pytest_configure: tests/conftest.py's pytester reports that in-process.
+    result = graded.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-judge",
@@ -161,9 +161,7 @@ def test_a_keyed_judge_from_the_flag_needs_its_key_before_any_case_runs(
     graded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    result = graded.runpytest_subprocess(
-        "--skill-lens", "skills", "--skill-lens-judge", "pydantic-ai"
-    )
+    result = graded.runpytest("--skill-lens", "skills", "--skill-lens-judge", "pydantic-ai")
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(["*skill-lens: *pydantic-ai* needs OPENAI_API_KEY*"])

@@ -578,7 +578,7 @@ def test_a_missing_api_key_for_the_judges_model_is_exit_2_before_any_request(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     _setup(pytester, f'judge = "{judge}"\njudge_model = "anthropic:claude-sonnet-4-5"\n')
 
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", *QUIET_PLUGINS)
+    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(
@@ -640,7 +640,7 @@ def test_judge_settings_that_cannot_work_are_exit_2(
 ) -> None:
     _setup(pytester, toml)
 
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", *args, *QUIET_PLUGINS)
+    result = pytester.runpytest("--skill-lens", "skills", *args, *QUIET_PLUGINS)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([said])

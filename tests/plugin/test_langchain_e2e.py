@@ -127,6 +127,11 @@ def _with_a_low_limit(*args, **kwargs):
 
 
 langchain_agent.create_agent = _with_a_low_limit
+
+
+def pytest_unconfigure(config):
+    # An in-process run: the test process keeps this module loaded for later runs.
+    langchain_agent.create_agent = _create_agent
 """
 
 
@@ -138,9 +143,9 @@ def test_without_max_tokens_a_never_ending_loop_ends_at_the_recursion_limit_erro
     cases = [case("loops with no limit", "loop", tools=tools)]
     script = {"loop": [tool_calls([("check", "{}")])]}  # repeats for ever
 
-    # A subprocess: the conftest patches the runner's module, which this process keeps
-    # loaded for every later in-process run (tests/kept_imports.py).
-    result, outcomes = run(pytester, server, cases, script, runners=["langchain"], subprocess=True)
+    # In-process: the conftest puts the runner's module back as it found it when the run
+    # ends (this process keeps the module loaded for later runs, tests/kept_imports.py).
+    result, outcomes = run(pytester, server, cases, script, runners=["langchain"])
 
     # No declared limit explains the stop: an error, not a failure, and never retried.
     assert result.ret == 1
@@ -279,7 +284,7 @@ def test_a_missing_api_key_stops_the_run_before_any_request(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     _one_case(pytester)
 
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",
@@ -319,7 +324,7 @@ def test_a_model_the_runner_cannot_serve_is_exit_2(
 ) -> None:
     _one_case(pytester)
 
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",
@@ -339,7 +344,7 @@ def test_a_model_the_runner_cannot_serve_is_exit_2(
 def test_a_base_url_that_cannot_be_an_endpoint_is_exit_2(pytester: pytest.Pytester) -> None:
     _one_case(pytester)
 
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",

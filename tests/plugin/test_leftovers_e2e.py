@@ -94,9 +94,11 @@ class Run:
         """The workspaces named by this run's first ``count`` markers, once they exist."""
         deadline = time.monotonic() + HANG_GUARD
         while time.monotonic() < deadline:
-            found = [m for m in marks.iterdir() if self._mine(m)]
-            if len(found) >= count:
-                return [Path(m.read_text()) for m in sorted(found)]
+            # A marker exists a moment before its text does: an empty one is not there yet.
+            found = [m.read_text() for m in sorted(marks.iterdir()) if self._mine(m)]
+            written = [Path(text) for text in found if text]
+            if len(written) >= count:
+                return written
             if self.process.poll() is not None:
                 pytest.fail(f"the run ended before a case started:\n{self.output()}")
             time.sleep(0.05)

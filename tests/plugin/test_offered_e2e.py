@@ -526,7 +526,7 @@ def test_a_skill_offered_under_a_built_in_tools_name_is_exit_2_before_any_run(
     ]
     make_skill(pytester.path / "skills", "read-file", cases)
 
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens", "skills", "--skill-lens-runner", "fake", *QUIET_PLUGINS
     )
 

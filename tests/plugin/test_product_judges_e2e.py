@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic_server import AnthropicServer, Request, text
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from anthropic_server import AnthropicServer, text
+from product_harness import CLAUDE_TOML, run_skill
+from product_harness import requests_about as about
 
 from pytest_skill_lens.score.judges.product import CLOSING
 
@@ -28,35 +29,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "pro
 SKILL = "order-support"
 RUBRIC = ["The reply names order 1234", "The reply is polite"]
 PREMIUM = "copilot bills per premium request, not in dollars"
-CLAUDE_TOML = '[runners.claude-code]\npass_env = ["CLAUDE_CODE_MAX_RETRIES"]\n'
 
 
 @pytest.fixture
-def server() -> Iterator[AnthropicServer]:
-    with AnthropicServer() as running:
-        yield running
-
-
-@pytest.fixture
-def product_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> None:
-    """Both products pointed at the scripted server; no credential of the machine's own."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
-    monkeypatch.setenv("COPILOT_OFFLINE", "true")
-    monkeypatch.setenv("COPILOT_PROVIDER_TYPE", "anthropic")
-    monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", server.url)
-    monkeypatch.setenv("COPILOT_PROVIDER_API_KEY", "dummy")
-    monkeypatch.setenv("COPILOT_MODEL", "claude-sonnet-4.5")
-    for name in (
-        "CLAUDE_CODE_OAUTH_TOKEN",
-        "ANTHROPIC_AUTH_TOKEN",
-        "COPILOT_GITHUB_TOKEN",
-        "GH_TOKEN",
-        "GITHUB_TOKEN",
-        "COPILOT_HOME",
-    ):
-        monkeypatch.delenv(name, raising=False)
+def server(anthropic_server: AnthropicServer) -> AnthropicServer:
+    """The scripted model: both products' (``product_env``)."""
+    return anthropic_server
 
 
 def verdict_text(*checks: tuple[str, bool, str], prose: bool = True) -> str:
@@ -80,24 +58,12 @@ def run(
     *args: str,
     toml: str = "",
     runner: str = "fake",
-    subprocess: bool = False,
 ) -> tuple[pytest.RunResult, dict[str, Any]]:
-    make_skill(pytester.path / "skills", SKILL, cases)
-    write_file(pytester.path / "skill-lens.toml", f'judge = "{judge}"\n{toml}')
-    inner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    result = inner(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        runner,
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    )
-    path = pytester.path / "report.json"
-    report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    return result, report
+    """Skill ``order-support`` under ``runner``, graded by ``judge``; the JSON report.
+
+    In-process, refusals at configure time too (tests/conftest.py's ``pytester``).
+    """
+    return run_skill(pytester, runner, cases, *args, skill=SKILL, toml=f'judge = "{judge}"\n{toml}')
 
 
 def outcome(report: Mapping[str, Any], name: str) -> dict[str, Any]:
@@ -108,10 +74,6 @@ def outcome(report: Mapping[str, Any], name: str) -> dict[str, Any]:
 def judge_score(report: Mapping[str, Any], name: str) -> dict[str, Any]:
     (score,) = [s for s in outcome(report, name)["scores"] if s["evaluator"] == "judge"]
     return score  # type: ignore[no-any-return]
-
-
-def about(server: AnthropicServer, phrase: str) -> list[Request]:
-    return [r for r in server.requests if phrase in r.task]
 
 
 # --- claude-code -----------------------------------------------------------------------------
@@ -207,9 +169,7 @@ def test_claude_code_table_giving_tools_back_is_refused_before_any_case(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
     toml = CLAUDE_TOML + 'args = ["--tools=Bash"]\n'
-    result, _ = run(
-        pytester, "claude-code", [case("any", "refund order 1234")], toml=toml, subprocess=True
-    )
+    result, _ = run(pytester, "claude-code", [case("any", "refund order 1234")], toml=toml)
     assert result.ret == 2
     assert "[runners.claude-code] args holds '--tools=Bash'" in result.stderr.str()
     assert server.requests == []
@@ -225,7 +185,6 @@ def test_a_judge_model_with_a_product_judge_is_refused(
         "--skill-lens-judge-model",
         "openai:gpt-4o-mini",
         toml=CLAUDE_TOML,
-        subprocess=True,
     )
     assert result.ret == 2
     assert "--skill-lens-judge-model" in result.stderr.str()
@@ -281,7 +240,6 @@ def test_a_spend_ceiling_refuses_a_copilot_judge_up_front(
         "copilot",
         [case("any", "refund order 1234")],
         toml="max_spend_usd = 1.0\n",
-        subprocess=True,
     )
     assert result.ret == 2
     assert "judge 'copilot' can never be priced" in result.stderr.str()
@@ -337,9 +295,7 @@ def test_a_judge_whose_executable_is_missing_is_refused_before_any_case(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
     toml = '[runners.claude-code]\ncommand = ["no-such-claude", "-p", "{prompt}"]\n'
-    result, _ = run(
-        pytester, "claude-code", [case("any", "refund order 1234")], toml=toml, subprocess=True
-    )
+    result, _ = run(pytester, "claude-code", [case("any", "refund order 1234")], toml=toml)
     assert result.ret == 2
     assert "the claude-code judge needs 'no-such-claude', which is not on PATH" in (
         result.stderr.str() + result.stdout.str()

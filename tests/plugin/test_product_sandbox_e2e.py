@@ -10,7 +10,6 @@ names the product, its version, its executable and the decision's trust sentence
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import xml.etree.ElementTree as ET
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from product_harness import CLAUDE_TOML, run_skill
 
 from pytest_skill_lens.run.product_sandbox import decide
 
@@ -28,7 +27,7 @@ from pytest_skill_lens.run.product_sandbox import decide
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "claude_env")]
 
 RUNNER = "claude-code"
-TOML = '[runners.claude-code]\npass_env = ["CLAUDE_CODE_MAX_RETRIES"]\n'
+TOML = CLAUDE_TOML
 VERSION = "2.1.332 (Claude Code)"
 HAS_BWRAP = shutil.which("bwrap") is not None and decide("auto").backend == "bwrap"
 needs_bwrap = pytest.mark.skipif(
@@ -55,18 +54,9 @@ OFF = (
 
 
 @pytest.fixture
-def server() -> Iterator[AnthropicServer]:
-    with AnthropicServer() as running:
-        yield running
-
-
-@pytest.fixture
-def claude_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
-    for name in ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+def server(anthropic_server: AnthropicServer) -> AnthropicServer:
+    """The scripted model: Claude Code's (``claude_env``)."""
+    return anthropic_server
 
 
 @pytest.fixture
@@ -82,28 +72,20 @@ def run(
     cases: Sequence[Mapping[str, Any]],
     *args: str,
     sandbox: str = "auto",
-    subprocess: bool = False,
 ) -> tuple[pytest.RunResult, dict[str, Any]]:
-    make_skill(pytester.path / "skills", "greet", cases, body="Greet people.\n")
-    write_file(pytester.path / "skill-lens.toml", f'product_sandbox = "{sandbox}"\n' + TOML)
-    inner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    result = inner(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
+    """Skill ``greet`` under claude-code and ``product_sandbox = sandbox``; the JSON report.
+
+    In-process, refusals at configure time too (tests/conftest.py's ``pytester``); the
+    sandbox probe is cached per PATH, so a test that changes PATH gets a probe of its own.
+    """
+    return run_skill(
+        pytester,
         RUNNER,
-        "--skill-lens-json",
-        "report.json",
-        "--skill-lens-markdown",
-        "report.md",
-        "--junitxml",
-        "junit.xml",
-        *QUIET_PLUGINS,
-        *args,
+        cases,
+        *("--skill-lens-markdown", "report.md", "--junitxml", "junit.xml", *args),
+        body="Greet people.\n",
+        toml=f'product_sandbox = "{sandbox}"\n' + TOML,
     )
-    report = pytester.path / "report.json"
-    data = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else {}
-    return result, data
 
 
 def product_line(trust: str) -> str:
@@ -247,7 +229,7 @@ def test_required_without_bwrap_is_exit_2_before_any_case(
 ) -> None:
     only_products_on_path(monkeypatch, products_on_path)
     cases = [{"name": "greets", "task": "greet the team"}]
-    result, _ = run(pytester, cases, sandbox="required", subprocess=True)
+    result, _ = run(pytester, cases, sandbox="required")
     assert result.ret == 2
     said = result.stdout.str() + result.stderr.str()
     assert 'product_sandbox = "required", but no sandbox backend works here: bwrap not found' in (

@@ -139,7 +139,7 @@ def test_a_missing_api_key_stops_the_run_before_any_request(
     monkeypatch.delenv("OPENAI_API_KEY")
     _one_case(pytester)
 
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",
@@ -213,7 +213,7 @@ def test_a_base_url_that_cannot_be_an_endpoint_is_exit_2(
 ) -> None:
     _one_case(pytester)
 
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",
@@ -242,7 +242,7 @@ def test_a_model_the_runner_cannot_serve_is_exit_2(
 ) -> None:
     _one_case(pytester)
 
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",

@@ -15,45 +15,34 @@ import os
 import re
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+import replay_checks
 from anthropic_server import AnthropicServer, text, tool_use
+from product_harness import (
+    CLAUDE_TOML,
+    by_case,
+    point_claude_code_at,
+    point_copilot_at,
+    run_skill,
+)
+from replay_checks import TODAY
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 # slow: starts the real Claude Code and Copilot (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "product_env")]
 
-TODAY = datetime.now(UTC).date().isoformat()
 SECRET = "sk-skill-lens-test-0123456789abcdef"  # the products' key: never in a cassette
-CLAUDE_TOML = '[runners.claude-code]\npass_env = ["CLAUDE_CODE_MAX_RETRIES"]\n'
 ORDERS = {
     "name": "get_order",
     "description": "Fetch one order by its id",
     "parameters": {"id": "string"},
     "returns": [{"when": {"id": "A-1"}, "value": "order A-1 shipped"}, {"value": "no such order"}],
 }
-# What stays the same between a recording and its replay, figure for figure.
-SAME = (
-    "status",
-    "output",
-    "error",
-    "tokens",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-    "cost_note",
-    "usage_note",
-    "latency_ms",
-    "model",
-    "tool_calls",
-    "scores",
-    "skill_triggered",
-    "skill_loaded",
-    "load_note",
-)
+# What stays the same between a recording and its replay: whether a product loaded the skill too.
+SAME = (*replay_checks.SAME, "skill_loaded", "load_note")
 
 
 @pytest.fixture
@@ -76,23 +65,8 @@ def stop(server: AnthropicServer) -> None:
 @pytest.fixture
 def product_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> None:
     """Both products pointed at the scripted server under ``SECRET``; nothing of the machine's."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
-    monkeypatch.setenv("COPILOT_OFFLINE", "true")
-    monkeypatch.setenv("COPILOT_PROVIDER_TYPE", "anthropic")
-    monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", server.url)
-    monkeypatch.setenv("COPILOT_PROVIDER_API_KEY", SECRET)
-    monkeypatch.setenv("COPILOT_MODEL", "claude-sonnet-4.5")
-    for name in (
-        "CLAUDE_CODE_OAUTH_TOKEN",
-        "ANTHROPIC_AUTH_TOKEN",
-        "COPILOT_GITHUB_TOKEN",
-        "GH_TOKEN",
-        "GITHUB_TOKEN",
-        "COPILOT_HOME",
-    ):
-        monkeypatch.delenv(name, raising=False)
+    point_claude_code_at(monkeypatch, server.url, SECRET)
+    point_copilot_at(monkeypatch, server.url, SECRET)
 
 
 def without_products(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,25 +89,10 @@ def run(
     skill: str = "orders",
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     """Skill ``skill`` under ``runner``; the outcomes by case name."""
-    make_skill(pytester.path / "skills", skill, cases, body="Answer order questions.\n")
-    write_file(pytester.path / "skill-lens.toml", toml)
-    report = pytester.path / "report.json"
-    report.unlink(missing_ok=True)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        runner,
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
+    result, report = run_skill(
+        pytester, runner, cases, *args, skill=skill, body="Answer order questions.\n", toml=toml
     )
-    outcomes: dict[str, dict[str, Any]] = {}
-    if report.is_file():
-        for outcome in json.loads(report.read_text(encoding="utf-8"))["outcomes"]:
-            outcomes[outcome["case_name"]] = outcome
-    return result, outcomes
+    return result, by_case(report)
 
 
 def cassettes(pytester: pytest.Pytester, skill: str = "orders") -> list[Path]:
@@ -141,8 +100,7 @@ def cassettes(pytester: pytest.Pytester, skill: str = "orders") -> list[Path]:
 
 
 def same(recorded: Mapping[str, Any], replayed: Mapping[str, Any]) -> None:
-    for field in SAME:
-        assert replayed[field] == recorded[field], field
+    replay_checks.same_figures(recorded, replayed, SAME)
     assert replayed["replayed"] is True and recorded["replayed"] is False
     assert replayed["recorded_at"] == TODAY
 

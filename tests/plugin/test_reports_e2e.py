@@ -269,7 +269,8 @@ def test_junit_of_a_run_where_no_case_ran_is_not_green(
     pytester: pytest.Pytester, xdist: tuple[str, ...]
 ) -> None:
     _write(pytester)
-    result = pytester.runpytest_subprocess(
+    inner = pytester.runpytest_subprocess if xdist else pytester.runpytest  # xdist: a process
+    result = inner(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",

@@ -432,10 +432,11 @@ def _spy_skills(root: Path, skills: Mapping[str, Mapping[str, str] | None]) -> N
     write_file(root / "conftest.py", spy_runner_conftest())
 
 
-def _spy(pytester: pytest.Pytester, *args: str, subprocess: bool = False) -> pytest.RunResult:
-    # A run stopped by pytest.exit in pytest_configure needs its own process.
-    run = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    return run("--skill-lens", "skills", "--skill-lens-runner", "spy", *QUIET_PLUGINS, *args)
+def _spy(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    # In-process, a run stopped by pytest.exit in pytest_configure too (tests/conftest.py).
+    return pytester.runpytest(
+        "--skill-lens", "skills", "--skill-lens-runner", "spy", *QUIET_PLUGINS, *args
+    )
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the bwrap probe is Linux's")
@@ -452,7 +453,8 @@ def test_required_without_a_working_backend_exits_2_before_any_item_runs(
         (bin_dir / tool).symlink_to(found)
     monkeypatch.setenv("PATH", str(bin_dir))
 
-    result = _spy(pytester, "--skill-lens-allow-scripts", subprocess=True)
+    # The sandbox probe is cached per PATH: this PATH of the test's own gets a fresh one.
+    result = _spy(pytester, "--skill-lens-allow-scripts")
 
     assert result.ret == 2
     out = result.stdout.str() + result.stderr.str()

@@ -260,8 +260,8 @@ def test_a_shard_under_xdist_runs_the_same_items(pytester: pytest.Pytester) -> N
 def test_a_bad_shard_is_exit_2_with_the_fix(pytester: pytest.Pytester) -> None:
     # Each refused value is in tests/unit/test_shard.py; here, that it stops a real run.
     make_skill(pytester.path / "skills", "solo", [{"name": "c1", "task": "t"}])
-    # A subprocess: an in-process pytester run cannot follow a pytest.exit in configure.
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", "--skill-lens-shard", "4/3")
+    # In-process: tests/conftest.py's pytester follows a pytest.exit in configure.
+    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-shard", "4/3")
     assert result.ret == 2
     result.stderr.fnmatch_lines(
         [

@@ -1,9 +1,10 @@
 """A FIFO, a device, a socket or a directory where the plugin reads a file: exit 2, named.
 
-Opening a FIFO for reading waits for a writer forever, so each run here is a real
-pytest subprocess with a timeout: a regression shows as a timeout, not a stuck suite.
-Every refusal must name the file and what it is, before any runner is called; never
-a traceback, never "no skills were found" or "no eval cases".
+Opening a FIFO for reading waits for a writer forever, so each run here (in-process)
+goes with a hang guard: a thread that gives every FIFO of the test whose reader waits
+a writer at once, so a regression shows as a failed test naming the FIFO it opened,
+never a stuck suite. Every refusal must name the file and what it is, before any runner
+is called; never a traceback, never "no skills were found" or "no eval cases".
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,23 +23,52 @@ from test_authoring_rules import GOOD_CASE, runner_calls, write_conftest, write_
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
 
-HANG_GUARD = 120  # seconds; a run that opens a FIFO would wait for ever
 CASES = "cases:\n" + GOOD_CASE
 SKILL_DIR = "skills/order-support"
 
 
+@contextlib.contextmanager
+def fifo_guard(root: Path) -> Iterator[list[Path]]:
+    """While it lasts, every FIFO under ``root`` that someone waits to read gets a writer
+    that closes at once (the reader then sees an empty file, never a hang); yields the
+    FIFOs that were opened so."""
+    fifos = [
+        Path(directory) / name
+        for directory, _, names in os.walk(root)
+        for name in names
+        if stat.S_ISFIFO(os.lstat(Path(directory) / name).st_mode)
+    ]
+    opened: list[Path] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.01):
+            for fifo in fifos:
+                try:  # succeeds only while a reader has the FIFO open
+                    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError:
+                    continue
+                opened.append(fifo)
+
+    watcher = threading.Thread(target=watch, name="fifo-guard", daemon=True)
+    watcher.start()
+    try:
+        yield opened
+    finally:
+        done.set()
+        watcher.join()
+
+
+def run_guarded(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """An in-process run under :func:`fifo_guard`; it fails if any FIFO was opened."""
+    with fifo_guard(pytester.path) as opened:
+        result = pytester.runpytest(*QUIET_PLUGINS, "-p", "no:cacheprovider", *args)
+    assert opened == [], f"the run opened {opened} for reading"
+    return result
+
+
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
-        *QUIET_PLUGINS,
-        "-p",
-        "no:cacheprovider",
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "spy",
-        *args,
-        timeout=HANG_GUARD,
-    )
+    return run_guarded(pytester, "--skill-lens", "skills", "--skill-lens-runner", "spy", *args)
 
 
 def assert_refused(
@@ -97,9 +129,7 @@ def test_a_fifo_skill_md_in_the_skill_path_given_is_refused(
 ) -> None:
     replace_with_fifo(fifo_skill / "SKILL.md")
 
-    result = pytester.runpytest_subprocess(
-        *QUIET_PLUGINS, "-p", "no:cacheprovider", "--skill-lens", given, timeout=HANG_GUARD
-    )
+    result = run_guarded(pytester, "--skill-lens", given)
 
     assert_refused(result, pytester, f"{SKILL_DIR}/SKILL.md", "is a FIFO")
 
@@ -316,3 +346,22 @@ def unix_socket(directory: Path, name: str = "s.yaml") -> Iterator[str]:
             yield name
         finally:
             (directory / name).unlink(missing_ok=True)
+
+
+# --- the hang guard itself -----------------------------------------------------------------
+
+
+def test_the_guard_gives_a_waiting_reader_an_empty_file_and_names_the_fifo(
+    tmp_path: Path,
+) -> None:
+    os.mkfifo(tmp_path / "pipe.yaml")
+    with fifo_guard(tmp_path) as opened, (tmp_path / "pipe.yaml").open("rb") as handle:
+        assert handle.read() == b""  # without the guard, the open above waits for ever
+    assert opened == [tmp_path / "pipe.yaml"]
+
+
+def test_the_guard_names_no_fifo_that_nothing_read(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.yaml")
+    with fifo_guard(tmp_path) as opened:
+        threading.Event().wait(0.05)  # a few of the guard's rounds
+    assert opened == []

@@ -134,7 +134,7 @@ def test_a_model_that_can_never_be_priced_is_refused_before_anything_runs(
     pytester: pytest.Pytester,
 ) -> None:
     _suite(pytester, _costing(0.1))
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--skill-lens",
         "skills",
         "--skill-lens-runner",
