@@ -48,14 +48,14 @@ class SkillHooks:
     def ihook(self) -> HookRelay:
         # Asked a dozen times per item: the proxy is kept until another conftest loads
         # (conftests are only ever added), as it then might have to be left out.
-        pm = self.config.pluginmanager
-        loaded = len(getattr(pm, "_conftest_plugins", ()))
+        conftests = getattr(self.config.pluginmanager, "_conftest_plugins", None)
+        if conftests is None:  # a pytest without that set: asked afresh every time
+            return self.session.gethookproxy(self._hooks_dir())
         kept: tuple[int, HookRelay] | None = getattr(self, "_skill_lens_ihook", None)
-        if kept is not None and kept[0] == loaded:
+        if kept is not None and kept[0] == len(conftests):
             return kept[1]
         proxy = self.session.gethookproxy(self._hooks_dir())
-        if hasattr(pm, "_conftest_plugins"):
-            self._skill_lens_ihook = (loaded, proxy)
+        self._skill_lens_ihook = (len(conftests), proxy)
         return proxy
 
     def _hooks_dir(self) -> Path:
