@@ -5,6 +5,8 @@ and ``re`` cannot. In its default mode (VERSION0) it reads ``re`` syntax as ``re
 does, except for two things ``re`` takes as literal characters: a POSIX class such
 as ``[:digit:]`` inside a set, and a fuzzy count such as ``{e<=1}``. Both are
 refused, so a pattern never means one thing in the docs and another in the check.
+One difference is not refused: ``\\B`` matches an empty text under the regex package
+(and under ``re`` from Python 3.14), not under older ``re``; docs/eval-files.md says so.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 import warnings
+from collections.abc import Iterator
 
 from .quoting import shown
 
@@ -65,60 +68,58 @@ def regex_problem(pattern: str) -> tuple[str, str] | None:
 _ALIKE_ESCAPES = frozenset("bBdDwWsSAZfnrtv")
 
 
+def _items(pattern: str) -> Iterator[tuple[int, str, bool]]:
+    """Each item of ``pattern`` as (position, text, inside a set), for both readers below.
+
+    An escape is one item, its backslash and what follows (a lone backslash at the end
+    is an item of its own); anything else is one character. A set's opening ``[`` is
+    outside it and its closing ``]`` inside; a ``]`` first in a set is a literal."""
+    i, n = 0, len(pattern)
+    set_body = -1  # where the current set's items start; -1 outside a set
+    while i < n:
+        char = pattern[i]
+        if char == "\\":
+            yield i, pattern[i : i + 2], set_body >= 0
+            i += 2
+            continue
+        yield i, char, set_body >= 0
+        if set_body < 0:
+            if char == "[":
+                set_body = i + 1 + pattern.startswith("^", i + 1)
+        elif char == "]" and i > set_body:
+            set_body = -1
+        i += 1
+
+
 def read_alike(pattern: str) -> bool:
     """Whether ``pattern`` holds only syntax that ``re`` and the ``regex`` package read
     alike: literals, ``.^$*+?|``, plain groups, flat character sets and the escapes
     above; no braces, no ``(?`` extension, no ``[`` inside a set. Such a pattern, once
     ``re`` compiles it, the regex package compiles too (tests/unit/test_regex_alike.py
     checks it over generated patterns), so the loader need not ask it."""
-    i, n = 0, len(pattern)
-    in_set = -1  # where the current set's items start; -1 outside a set
-    while i < n:
-        char = pattern[i]
-        if char == "\\":
-            follower = pattern[i + 1 : i + 2]
-            alike = follower in _ALIKE_ESCAPES or (
-                follower.isascii() and not follower.isalnum() and follower != ""
-            )
-            if not alike:
+    for i, item, in_set in _items(pattern):
+        if item.startswith("\\"):
+            follower = item[1:]
+            if not (follower in _ALIKE_ESCAPES or _stands_for_itself(follower)):
                 return False
-            i += 2
-            continue
-        if char in "{}" or pattern.startswith("(?", i):
+        elif item in "{}" or pattern.startswith("(?", i) or (item == "[" and in_set):
             return False
-        if char == "[":
-            if in_set >= 0:
-                return False
-            in_set = i + 1 + pattern.startswith("^", i + 1)
-        elif char == "]" and in_set >= 0 and i > in_set:
-            in_set = -1
-        i += 1
     return True
+
+
+def _stands_for_itself(escaped: str) -> bool:
+    return escaped != "" and escaped.isascii() and not escaped.isalnum()
 
 
 def read_differently(pattern: str) -> str | None:
     """The first part of ``pattern`` that ``re`` and the ``regex`` package read differently."""
-    i, n = 0, len(pattern)
-    set_body = -1  # where the current character set's items start; -1 outside a set
-    while i < n:
-        char = pattern[i]
-        if char == "\\":
-            i += 2  # an escape is one item, whatever follows
-            continue
-        if set_body >= 0:
-            if char == "]" and i > set_body:  # a ']' first in a set is a literal
-                set_body = -1
-            elif char == "[":
-                posix = _POSIX_CLASS.match(pattern, i)
-                if posix:
-                    return posix.group()
-        elif char == "[":
-            set_body = i + 1
-            if pattern.startswith("^", set_body):
-                set_body += 1
-        elif char == "{":
+    for i, item, in_set in _items(pattern):
+        if in_set and item == "[":
+            posix = _POSIX_CLASS.match(pattern, i)
+            if posix:
+                return posix.group()
+        elif not in_set and item == "{":
             end = pattern.find("}", i)
             if end >= 0 and _FUZZY.search(pattern, i + 1, end):
                 return pattern[i : end + 1]
-        i += 1
     return None
