@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..run.fake import FakeRunner
+from ..run.fake import is_plain_fake
 from ..run.runner import Runner
 from ..score.judge import FakeJudge, Judge
 from ..score.judges.resolve import judge_base_url, judge_model, judge_temperature
@@ -54,7 +54,7 @@ def open_tape(
     judging = case.judge is not None
     judge_taped = judging and _records(judge)
     untaped = []
-    if not runner_taped and not isinstance(runner, FakeRunner):
+    if not runner_taped and not is_plain_fake(runner):
         untaped.append(f"runner {identity.runner!r}")
     if judging and not judge_taped and not isinstance(judge, FakeJudge):
         untaped.append(f"judge {judge_name!r}")

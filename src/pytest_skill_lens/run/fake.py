@@ -30,3 +30,8 @@ class FakeRunner:
             model="fake",
             skill_triggered=skill_triggered(skill, case, []),
         )
+
+
+def is_plain_fake(runner: object) -> bool:
+    """Exactly ours, so free, offline and never hangs (a subclass's ``run`` may do either)."""
+    return type(runner) is FakeRunner
