@@ -187,7 +187,7 @@ def test_a_description_that_cannot_be_used_is_refused(
     result.stdout.fnmatch_lines([f"skill-lens: {said}"])
 
 
-def test_a_planned_name_is_taken(pytester: pytest.Pytester) -> None:
+def test_a_builtin_name_is_taken(pytester: pytest.Pytester) -> None:
     make_skill(pytester.path / "skills", "hello", [{"name": "c", "task": "t"}])
     pytester.makeconftest(
         "from pytest_skill_lens.run.fake import FakeRunner\n\n\n"

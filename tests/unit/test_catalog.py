@@ -21,15 +21,14 @@ from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase
 
 PRODUCTS = ["copilot", "claude-code", "cli"]
-PLANNED: list[str] = []  # every product is built, as a runner and as a judge
 NOT_INSTALLED = Extra("mine", 'pip install "mine[x]"', lambda model: "mine_sdk")
 
 
-def test_the_builtin_and_planned_names() -> None:
+def test_the_builtin_names_each_with_a_factory() -> None:
     assert [d.name for d in BUILTIN_RUNNERS] == ["fake", "pydantic-ai", "langchain", *PRODUCTS]
     assert [d.name for d in BUILTIN_JUDGES] == ["fake", "pydantic-ai", "langchain", *PRODUCTS]
-    assert [d.name for d in BUILTIN_RUNNERS if d.planned] == PLANNED
-    assert [d.name for d in BUILTIN_JUDGES if d.planned] == PLANNED
+    # Every product is built, as a runner and as a judge.
+    assert all(callable(d.factory) for d in (*BUILTIN_RUNNERS, *BUILTIN_JUDGES))
     assert builtin_runner("mine") is None
     assert builtin_judge("mine") is None
 
@@ -65,7 +64,6 @@ def test_only_the_framework_judges_read_a_model() -> None:
 def test_a_bare_factory_is_described_as_plugin_runners_always_were() -> None:
     described = RunnerDescription("mine", lambda context: FakeRunner())
 
-    assert not described.planned
     assert described.serves == EVERY_FEATURE
     assert not described.declares_every_tool
     assert not described.reads_model

@@ -141,7 +141,7 @@ def test_the_executable_must_be_on_path(tmp_path: Path) -> None:
 
 def test_the_catalog_serves_neither_tools_trajectory_nor_offered_and_never_prices() -> None:
     description = builtin_runner("cli")
-    assert description is not None and not description.planned
+    assert description is not None and description.factory is not None
     assert {"tools", "trajectory", "offered"}.isdisjoint(description.serves)
     assert {"workspace", "sessions", "judge"} <= description.serves
     assert description.unpriced_reason(Settings()) is not None

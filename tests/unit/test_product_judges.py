@@ -154,7 +154,7 @@ def test_the_cli_judge_is_held_to_the_cli_tables_rules() -> None:
 def test_the_product_judges_are_built_read_no_model_and_say_which_are_never_priced() -> None:
     described = {name: builtin_judge(name) for name in ("claude-code", "copilot", "cli")}
     for description in described.values():
-        assert description is not None and not description.planned
+        assert description is not None and description.factory is not None
         assert not description.reads_model
     reasons = {name: d.unpriced_reason(Settings()) for name, d in described.items() if d}
     assert reasons["claude-code"] is None  # its trace reports total_cost_usd

@@ -153,8 +153,8 @@ def _refuse_unenforceable_ceiling(settings: Settings) -> None:
     ]
     seats.append((f"judge {settings.judge!r}", builtin_judge(settings.judge)))
     for label, description in seats:
-        if description is None or description.planned:
-            continue  # a plugin's seat reports each run's price itself; planned: refused later
+        if description is None:
+            continue  # a plugin's seat reports each run's price itself
         reason = description.unpriced_reason(settings)
         if reason is not None:
             fix = "drop the spend ceiling, or run without it"

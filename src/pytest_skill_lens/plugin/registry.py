@@ -28,9 +28,6 @@ class _Described(Protocol):
     @property
     def factory(self) -> Callable[..., Any] | None: ...
 
-    @property
-    def planned(self) -> bool: ...
-
 
 D = TypeVar("D", bound=_Described)
 
@@ -42,11 +39,10 @@ def _merge(
     describe: Callable[[str, Any], D],
 ) -> dict[str, D]:
     """Built-in descriptions and the hook's, by name (``describe`` reads one hook value)."""
-    merged = {d.name: d for d in builtins if not d.planned}
-    planned = {d.name for d in builtins if d.planned}
+    merged = {d.name: d for d in builtins}
     for contribution in contributions:
         for name, given in (contribution or {}).items():
-            if name in merged or name in planned:
+            if name in merged:
                 raise RegistryError(
                     f"a plugin registers the {kind} {name!r}, which is already taken; "
                     "give it another name"
@@ -101,7 +97,7 @@ def check_names(config: pytest.Config, runner_names: Sequence[str], judge_name: 
     runners = runner_descriptions(config)
     for name in runner_names:
         if name not in runners:
-            message = _unknown("runner", name, runners, builtin_runner(name))
+            message = _unknown("runner", name, runners)
             source = session.run.runner_source if session is not None else ""
             raise RegistryError(
                 (f"{source}: {message}" if source else message)
@@ -114,7 +110,7 @@ def check_names(config: pytest.Config, runner_names: Sequence[str], judge_name: 
             _require(runners[name], settings, config, builtin_runner(name) is None)
     judges = judge_descriptions(config)
     if judge_name not in judges:
-        message = _unknown("judge", judge_name, judges, builtin_judge(judge_name))
+        message = _unknown("judge", judge_name, judges)
         source = session.run.judge_source if session is not None else ""
         raise RegistryError(
             (f"{source}: {message}" if source else message)
@@ -176,25 +172,19 @@ def _require(
         raise RegistryError(f"{problem[0]}; {problem[1]}")
 
 
-def _unknown(kind: str, name: str, known: Mapping[str, Any], builtin: _Described | None) -> str:
-    available = ", ".join(sorted(known))
-    if builtin is not None and builtin.planned:
-        return (
-            f"the {kind} {name!r} is not available in this version of pytest-skill-lens yet; "
-            f"available: {available}"
-        )
-    return f"unknown {kind} {name!r}; available: {available}"
+def _unknown(kind: str, name: str, known: Mapping[str, Any]) -> str:
+    return f"unknown {kind} {name!r}; available: {', '.join(sorted(known))}"
 
 
 def build_runner(
     config: pytest.Config, name: str, settings: Settings, sandbox: Any = None
 ) -> Runner:
     factory = runner_descriptions(config)[name].factory
-    assert factory is not None  # a planned runner never gets past check_names
+    assert factory is not None  # _merge refused a description without one
     return factory(RunnerContext(name=name, settings=settings, sandbox=sandbox))
 
 
 def build_judge(config: pytest.Config, name: str, settings: Settings) -> Judge:
     factory = judge_descriptions(config)[name].factory
-    assert factory is not None  # a planned judge never gets past check_names
+    assert factory is not None  # _merge refused a description without one
     return factory(JudgeContext(name=name, settings=settings))

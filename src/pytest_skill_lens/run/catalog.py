@@ -50,7 +50,8 @@ ToolsCheck = Callable[[Settings, Sequence[ToolSpec]], Problem | None]
 class RunnerDescription:
     """One runner: what builds it, what it needs before it runs, what it serves.
 
-    ``factory`` is ``None`` for a runner planned but not built in this version.
+    ``factory`` is ``None`` only in a plugin's description that left it out, which
+    registering refuses.
     ``reads_model``: it runs ``model`` (at ``base_url``), so that model's API key is
     checked before any case runs. ``declares_every_tool``: its agent sees only the
     case's tools and the harness's, so a trajectory naming another is an authoring error.
@@ -74,10 +75,6 @@ class RunnerDescription:
     never_priced: str | None = None
     # Where a product runner delivers the skill in the working directory (its skills dir).
     delivers_into: Callable[[Settings], str] | None = None
-
-    @property
-    def planned(self) -> bool:
-        return self.factory is None
 
     def extra_problem(self, settings: Settings) -> Problem | None:
         if self.extra is None:
@@ -293,5 +290,5 @@ _BY_NAME = {description.name: description for description in BUILTIN_RUNNERS}
 
 
 def builtin_runner(name: str) -> RunnerDescription | None:
-    """The built-in (or planned) runner ``name``; ``None`` for a name a plugin may register."""
+    """The built-in runner ``name``; ``None`` for a name a plugin may register."""
     return _BY_NAME.get(name)

@@ -20,7 +20,8 @@ from .resolve import judge_model, model_problem
 class JudgeDescription:
     """One judge: what builds it and what it needs before it grades.
 
-    ``factory`` is ``None`` for a judge planned but not built in this version.
+    ``factory`` is ``None`` only in a plugin's description that left it out, which
+    registering refuses.
     ``reads_model``: it grades with ``judge_model``, or else inherits the runners'
     ``model`` and endpoint, so that model's API key is checked before any case runs.
     ``check_start``: what must hold for it to start at all (a product's executable
@@ -35,10 +36,6 @@ class JudgeDescription:
     reads_model: bool = False
     check_start: SettingsCheck | None = None
     never_priced: str | None = None
-
-    @property
-    def planned(self) -> bool:
-        return self.factory is None
 
     def extra_problem(self, settings: Settings) -> Problem | None:
         if self.extra is None:
@@ -165,5 +162,5 @@ _BY_NAME = {description.name: description for description in BUILTIN_JUDGES}
 
 
 def builtin_judge(name: str) -> JudgeDescription | None:
-    """The built-in (or planned) judge ``name``; ``None`` for a name a plugin may register."""
+    """The built-in judge ``name``; ``None`` for a name a plugin may register."""
     return _BY_NAME.get(name)
