@@ -10,15 +10,18 @@ fixtures are registered for tests/plugin by conftest.py:
 * ``copilot_env``: Copilot in its bring-your-own-model mode pointed at it;
 * ``product_env``: both.
 
-A module whose ``server`` is that server says so with a fixture of its own that returns
-``anthropic_server``. :func:`run_skill` writes a skill and runs it under a runner the way
-a user does, and returns what the JSON report says.
+A module whose ``server`` is that server imports :func:`anthropic_as_server`, the
+fixture ``server`` (it shadows tests/plugin's OpenAI-compatible one there only).
+:func:`run_skill` writes a skill and runs it under a runner the way a user does, and
+returns what the JSON report says; a :class:`ProductRun` does that with a module's
+defaults and returns the outcomes by case name.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -27,6 +30,8 @@ from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 __all__ = [
     "CLAUDE_TOML",
+    "ProductRun",
+    "anthropic_as_server",
     "anthropic_server",
     "by_case",
     "claude_env",
@@ -71,6 +76,13 @@ def anthropic_server() -> Iterator[AnthropicServer]:
     """The scripted Anthropic server on 127.0.0.1, for one test."""
     with AnthropicServer() as running:
         yield running
+
+
+@pytest.fixture(name="server")
+def anthropic_as_server(anthropic_server: AnthropicServer) -> AnthropicServer:
+    """``server``, in a module that imports this: the scripted model the products talk to
+    (``claude_env``, ``copilot_env``)."""
+    return anthropic_server
 
 
 @pytest.fixture
@@ -119,6 +131,41 @@ def run_skill(
     )
     data = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else {}
     return result, data
+
+
+@dataclass(frozen=True)
+class ProductRun:
+    """:func:`run_skill` under ``runner`` with a module's ``body`` and ``toml``, called
+    as ``run(pytester, cases, *args)``: the result and the outcomes by case name.
+
+    In-process unless ``subprocess``; refusals at configure time too (tests/conftest.py's
+    ``pytester``).
+    """
+
+    runner: str
+    body: str | None = None
+    toml: str = ""
+
+    def __call__(
+        self,
+        pytester: pytest.Pytester,
+        cases: Sequence[Mapping[str, Any]],
+        *args: str,
+        toml: str | None = None,
+        frontmatter: str | None = None,
+        subprocess: bool = False,
+    ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+        result, report = run_skill(
+            pytester,
+            self.runner,
+            cases,
+            *args,
+            body=self.body,
+            frontmatter=frontmatter,
+            toml=self.toml if toml is None else toml,
+            subprocess=subprocess,
+        )
+        return result, by_case(report)
 
 
 def by_case(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -11,13 +11,11 @@ fails with the wrong one, a Skill call that triggers is matched by one that does
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from product_harness import CLAUDE_TOML, by_case, run_skill, seen
+from product_harness import CLAUDE_TOML, ProductRun, anthropic_as_server, seen  # noqa: F401
 from skillfactory import QUIET_PLUGINS, write_file
 
 # slow: starts the real Claude Code (-m "not slow" skips it)
@@ -26,29 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "cla
 RUNNER = "claude-code"
 BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
 TOML = CLAUDE_TOML
-
-
-@pytest.fixture
-def server(anthropic_server: AnthropicServer) -> AnthropicServer:
-    """The scripted model: Claude Code's (``claude_env``)."""
-    return anthropic_server
-
-
-def run(
-    pytester: pytest.Pytester,
-    cases: Sequence[Mapping[str, Any]],
-    *args: str,
-    toml: str = TOML,
-    frontmatter: str | None = None,
-) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    """Skill ``greet`` under claude-code; the outcomes by case name.
-
-    In-process, refusals at configure time too (tests/conftest.py's ``pytester``).
-    """
-    result, report = run_skill(
-        pytester, RUNNER, cases, *args, body=BODY, frontmatter=frontmatter, toml=toml
-    )
-    return result, by_case(report)
+run = ProductRun(RUNNER, body=BODY, toml=TOML)  # skill greet: outcomes by case name
 
 
 def test_a_loaded_case_passes_with_the_skill_expanded_and_the_products_cost(

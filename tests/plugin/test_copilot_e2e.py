@@ -11,13 +11,11 @@ does not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, failure, text, tool_use
-from product_harness import by_case, run_skill, seen
+from product_harness import ProductRun, anthropic_as_server, seen  # noqa: F401 (server)
 
 # slow: starts the real Copilot CLI (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "copilot_env")]
@@ -25,26 +23,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "cop
 RUNNER = "copilot"
 BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
 PREMIUM = "copilot bills per premium request, not in dollars: this run used 0 premium request(s)"
-
-
-@pytest.fixture
-def server(anthropic_server: AnthropicServer) -> AnthropicServer:
-    """The scripted model: Copilot's (``copilot_env``)."""
-    return anthropic_server
-
-
-def run(
-    pytester: pytest.Pytester,
-    cases: Sequence[Mapping[str, Any]],
-    *args: str,
-    toml: str = "",
-) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    """Skill ``greet`` under copilot; the outcomes by case name.
-
-    In-process, refusals at configure time too (tests/conftest.py's ``pytester``).
-    """
-    result, report = run_skill(pytester, RUNNER, cases, *args, body=BODY, toml=toml)
-    return result, by_case(report)
+run = ProductRun(RUNNER, body=BODY)  # skill greet under copilot: outcomes by case name
 
 
 def test_a_loaded_case_runs_with_the_task_as_typed_and_says_the_skill_never_loaded(

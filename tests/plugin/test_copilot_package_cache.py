@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from product_harness import by_case, run_skill
+from product_harness import ProductRun, anthropic_as_server  # noqa: F401 (server)
 from skillfactory import write_file
 
 from pytest_skill_lens.run.product_sandbox import decide
@@ -38,25 +37,9 @@ LOOK = (
     'stat -c "marker=%i %y" "$COPILOT_PKG_CACHE_HOME"/pkg/*/*/.extraction-complete; '
     'echo "unpacked-in-home=$(find "$HOME" -name .extraction-complete | wc -l)"'
 )
-
-
-@pytest.fixture
-def server(anthropic_server: AnthropicServer) -> AnthropicServer:
-    """The scripted model: Copilot's (``copilot_env``)."""
-    return anthropic_server
-
-
-def run(
-    pytester: pytest.Pytester,
-    cases: Sequence[Mapping[str, Any]],
-    *args: str,
-    toml: str = "",
-    subprocess: bool = False,
-) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    """Skill ``greet`` under copilot; the outcomes by case name (``subprocess``: a run in
-    a process of its own, whose cache is fresh and removed when that process ends)."""
-    result, report = run_skill(pytester, "copilot", cases, *args, toml=toml, subprocess=subprocess)
-    return result, by_case(report)
+# Skill greet under copilot: the outcomes by case name (subprocess=True: a run in a
+# process of its own, whose cache is fresh and removed when that process ends).
+run = ProductRun("copilot")
 
 
 def shell_case(server: AnthropicServer, task: str, command: str) -> dict[str, Any]:

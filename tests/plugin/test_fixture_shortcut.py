@@ -17,6 +17,7 @@ from pytest_skill_lens.plugin import fixtures
 from pytest_skill_lens.plugin.overrides import FixtureOverrides, defines_case_fixture
 
 NOTES_CASE = SEEDED_CASE + "      - kind: contains\n        value: written by an autouse fixture\n"
+ONE_CASE = "cases:\n  - name: one\n    task: t\n"
 
 COUNTING_WRAPPER = """
 
@@ -45,21 +46,24 @@ def test_a_wrapper_applies_below_its_conftest_only(pytester: pytest.Pytester) ->
     assert log == ["inner", "inner"]
 
 
+def one_case_under(pytester: pytest.Pytester, conftest: str) -> None:
+    """Skill ``notes`` with one case, below a root conftest.py of ``conftest`` (dedented)."""
+    make_skill(pytester.path / "skills", "notes", ONE_CASE)
+    write_file(pytester.path / "conftest.py", textwrap.dedent(conftest))
+
+
 def test_a_fixture_defined_under_another_attribute_name_still_counts(
     pytester: pytest.Pytester,
 ) -> None:
-    make_skill(pytester.path / "skills", "notes", "cases:\n  - name: one\n    task: t\n")
-    write_file(
-        pytester.path / "conftest.py",
-        textwrap.dedent(
-            """
-            import pytest
+    one_case_under(
+        pytester,
+        """
+        import pytest
 
-            @pytest.fixture(name="skill_lens_runner")
-            def broken_runner():
-                raise RuntimeError("the conftest's runner is used")
-            """
-        ),
+        @pytest.fixture(name="skill_lens_runner")
+        def broken_runner():
+            raise RuntimeError("the conftest's runner is used")
+        """,
     )
     result = run_items(pytester)
     result.assert_outcomes(errors=1)
@@ -91,18 +95,15 @@ def test_an_autouse_fixture_sees_the_workspace_the_case_runs_in(
 def test_junit_properties_are_carried_by_the_teardown_report_only(
     pytester: pytest.Pytester,
 ) -> None:
-    make_skill(pytester.path / "skills", "notes", "cases:\n  - name: one\n    task: t\n")
-    write_file(
-        pytester.path / "conftest.py",
-        textwrap.dedent(
-            """
-            import json, pathlib
+    one_case_under(
+        pytester,
+        """
+        import json, pathlib
 
-            def pytest_runtest_logreport(report):
-                with pathlib.Path("props.log").open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps([report.when, len(report.user_properties)]) + "\\n")
-            """
-        ),
+        def pytest_runtest_logreport(report):
+            with pathlib.Path("props.log").open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps([report.when, len(report.user_properties)]) + "\\n")
+        """,
     )
     result = run_items(pytester, "--junitxml", "junit.xml")
     result.assert_outcomes(passed=1)

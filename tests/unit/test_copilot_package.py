@@ -20,7 +20,6 @@ from pytest_skill_lens.run.leftovers import owner_mark
 from pytest_skill_lens.run.product_sandbox import (
     ProductSandbox,
     adopt,
-    adopted,
     bwrap_argv,
     decide,
     share_read_only,
@@ -67,15 +66,8 @@ def ours() -> list[Path]:
 
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-
-
-@pytest.fixture(autouse=True)
-def no_adopted_decision() -> Iterator[None]:
-    """No product sandbox unless a test adopts one (the decision is process state)."""
-    before = adopted()
-    adopt(None)
-    yield
-    adopt(before)
+# No product sandbox unless a test adopts one (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_adopted_decision")
 
 
 @pytest.fixture
@@ -257,6 +249,8 @@ def test_a_shared_directory_is_bound_read_only_after_the_writable_binds(tmp_path
     shared = TEMP / "skill-lens-copilot-package-x" / "cache"
     decision = ProductSandbox("auto", "bwrap", True, executable="/usr/bin/bwrap")
     work = tmp_path / "work"
+    # The process's own cache, if an earlier test in this process ran Copilot, stays.
+    earlier = shared_read_only()
     share_read_only(shared)
     try:
         argv = wrap(decision, ["copilot", "-p", "hi"], cwd=work, writable=[tmp_path], temp=TEMP)
@@ -269,9 +263,10 @@ def test_a_shared_directory_is_bound_read_only_after_the_writable_binds(tmp_path
         writable=[work, tmp_path],
         temp=TEMP,
         shown=product_sandbox.temp_view(TEMP),
-        read_only=[shared],
+        read_only=[*earlier, shared],
     )
-    bind = argv.index("--ro-bind-try", argv.index("--bind"))
+    bind = argv.index(str(shared)) - 1
+    assert bind > argv.index("--bind")
     assert argv[bind : bind + 3] == ["--ro-bind-try", str(shared), str(shared)]
     assert argv.index("--remount-ro") > bind
     assert shared not in shared_read_only()

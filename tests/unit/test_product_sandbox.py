@@ -37,7 +37,6 @@ from pytest_skill_lens.run.product_sandbox import (
     ProductEntry,
     ProductSandbox,
     adopt,
-    adopted,
     bwrap_argv,
     decide,
     product_entries,
@@ -57,7 +56,8 @@ from pytest_skill_lens.run.sandbox import system_temp_dir
 from pytest_skill_lens.settings import Settings
 
 # slow: real starts under the product's bwrap (-m "not slow" skips it)
-pytestmark = pytest.mark.slow
+# no_adopted_decision (tests/unit/conftest.py): each test starts and ends with none.
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_adopted_decision")]
 
 TEMP = system_temp_dir()
 LINUX = sys.platform.startswith("linux")
@@ -81,15 +81,6 @@ UNDER_BWRAP = (
     "system services to act for it; bundled scripts are reachable through the product's "
     "own tools"
 )
-
-
-@pytest.fixture(autouse=True)
-def no_adopted_decision() -> Iterator[None]:
-    """Every test starts and ends with no run decision adopted (it is process state)."""
-    before = adopted()
-    adopt(None)
-    yield
-    adopt(before)
 
 
 # -- the decision and its sentences ---------------------------------------------------------
@@ -249,7 +240,8 @@ def test_a_start_that_keeps_the_real_home_is_never_wrapped(tmp_path: Path) -> No
 
 
 @pytest.fixture
-def bwrap_adopted() -> ProductSandbox:
+def bwrap_adopted(no_adopted_decision: None) -> ProductSandbox:
+    # Requesting the reset sets it up first: it must not undo the decision adopted here.
     decision = decide("auto")
     adopt(decision)
     return decision
