@@ -7,6 +7,7 @@ from typing import Any
 
 from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.plugin.outcome_wire import (
+    ReportFacts,
     compact_outcome,
     leave_out_own_properties,
     outcome_from_wire,
@@ -30,7 +31,7 @@ BUSY = Outcome(
             evaluator="assertion",
             passed=False,
             score=0.0,
-            detail="0/1 checks held",
+            detail="0/1 checks held; failed: contains[0]",
             checks=(CheckResult(id="contains[0]", passed=False, evidence="not found"),),
             cost_usd=0.0,
         ),
@@ -43,26 +44,60 @@ BUSY = Outcome(
 )
 
 
+# What a report carries that its outcome need not repeat: node id, label, outcome.
+BUSY_REPORT = ReportFacts(BUSY.nodeid, "s :: c (fake, baseline, run 3/3)", "passed")
+NOWHERE = ReportFacts("", "", "")
+
+
 def test_a_compact_outcome_reads_back_as_the_same_outcome() -> None:
-    for outcome in (PLAIN, BUSY):
-        assert (
-            outcome_from_wire(compact_outcome(outcome, outcome.nodeid), outcome.nodeid) == outcome
-        )
-    data = compact_outcome(BUSY, BUSY.nodeid)
+    for outcome, report in ((PLAIN, NOWHERE), (BUSY, BUSY_REPORT), (BUSY, NOWHERE)):
+        assert outcome_from_wire(compact_outcome(outcome, report), report) == outcome
+    data = compact_outcome(BUSY, BUSY_REPORT)
     assert data["latency_ms"] == 0 and type(data["latency_ms"]) is int
     assert data["skill_triggered"] is False
     # Defaults are not sent at all, nor the report's own node id.
-    assert set(compact_outcome(PLAIN, "")) == {"skill_name", "case_name", "runner", "status"}
+    assert set(compact_outcome(PLAIN, NOWHERE)) == {"skill_name", "case_name", "runner", "status"}
     assert "nodeid" not in data
-    assert len(str(compact_outcome(PLAIN, ""))) < len(str(PLAIN.to_dict())) / 4
+    assert len(str(compact_outcome(PLAIN, NOWHERE))) < len(str(PLAIN.to_dict())) / 4
 
 
-def test_a_trivially_held_score_travels_as_its_evaluator_and_detail() -> None:
-    data = compact_outcome(BUSY, BUSY.nodeid)
-    assert data["scores"][0] == ["budget", "no budget"]
-    assert isinstance(data["scores"][1], dict)  # a score with checks travels whole
-    # A passed score that is not trivial (a cost, a score below 1) travels whole too.
+def test_what_the_report_says_itself_is_not_repeated() -> None:
+    report = ReportFacts("", "s :: c (fake)", "passed")
+    assert compact_outcome(PLAIN, report) == {}
+    assert outcome_from_wire({}, report) == PLAIN
+    # The failed verdict of a baseline whose report passed travels; its names do not.
+    data = compact_outcome(BUSY, BUSY_REPORT)
+    assert data["status"] == "failed"
+    assert not {"skill_name", "case_name", "runner"} & set(data)
+
+
+def test_names_the_label_does_not_give_back_exactly_travel() -> None:
+    for skill, case, runner in (
+        ("a :: b", "c", "fake"),  # the label's separator inside a name
+        ("s", "case (draft)", "fake"),
+        ("s", "c", "cli:my, tool"),
+    ):
+        outcome = Outcome(skill_name=skill, case_name=case, runner=runner, status="passed")
+        report = ReportFacts("", f"{skill} :: {case} ({runner})", "passed")
+        data = compact_outcome(outcome, report)
+        assert outcome_from_wire(data, report) == outcome
+    # A label that names another case (another plugin's location) is no source.
+    other = ReportFacts("", "t :: d (fake)", "passed")
+    assert compact_outcome(PLAIN, other)["skill_name"] == "s"
+    assert outcome_from_wire(compact_outcome(PLAIN, other), other) == PLAIN
+
+
+def test_a_score_travels_as_its_checks_when_they_make_it() -> None:
+    data = compact_outcome(BUSY, BUSY_REPORT)
+    assert data["scores"][0] == ["budget", "no budget"]  # trivially held: evaluator, detail
+    assert data["scores"][1] == ["assertion", [["contains[0]", False, "not found"]]]
+    checks = BUSY.scores[1].checks
     for score in (
+        # Scores with checks that their checks alone do not make travel whole,
+        Score(evaluator="judge", passed=True, score=0.8, detail="ok", checks=checks),
+        Score(evaluator="assertion", passed=False, score=0.0, detail="0/1 held", checks=checks),
+        Score("assertion", False, 0.0, "0/1 checks held; failed: contains[0]", checks, True),
+        # and so does a passed score that is not trivial (a cost, a score below 1).
         Score(evaluator="judge", passed=True, score=1.0, detail="ok", cost_usd=0.01),
         Score(evaluator="judge", passed=True, score=0.9, detail="ok"),
         Score(evaluator="x", passed=True, score=1.0, detail="ok", errored=True),
@@ -70,15 +105,16 @@ def test_a_trivially_held_score_travels_as_its_evaluator_and_detail() -> None:
         outcome = Outcome(
             skill_name="s", case_name="c", runner="r", status="passed", scores=[score]
         )
-        sent = compact_outcome(outcome, "")
+        sent = compact_outcome(outcome, NOWHERE)
         assert isinstance(sent["scores"][0], dict)
-        assert outcome_from_wire(sent, "") == outcome
+        assert outcome_from_wire(sent, NOWHERE) == outcome
 
 
 def test_an_outcome_of_another_node_keeps_its_node_id() -> None:
-    sent = compact_outcome(BUSY, "elsewhere::x")
+    elsewhere = BUSY_REPORT._replace(nodeid="elsewhere::x")
+    sent = compact_outcome(BUSY, elsewhere)
     assert sent["nodeid"] == BUSY.nodeid
-    assert outcome_from_wire(sent, "elsewhere::x") == BUSY
+    assert outcome_from_wire(sent, elsewhere) == BUSY
 
 
 def _teardown(properties: list[Any]) -> dict[str, Any]:
@@ -92,7 +128,7 @@ def test_the_cases_own_properties_are_rebuilt_on_the_controller() -> None:
     assert data["user_properties"] == [foreign]
     received: dict[str, Outcome] = {}
     restore_properties(
-        {"nodeid": BUSY.nodeid, "skill_lens_outcome": compact_outcome(BUSY, BUSY.nodeid)},
+        {"nodeid": BUSY.nodeid, "skill_lens_outcome": compact_outcome(BUSY, NOWHERE)},
         arrived := SimpleNamespace(user_properties=[]),
         received,
     )

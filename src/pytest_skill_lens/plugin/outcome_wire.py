@@ -1,27 +1,52 @@
 """An item's outcome and JUnit properties on their way from an xdist worker.
 
 pytest-xdist sends every report as JSON. The outcome travels once per item, with
-the report that carries it (the call report, or a failed setup's), and without the
-fields that hold their default or repeat the report's node id; a score that holds
-trivially (``no budget``: passed, 1.0, no checks) travels as its evaluator and detail.
-The controller rebuilds the outcome once, as the report arrives. The case's
-``user_properties`` (teardown report) are ``case_properties(outcome)``, all of which the
-controller already has from that outcome: they are left out of the teardown report and
-rebuilt from it on arrival, so ``--junitxml`` reads exactly what it reads in a run
-without xdist.
+the report that carries it (the call report, or a failed setup's), and without what
+the controller can tell otherwise: the fields that hold their default; the node id,
+the skill, case and runner names and the status where the report itself says them
+(its node id, its location's label, its outcome); a score that holds trivially
+(``no budget``: passed, 1.0, no checks) as its evaluator and detail; a score that is
+exactly what its checks make (:func:`score_from_checks`) as its evaluator and checks.
+The worker leaves a field out only where reading it back gives the same value, so an
+unusual name travels whole. The controller rebuilds the outcome once, as the report
+arrives. The case's ``user_properties`` (teardown report) are
+``case_properties(outcome)``, all of which the controller already has from that
+outcome: they are left out of the teardown report and rebuilt from it on arrival, so
+``--junitxml`` reads exactly what it reads in a run without xdist.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..perform.outcome import Outcome
 from ..report.junit_properties import case_properties
-from ..score.check import Score
+from ..score.check import CheckResult, Score, held_trivially, score_from_checks
 
 _OUTCOME_FIELD = "skill_lens_outcome"
 _OWN_PROPERTIES = "skill_lens_own_properties"  # how many trailing properties are ours
+
+
+class ReportFacts(NamedTuple):
+    """What a report says itself, so its outcome need not repeat it."""
+
+    nodeid: str
+    label: str  # its location's label: "<skill> :: <case> (<runner>[, ...])"
+    word: str  # pytest's outcome of the report: passed, failed, skipped
+
+    @classmethod
+    def of_data(cls, data: dict[str, Any]) -> ReportFacts:
+        """The facts of a report serialised as ``data``."""
+        location = data.get("location")
+        label = location[2] if isinstance(location, list | tuple) and len(location) == 3 else ""
+        return cls(str(data.get("nodeid", "")), str(label), str(data.get("outcome", "")))
+
+    @classmethod
+    def of_report(cls, report: Any) -> ReportFacts:
+        location = getattr(report, "location", None)
+        label = location[2] if isinstance(location, tuple | list) and len(location) == 3 else ""
+        return cls(str(report.nodeid), str(label), str(getattr(report, "outcome", "")))
 
 
 def _defaults(cls: type) -> dict[str, object]:
@@ -33,48 +58,75 @@ def _defaults(cls: type) -> dict[str, object]:
 _DEFAULTS = _defaults(Outcome)
 _SCORE_DEFAULTS = _defaults(Score)
 _EMPTY_LISTS = frozenset(f.name for f in dataclasses.fields(Outcome) if f.default_factory is list)
+_NAMES = ("skill_name", "case_name", "runner")  # what a case item's label names
 
 
 _TRIVIAL = ("evaluator", "passed", "score", "detail")  # the keys of a trivially held score
 
 
-def compact_outcome(outcome: Outcome, nodeid: str) -> dict[str, Any]:
-    """The outcome as plain data for the report of ``nodeid``, leaving out what the
-    controller knows (:func:`outcome_from_wire` puts it back)."""
+def _named_by(label: str) -> tuple[str, str, str] | None:
+    """The skill, case and runner a case item's label names (CaseItem.reportinfo)."""
+    skill, sep, rest = label.partition(" :: ")
+    case, paren, detail = rest.rpartition(" (")
+    if not (sep and paren and detail.endswith(")")):
+        return None
+    return skill, case, detail[:-1].split(", ")[0]
+
+
+def compact_outcome(outcome: Outcome, report: ReportFacts) -> dict[str, Any]:
+    """The outcome as plain data for ``report``, leaving out what the controller can
+    tell from the report (:func:`outcome_from_wire` puts it back)."""
     data = outcome.to_dict()
     _drop_defaults(data, _DEFAULTS)
-    if data.get("nodeid") == nodeid:
+    if data.get("nodeid") == report.nodeid:
         del data["nodeid"]
+    if _named_by(report.label) == (outcome.skill_name, outcome.case_name, outcome.runner):
+        for name in _NAMES:
+            del data[name]
+    if outcome.status == report.word:
+        del data["status"]
     for name in _EMPTY_LISTS:
         if data[name] == []:
             del data[name]
     if "scores" in data:
-        data["scores"] = [_compact_score(score) for score in data["scores"]]
+        data["scores"] = [_compact_score(score) for score in outcome.scores]
     return data
 
 
-def _compact_score(score: dict[str, Any]) -> dict[str, Any] | list[str]:
-    _drop_defaults(score, _SCORE_DEFAULTS)
-    if score["checks"] == []:  # Score.from_dict reads a missing list as ()
-        del score["checks"]
-    if tuple(score) == _TRIVIAL and score["passed"] is True and score["score"] == 1.0:
-        return [score["evaluator"], score["detail"]]
-    return score
+def _compact_score(score: Score) -> dict[str, Any] | list[Any]:
+    checks = list(score.checks)
+    if checks and score == score_from_checks(score.evaluator, checks, ""):
+        return [score.evaluator, [[c.id, c.passed, c.evidence] for c in checks]]
+    data = score.to_dict()
+    _drop_defaults(data, _SCORE_DEFAULTS)
+    if data["checks"] == []:  # Score.from_dict reads a missing list as ()
+        del data["checks"]
+    if tuple(data) == _TRIVIAL and data["passed"] is True and data["score"] == 1.0:
+        return [data["evaluator"], data["detail"]]
+    return data
 
 
-def outcome_from_wire(data: dict[str, Any], nodeid: str) -> Outcome:
-    """The outcome :func:`compact_outcome` sent with the report of ``nodeid``."""
-    values = {"nodeid": nodeid, **data}
-    if "scores" in data:
-        values["scores"] = [_score_from_wire(score) for score in data["scores"]]
-    return Outcome.from_dict(values)
+def outcome_from_wire(data: dict[str, Any], report: ReportFacts) -> Outcome:
+    """The outcome :func:`compact_outcome` sent with ``report``."""
+    values: dict[str, Any] = {"nodeid": report.nodeid, "status": report.word}
+    named = _named_by(report.label)
+    if named is not None:
+        values.update(zip(_NAMES, named, strict=True))
+    values.update(data)
+    scores = values.pop("scores", ())
+    outcome = Outcome.from_dict(values)
+    outcome.scores = [_score_from_wire(score) for score in scores]
+    return outcome
 
 
-def _score_from_wire(score: Any) -> Any:
+def _score_from_wire(score: Any) -> Score:
     if isinstance(score, list):
         evaluator, detail = score
-        return {"evaluator": evaluator, "passed": True, "score": 1.0, "detail": detail}
-    return score
+        if isinstance(detail, list):  # its checks
+            checks = [CheckResult(id, passed, evidence) for id, passed, evidence in detail]
+            return score_from_checks(evaluator, checks, "")
+        return held_trivially(evaluator, detail)
+    return Score.from_dict(score)
 
 
 def _drop_defaults(data: dict[str, Any], defaults: dict[str, object]) -> None:
@@ -109,7 +161,8 @@ def restore_properties(data: dict[str, Any], report: Any, received: dict[str, Ou
     outcome = data.get(_OUTCOME_FIELD)
     if isinstance(outcome, dict):
         # Rebuilt once, here: every hook after this reads the object.
-        received[nodeid] = report.skill_lens_outcome = outcome_from_wire(outcome, nodeid)
+        facts = ReportFacts.of_data(data)
+        received[nodeid] = report.skill_lens_outcome = outcome_from_wire(outcome, facts)
         return
     count = data.get(_OWN_PROPERTIES)
     if data.get("when") == "teardown" and isinstance(count, int):

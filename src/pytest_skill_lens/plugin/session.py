@@ -35,6 +35,7 @@ from .isolation import skill_dir_hooks
 from .items import CaseItem
 from .ledger import SpendLedger
 from .outcome_wire import (
+    ReportFacts,
     compact_outcome,
     leave_out_own_properties,
     outcome_from_wire,
@@ -330,7 +331,7 @@ class SkillLensSession:
             return None
         data = getattr(report, "skill_lens_outcome", None)
         if isinstance(data, dict):  # plain data, from a report not rebuilt on arrival
-            data = outcome_from_wire(data, report.nodeid)
+            data = outcome_from_wire(data, ReportFacts.of_report(report))
         if not isinstance(data, Outcome):
             return None
         replayed = replay_word(data)
@@ -383,7 +384,8 @@ class SkillLensSession:
         # pytest-xdist sends reports between processes as plain data.
         if isinstance(data, dict) and isinstance(data.get("skill_lens_outcome"), Outcome):
             self.outcomes_sent[report.nodeid] = data["skill_lens_outcome"]
-            data["skill_lens_outcome"] = compact_outcome(data["skill_lens_outcome"], report.nodeid)
+            facts = ReportFacts.of_data(data)
+            data["skill_lens_outcome"] = compact_outcome(data["skill_lens_outcome"], facts)
         elif isinstance(data, dict) and data.get("when") == "teardown":
             sent = self.outcomes_sent.pop(report.nodeid, None)
             if sent is not None:
@@ -405,7 +407,8 @@ class SkillLensSession:
         if isinstance(data, Outcome):
             self.results.outcomes[report.nodeid] = data
         elif isinstance(data, dict):  # plain data, from a report not rebuilt on arrival
-            self.results.outcomes[report.nodeid] = outcome_from_wire(data, report.nodeid)
+            facts = ReportFacts.of_report(report)
+            self.results.outcomes[report.nodeid] = outcome_from_wire(data, facts)
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
             self.results.other_failures += 1  # an ordinary test in a mixed run
 
