@@ -99,10 +99,11 @@ class CaseItem(SkillHooks, pytest.Function):
     # Its own attributes in slots: with them in the instance dict, pytest's Function
     # has too many for Python to share the dict's keys between items (1.5 KiB each).
     __slots__ = (
+        "_loaded",
         "_skill_lens_ihook",
         "acting_skill",
         "arm",
-        "loaded",
+        "case_name",
         "not_run_reason",
         "order",
         "outcome",
@@ -127,7 +128,8 @@ class CaseItem(SkillHooks, pytest.Function):
         super().__init__(**kwargs)
         _parse_runner_params(self)
         self.skill = skill
-        self.loaded = loaded
+        self._loaded: LoadedCase | None = loaded
+        self.case_name = loaded.name
         self.runner_name = runner
         self.arm = arm
         self.repeat_index = repeat_index
@@ -149,8 +151,24 @@ class CaseItem(SkillHooks, pytest.Function):
                 self.add_marker(mark)
 
     @property
-    def case_name(self) -> str:
-        return self.loaded.name
+    def loaded(self) -> LoadedCase:
+        """The case this item runs, until its run is over (see :meth:`release_case`)."""
+        if self._loaded is None:
+            raise CaseReleased(
+                f"{self.nodeid} already ran in this session, and its case was let go "
+                "once its run was over; run it again in a new pytest session"
+            )
+        return self._loaded
+
+    def release_case(self) -> None:
+        """Let the case go once the item's run is over (its outcome stays).
+
+        Every item would otherwise keep its parsed case, models and strings to the end
+        of the session, about 2 KiB each; a report never reads them again. Called after
+        the whole run protocol, so a plugin that reruns an item within it
+        (pytest-rerunfailures) still finds the case.
+        """
+        self._loaded = None
 
     def sort_key(self) -> tuple[str, int, int, int, int]:
         session = get_session(self.config)
@@ -315,6 +333,10 @@ class CaseItem(SkillHooks, pytest.Function):
 
 
 _SKILL_LENS_MARK = pytest.mark.skill_lens
+
+
+class CaseReleased(RuntimeError):
+    """An item asked to run again after its case was let go: an error, never a verdict."""
 
 
 def _fixture_failure(exc: Exception) -> str:

@@ -351,6 +351,16 @@ class SkillLensSession:
             self.facts.collection_errors += 1
 
     @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
+        try:
+            return (yield)
+        finally:  # the whole protocol, reruns within it included: its case is done with
+            if isinstance(item, CaseItem):
+                item.release_case()
+
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
