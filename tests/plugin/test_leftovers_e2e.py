@@ -45,6 +45,13 @@ class Blocking:
         return RunResult(output="done", model="blocking")
 
 
+def pytest_keyboard_interrupt(excinfo):
+    # What stopped an xdist worker: SIGTERM's Terminated, or execnet's later interrupt.
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        (MARKS.parent / f"stopped-{worker}").write_text(type(excinfo.value).__name__)
+
+
 def pytest_skill_lens_runners(config):
     return {"blocking": lambda context: Blocking()}
 """
@@ -209,6 +216,10 @@ def test_sigterm_to_an_xdist_controller_removes_every_workers_workspace(
     while ours(temp_root) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert ours(temp_root) == [], run.output()
+    # The controller passed the SIGTERM on: each worker was stopped by it, not by the
+    # interrupt execnet sends a worker still busy seconds into the shutdown.
+    stopped = [p.read_text() for p in pytester.path.glob("stopped-*")]
+    assert stopped == ["Terminated", "Terminated"], run.output()
 
 
 def test_a_kept_workspace_is_never_swept_by_a_later_run(

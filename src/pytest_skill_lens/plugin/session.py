@@ -47,7 +47,7 @@ from .results import SessionResults
 from .run_config import RunConfig
 from .shard import apply_shard
 from .state import listing_only
-from .terminate import install_sigterm
+from .terminate import LocalWorkers, install_sigterm
 
 if TYPE_CHECKING:
     from ..run.runner import Runner
@@ -90,8 +90,10 @@ class SkillLensSession:
             if run.settings.concurrency > 1 and not listing_only(config)
             else None
         )
-        # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces.
-        self.restore_sigterm = install_sigterm()
+        # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces;
+        # under xdist the controller passes it on to its workers.
+        self.workers = LocalWorkers()
+        self.restore_sigterm = install_sigterm(self.workers)
 
     def _close_prefetch(self) -> None:
         """Runs started ahead that no item took (-x, Ctrl-C) spent too: they are recorded."""
@@ -423,7 +425,12 @@ class SkillLensSession:
             self.results.other_failures += 1  # an ordinary test in a mixed run
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodeready(self, node: Any) -> None:
+        self.workers.came_up(node)
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
+        self.workers.went_down(node)
         self.take_worker_output(getattr(node, "workeroutput", {}).get(WORKER_OUTPUT))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -9,24 +9,58 @@ interruption report and exit code 2, never a pass. A second SIGTERM while that
 unwinds is ignored, so the cleanup finishes; SIGKILL still stops everything, and
 :mod:`..run.leftovers` then sweeps at the next run's start.
 
+Under pytest-xdist the controller passes the SIGTERM on to its local workers
+(:class:`LocalWorkers`), which unwind their running case the same way. Without that
+they would go on until xdist's shutdown reached them: a worker finishes its running
+case first, and execnet interrupts it only after five seconds, spending all along.
+
 Only a default disposition is replaced: a handler or an ignore someone else set is
 theirs. The previous disposition comes back at unconfigure.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
+from typing import Any
 
 
 class Terminated(KeyboardInterrupt):
     """The run received SIGTERM."""
 
 
-def install_sigterm() -> Callable[[], None] | None:
-    """Make SIGTERM raise :class:`Terminated`; the function that undoes it, or ``None``."""
+class LocalWorkers:
+    """The process ids of the xdist workers on this machine, as they come up and go down."""
+
+    def __init__(self) -> None:
+        self._pids: dict[str, int] = {}
+
+    def came_up(self, node: Any) -> None:
+        gateway = getattr(node, "gateway", None)
+        spec = getattr(gateway, "spec", None)
+        if gateway is None or not getattr(spec, "popen", False) or getattr(spec, "via", None):
+            return  # a worker on another machine: its pid is not one of ours
+        try:  # xdist reads the remote info once at setup (pytest-cov relies on it): cached
+            pid = getattr(gateway._rinfo(), "pid", None)
+        except Exception:  # passing SIGTERM on is a courtesy; a broken gateway is xdist's
+            return
+        if isinstance(pid, int) and pid > 0 and pid != os.getpid():
+            self._pids[str(gateway.id)] = pid
+
+    def went_down(self, node: Any) -> None:
+        self._pids.pop(str(getattr(getattr(node, "gateway", None), "id", "")), None)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(list(self._pids.values()))
+
+
+def install_sigterm(forward_to: Iterable[int] = ()) -> Callable[[], None] | None:
+    """Make SIGTERM raise :class:`Terminated`, after passing it on to the processes
+    ``forward_to`` names when it arrives; the function that undoes it, or ``None``."""
     sigterm = getattr(signal, "SIGTERM", None)
     if sigterm is None or threading.current_thread() is not threading.main_thread():
         return None  # signal.signal works only in the main thread
@@ -39,6 +73,9 @@ def install_sigterm() -> Callable[[], None] | None:
         if fired:
             return  # the first one is unwinding; let the teardown finish
         fired = True
+        for pid in forward_to:
+            with contextlib.suppress(OSError):  # gone already, or no longer ours to signal
+                os.kill(pid, signum)
         raise Terminated("SIGTERM received: stopping the run and deleting its workspaces")
 
     signal.signal(sigterm, on_sigterm)
