@@ -17,6 +17,7 @@ from pytest_skill_lens.run.retry import Attempt, attempts_note, run_with_retries
 from pytest_skill_lens.run.runners.framework import endpoint_of
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.errors import AuthoringError, AuthoringErrors
+from pytest_skill_lens.suite.loaded import FieldLines
 from pytest_skill_lens.suite.loader import gather_suite, load_suite, read_yaml_eval_file
 from pytest_skill_lens.suite.parse_cache import ParseCache
 from pytest_skill_lens.suite.skill import Skill
@@ -242,3 +243,12 @@ def test_the_endpoint_named_is_the_one_the_run_calls(monkeypatch: pytest.MonkeyP
     )
     monkeypatch.setenv("OPENAI_BASE_URL", "http://proxy.local/v1")
     assert endpoint_of(Settings()) == "http://proxy.local/v1 (OPENAI_BASE_URL)"
+
+
+def test_field_lines_read_back_as_given_whatever_the_span() -> None:
+    near = {"name": 40, "task": 41, "assertions[0]": 43, "tags": 295}  # within 256 lines
+    far = {"name": 7, "task": 100_000, "tags": 3}  # a case spread over a huge file
+    for lines in (near, far, {}):
+        kept = FieldLines(lines)
+        assert dict(kept) == lines
+        assert len(kept) == len(lines)

@@ -14,9 +14,10 @@ from .skill import Skill
 
 class FieldLines(Mapping[str, int]):
     """Field path -> line, kept small, as every case keeps one to the end of the session:
-    the paths are shared by all cases of one shape, the lines are one integer array."""
+    the paths are shared by all cases of one shape, the lines are one byte each above
+    the first (a case rarely spans 256 lines; else one integer array)."""
 
-    __slots__ = ("_index", "_lines")
+    __slots__ = ("_base", "_index", "_lines")
     _SHAPES: ClassVar[dict[tuple[str, ...], dict[str, int]]] = {}  # paths -> position
 
     def __init__(self, lines: Mapping[str, int]) -> None:
@@ -25,10 +26,15 @@ class FieldLines(Mapping[str, int]):
         if index is None:
             index = self._SHAPES[paths] = {path: i for i, path in enumerate(paths)}
         self._index = index
-        self._lines = array("I", lines.values())
+        values = list(lines.values())
+        self._base = base = min(values, default=0)
+        offsets = [line - base for line in values]
+        self._lines: bytes | array[int] = (
+            bytes(offsets) if not offsets or max(offsets) < 256 else array("I", offsets)
+        )
 
     def __getitem__(self, path: str) -> int:
-        return self._lines[self._index[path]]
+        return self._base + self._lines[self._index[path]]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._index)

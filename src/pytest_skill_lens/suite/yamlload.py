@@ -18,6 +18,7 @@ carrying the 1-based line where they start and, for mappings, of each key.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +152,9 @@ def _plain(text: str) -> Any:
     return text
 
 
+_SHARED_TEXT = 40  # a scalar up to this long is likely to repeat: see _Builder.scalar
+
+
 class _Builder:
     def __init__(self, file: Path, *, aliased: bool = True) -> None:
         self.file = file
@@ -236,7 +240,7 @@ class _Builder:
 
     def scalar(self, node: yaml.ScalarNode, last: str | int | None = None) -> Any:
         try:
-            return _scalar(node)
+            value = _scalar(node)
         except ValueError:  # an integer past Python's 4,300-digit limit for int()
             raise AuthoringError(
                 f"the number {shown(node.value, 40)} has more digits than Python reads "
@@ -244,6 +248,11 @@ class _Builder:
                 where=self.where(node.start_mark.line + 1, last),
                 fix="quote it if it is text; no count or limit needs that many digits",
             ) from None
+        if type(value) is str and len(value) <= _SHARED_TEXT:
+            # Tags, kinds, tool and file names repeat across thousands of cases, and
+            # every case keeps its strings to the end of the session: one copy each.
+            return sys.intern(value)
+        return value
 
     def build(self, node: yaml.Node) -> Any:
         if type(node) is yaml.ScalarNode:  # immutable: an aliased scalar needs no memo
