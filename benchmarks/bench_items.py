@@ -18,7 +18,12 @@ pytest process) of N skills x M ``fake`` cases, printing the median ratio of eac
 The floor is the bare plugin of ``bench_collection.py``: the same number of trivial
 items from the same SKILL.md files, no YAML read.
 
+``--against SRC`` adds a third side to every round: the same runs with another version's
+``src`` directory first on ``PYTHONPATH`` (``git archive <commit> src | tar -x -C DIR``),
+so two versions are compared in one interleaved run, each against the same floor.
+
 Usage: python benchmarks/bench_items.py [--skills 100] [--cases 50] [--rounds 3]
+                                        [--against DIR/src]
 """
 
 from __future__ import annotations
@@ -78,15 +83,15 @@ def _children_cpu() -> float:
 
 
 def measure(
-    args: list[str], cwd: Path, probe_dir: Path, *, wire: bool = False
+    args: list[str], cwd: Path, probe_dir: Path, *, wire: bool = False, src: str | None = None
 ) -> tuple[float, float, list[str]]:
     """Wall and CPU seconds of one pytest process (its xdist workers included), and the
-    lines the probe wrote."""
+    lines the probe wrote; ``src``: another version's source tree, imported first."""
     out = probe_dir / "probe.out"
     out.unlink(missing_ok=True)
     # Bytecode cached, as a user's repeated runs have it.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(probe_dir), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(probe_dir), src, env.get("PYTHONPATH")]))
     env["BENCH_OUT"] = str(out)
     env.pop("BENCH_WIRE", None)
     if wire:
@@ -118,19 +123,24 @@ def report_timings(
     probe_dir: Path,
 ) -> None:
     """Interleaved rounds of every pair; print the median ratios and memory per item."""
-    for floor_args, floor_cwd, our_args, our_cwd in pairs.values():  # warm-up: bytecode
-        measure(floor_args, floor_cwd, probe_dir)
-        measure(our_args, our_cwd, probe_dir)
+    sides = ["floor", "ours", *(["against"] if ns.against else [])]
+
+    def run(side: str, label: str) -> tuple[float, float, list[str]]:
+        floor_args, floor_cwd, our_args, our_cwd = pairs[label]
+        if side == "floor":
+            return measure(floor_args, floor_cwd, probe_dir)
+        return measure(our_args, our_cwd, probe_dir, src=ns.against if side == "against" else None)
+
+    for label in pairs:  # warm-up: bytecode
+        for side in sides:
+            run(side, label)
     times: dict[str, list[float]] = {}
     cpus: dict[str, list[float]] = {}
     rss: dict[str, list[int]] = {}
     for _ in range(ns.rounds):
-        for label, (floor_args, floor_cwd, our_args, our_cwd) in pairs.items():
-            for side, args, cwd in (
-                ("floor", floor_args, floor_cwd),
-                ("ours", our_args, our_cwd),
-            ):
-                seconds, cpu, lines = measure(args, cwd, probe_dir)
+        for label in pairs:
+            for side in sides:
+                seconds, cpu, lines = run(side, label)
                 times.setdefault(f"{side} {label}", []).append(seconds)
                 cpus.setdefault(f"{side} {label}", []).append(cpu)
                 if label in ("run", "run small"):
@@ -142,21 +152,23 @@ def report_timings(
     for label in ("collect", "run", "-n 2 run"):
         if f"ours {label}" not in median:
             continue
-        f, o = median[f"floor {label}"], median[f"ours {label}"]
-        fc, oc = cpu_median[f"floor {label}"], cpu_median[f"ours {label}"]
-        print(
-            f"  {label:<10} floor {f:6.2f} s  ours {o:6.2f} s  {o / f:.2f}x the floor"
-            f"  (CPU {fc:6.2f} s / {oc:6.2f} s: {oc / fc:.2f}x)"
-        )
+        f, fc = median[f"floor {label}"], cpu_median[f"floor {label}"]
+        for side in sides[1:]:
+            o, oc = median[f"{side} {label}"], cpu_median[f"{side} {label}"]
+            print(
+                f"  {label:<10} floor {f:6.2f} s  {side:<7} {o:6.2f} s  {o / f:.2f}x the floor"
+                f"  (CPU {fc:6.2f} s / {oc:6.2f} s: {oc / fc:.2f}x)"
+            )
     per_item = {}
-    for side in ("floor", "ours"):
+    for side in sides:
         grown = statistics.median(rss[f"{side} run"]) - statistics.median(rss[f"{side} run small"])
         per_item[side] = grown * 1024 / (n - n_small)
-    print(
-        f"  memory/item floor {per_item['floor'] / 1024:5.1f} KiB"
-        f"  ours {per_item['ours'] / 1024:5.1f} KiB"
-        f"  {per_item['ours'] / per_item['floor']:.2f}x the floor"
-    )
+    for side in sides[1:]:
+        print(
+            f"  memory/item floor {per_item['floor'] / 1024:5.1f} KiB"
+            f"  {side:<7} {per_item[side] / 1024:5.1f} KiB"
+            f"  {per_item[side] / per_item['floor']:.2f}x the floor"
+        )
 
 
 def main() -> None:
@@ -168,6 +180,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-xdist", action="store_true", help="skip the -n 2 rows")
     parser.add_argument("--wire-only", action="store_true", help="only bytes per report")
+    parser.add_argument("--against", help="another version's src directory, a third side")
     ns = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -195,12 +208,14 @@ def main() -> None:
             report_timings(ns, pairs, probe_dir)
         if not ns.no_xdist:
             *_, floor_lines = measure([*xdist, *floor], big / "floor", probe_dir, wire=True)
-            *_, our_lines = measure([*xdist, *ours], big, probe_dir, wire=True)
-            f_bytes, o_bytes = wire_per_report(floor_lines), wire_per_report(our_lines)
-            print(
-                f"  wire/report floor {f_bytes:6.0f} B  ours {o_bytes:6.0f} B"
-                f"  {o_bytes / f_bytes:.2f}x the floor"
-            )
+            f_bytes = wire_per_report(floor_lines)
+            for side, src in (("ours", None), *([("against", ns.against)] if ns.against else [])):
+                *_, lines = measure([*xdist, *ours], big, probe_dir, wire=True, src=src)
+                o_bytes = wire_per_report(lines)
+                print(
+                    f"  wire/report floor {f_bytes:6.0f} B  {side:<7} {o_bytes:6.0f} B"
+                    f"  {o_bytes / f_bytes:.2f}x the floor"
+                )
 
 
 if __name__ == "__main__":
