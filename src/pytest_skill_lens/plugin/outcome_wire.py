@@ -38,15 +38,18 @@ class ReportFacts(NamedTuple):
     @classmethod
     def of_data(cls, data: dict[str, Any]) -> ReportFacts:
         """The facts of a report serialised as ``data``."""
-        location = data.get("location")
-        label = location[2] if isinstance(location, list | tuple) and len(location) == 3 else ""
-        return cls(str(data.get("nodeid", "")), str(label), str(data.get("outcome", "")))
+        label = _label(data.get("location"))
+        return cls(str(data.get("nodeid", "")), label, str(data.get("outcome", "")))
 
     @classmethod
     def of_report(cls, report: Any) -> ReportFacts:
-        location = getattr(report, "location", None)
-        label = location[2] if isinstance(location, tuple | list) and len(location) == 3 else ""
-        return cls(str(report.nodeid), str(label), str(getattr(report, "outcome", "")))
+        label = _label(getattr(report, "location", None))
+        return cls(str(report.nodeid), label, str(getattr(report, "outcome", "")))
+
+
+def _label(location: object) -> str:
+    """The label of a report's ``(path, line, label)`` location; "" for anything else."""
+    return str(location[2]) if isinstance(location, list | tuple) and len(location) == 3 else ""
 
 
 def _defaults(cls: type) -> dict[str, object]:
