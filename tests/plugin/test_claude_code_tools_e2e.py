@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from product_harness import CLAUDE_TOML, by_case, run_skill
+from product_harness import CLAUDE_TOML, anthropic_as_server, by_case, run_skill  # noqa: F401
 from product_harness import requests_about as about
 from skillfactory import make_skill, write_file
 
@@ -35,12 +35,6 @@ ORDERS = {
     "returns": [{"when": {"id": "A-1"}, "value": "order A-1 shipped"}, {"value": "no such order"}],
 }
 POLL = {"name": "poll", "description": "Poll the job", "returns": ["pending", "done"]}
-
-
-@pytest.fixture
-def server(anthropic_server: AnthropicServer) -> AnthropicServer:
-    """The scripted model: Claude Code's (``claude_env``)."""
-    return anthropic_server
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text
-from product_harness import CLAUDE_TOML, run_skill
+from product_harness import CLAUDE_TOML, anthropic_as_server, run_skill  # noqa: F401
 from product_harness import requests_about as about
 
 from pytest_skill_lens.score.judges.product import CLOSING
@@ -29,12 +29,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "pro
 SKILL = "order-support"
 RUBRIC = ["The reply names order 1234", "The reply is polite"]
 PREMIUM = "copilot bills per premium request, not in dollars"
-
-
-@pytest.fixture
-def server(anthropic_server: AnthropicServer) -> AnthropicServer:
-    """The scripted model: both products' (``product_env``)."""
-    return anthropic_server
 
 
 def verdict_text(*checks: tuple[str, bool, str], prose: bool = True) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from product_harness import CLAUDE_TOML, run_skill
+from product_harness import CLAUDE_TOML, anthropic_as_server, run_skill  # noqa: F401
 
 from pytest_skill_lens.run.product_sandbox import decide
 
@@ -51,12 +51,6 @@ OFF = (
     "runs with permission prompts disabled and the full environment; no skill-lens "
     "sandbox applies; bundled scripts are reachable through the product's own tools"
 )
-
-
-@pytest.fixture
-def server(anthropic_server: AnthropicServer) -> AnthropicServer:
-    """The scripted model: Claude Code's (``claude_env``)."""
-    return anthropic_server
 
 
 @pytest.fixture
