@@ -34,8 +34,13 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_sessionfinish(session):
     from pytest_skill_lens.plugin.items import CaseItem
 
-    holding = [i.nodeid for i in session.items if isinstance(i, CaseItem) and i._loaded]
-    (session.config.rootpath / "holding.json").write_text(__import__("json").dumps(holding))
+    items = [i for i in session.items if isinstance(i, CaseItem)]
+    kept = {
+        "holding": [i.nodeid for i in items if i._loaded],
+        # What another plugin's report may still ask of an item at the end.
+        "said": [[str(i.reportinfo()[0].name), i.reportinfo()[1], i.case_name] for i in items],
+    }
+    (session.config.rootpath / "kept.json").write_text(__import__("json").dumps(kept))
 """
 
 # Runs the first item's protocol again after the whole run.
@@ -77,7 +82,11 @@ def test_a_rerun_within_the_protocol_finds_the_case_and_none_is_kept_after(
     assert result.ret == 0
     report = json.loads((pytester.path / "out.json").read_text(encoding="utf-8"))
     assert [o["status"] for o in report["outcomes"]] == ["passed", "passed"]
-    assert json.loads((pytester.path / "holding.json").read_text(encoding="utf-8")) == []
+    kept = json.loads((pytester.path / "kept.json").read_text(encoding="utf-8"))
+    assert kept == {
+        "holding": [],
+        "said": [["cases.yaml", 1, "greets"], ["cases.yaml", 6, "thanks"]],
+    }
 
 
 def test_an_item_run_again_after_its_protocol_errors_and_never_passes(

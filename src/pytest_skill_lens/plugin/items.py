@@ -104,6 +104,8 @@ class CaseItem(SkillHooks, pytest.Function):
         "acting_skill",
         "arm",
         "case_name",
+        "eval_file",
+        "eval_line",
         "not_run_reason",
         "order",
         "outcome",
@@ -129,7 +131,10 @@ class CaseItem(SkillHooks, pytest.Function):
         _parse_runner_params(self)
         self.skill = skill
         self._loaded: LoadedCase | None = loaded
+        # What the item says of itself after its case is let go (another plugin's report
+        # may ask reportinfo at session end).
         self.case_name = loaded.name
+        self.eval_file, self.eval_line = loaded.file, loaded.line
         self.runner_name = runner
         self.arm = arm
         self.repeat_index = repeat_index
@@ -188,7 +193,7 @@ class CaseItem(SkillHooks, pytest.Function):
         if repeats > 1:
             detail += f", run {self.repeat_index + 1}/{repeats}"
         label = f"{self.skill.name} :: {self.case_name} ({detail})"
-        return self.loaded.file, self.loaded.line - 1, label
+        return self.eval_file, self.eval_line - 1, label
 
     def identity(self) -> CaseIdentity:
         """Which run of which case this item is (its order is known once collected)."""
@@ -225,7 +230,7 @@ class CaseItem(SkillHooks, pytest.Function):
             base = config_path.parent if config_path is not None else Path.cwd()
             directory = base / chosen
         else:
-            directory = self.loaded.file.parent / "cassettes"
+            directory = self.eval_file.parent / "cassettes"
         name, runner = self.case_name, self.runner_name
         path = cassette_path(directory, self.skill.name, name, runner, self.arm, self.repeat_index)
         return str(path.absolute())
