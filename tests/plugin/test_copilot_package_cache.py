@@ -9,6 +9,7 @@ home, and whether the product can change it.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -84,6 +85,41 @@ def test_two_cases_run_from_one_package_unpacked_once_and_gone_after_the_run(
     assert first["marker"] and second["marker"] == first["marker"]
     assert first["unpacked-in-home"] == second["unpacked-in-home"] == "0"
     assert not cache.parent.exists()  # removed when the run's process ended
+
+
+# Each process of the inner run says which package directories it uses, at its end.
+LENT = """
+import json, os
+
+from pytest_skill_lens.run.runners.copilot_package import CACHES
+
+
+def pytest_sessionfinish(session):
+    who = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+    (session.config.rootpath / f"uses-{who}.json").write_text(json.dumps(CACHES.lend()))
+"""
+
+
+def test_under_xdist_the_workers_run_from_the_package_the_controller_unpacked(
+    pytester: pytest.Pytester, server: AnthropicServer
+) -> None:
+    pytester.makeconftest(LENT)
+    cases = [shell_case(server, task, LOOK) for task in ("first look", "second look")]
+    result, outcomes = run(pytester, cases, "-n", "2", toml=OUTSIDE, subprocess=True)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    assert {o["status"] for o in outcomes.values()} == {"passed"}
+    uses = {
+        path.stem.removeprefix("uses-"): json.loads(path.read_text(encoding="utf-8"))
+        for path in pytester.path.glob("uses-*.json")
+    }
+    assert set(uses) == {"controller", "gw0", "gw1"}
+    (lent,) = uses["controller"].values()  # the preflight's one fill
+    assert uses["gw0"] == uses["gw1"] == uses["controller"]  # neither worker filled its own
+    first, second = (values(printed(server, task)) for task in ("first look", "second look"))
+    assert first["cache"] == second["cache"] == lent
+    assert first["marker"] == second["marker"]  # one copy, never unpacked again
+    assert first["unpacked-in-home"] == second["unpacked-in-home"] == "0"
+    assert not Path(lent).parent.exists()  # removed when the controller ended
 
 
 @needs_bwrap

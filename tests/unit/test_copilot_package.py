@@ -123,6 +123,36 @@ def test_close_removes_the_cache_and_stops_binding_it(
     assert caches.filled() == {}
 
 
+def test_a_worker_adopts_what_its_controller_lent_and_never_removes_it(
+    tmp_path: Path, caches: PackageCaches
+) -> None:
+    controller = PackageCaches()  # the controller's process, in the test's
+    copilot = stand_in(tmp_path)
+    try:
+        directory = controller.directory(str(copilot), ENV)
+        assert directory is not None
+        lent = controller.lend()
+        assert lent == {os.path.realpath(copilot): str(directory)}
+        empty = tmp_path / "emptied"
+        empty.mkdir()
+        caches.adopt(
+            {
+                **lent,
+                "/opt/other/copilot": str(empty),  # no package there: left out
+                "/opt/third/copilot": "relative/cache",  # not a path of this machine's
+            }
+        )
+        assert caches.lend() == lent
+        assert caches.directory(str(copilot), ENV) == directory
+        assert starts(tmp_path) == 1  # the worker unpacked nothing
+        assert directory in shared_read_only()  # read-only under the worker's bwrap too
+        caches.close()  # the worker ends first
+        assert directory.is_dir()  # the controller's, still there
+    finally:
+        controller.close()
+    assert not directory.parent.exists()
+
+
 @pytest.mark.parametrize(
     ("body", "says"),
     [

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_skill_lens.plugin.terminate import LocalWorkers, Terminated, install_sigterm
+from pytest_skill_lens.plugin.terminate import Terminated, install_sigterm
+from pytest_skill_lens.plugin.xdist_workers import LocalWorkers
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

@@ -49,7 +49,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from .aborted import rewrite_reports_before_state, watch_session
     from .configure import build_run_config
     from .session import SkillLensSession
+    from .xdist_workers import adopt_packages
 
+    adopt_packages(getattr(config, "workerinput", None))  # before the preflight starts one
     try:
         run = build_run_config(config)
     except BaseException:

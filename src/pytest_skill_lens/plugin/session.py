@@ -47,7 +47,8 @@ from .results import SessionResults
 from .run_config import RunConfig
 from .shard import apply_shard
 from .state import listing_only
-from .terminate import LocalWorkers, install_sigterm
+from .terminate import install_sigterm
+from .xdist_workers import LocalWorkers, lend_packages
 
 if TYPE_CHECKING:
     from ..run.runner import Runner
@@ -119,6 +120,7 @@ class SkillLensSession:
     def pytest_configure_node(self, node: Any) -> None:
         if self.ledger is not None:  # every xdist worker spends against the one ceiling
             node.workerinput[LEDGER_INPUT] = str(self.ledger.directory)
+        lend_packages(node)  # a local worker uses the Copilot package the preflight unpacked
 
     def pytest_plugin_registered(self, plugin: object) -> None:
         # Replayed for the plugins and conftests registered before this session was.

@@ -10,7 +10,7 @@ unwinds is ignored, so the cleanup finishes; SIGKILL still stops everything, and
 :mod:`..run.leftovers` then sweeps at the next run's start.
 
 Under pytest-xdist the controller passes the SIGTERM on to its local workers
-(:class:`LocalWorkers`), which unwind their running case the same way. Without that
+(:class:`.xdist_workers.LocalWorkers`), which unwind their running case the same way. Without that
 they would go on until xdist's shutdown reached them: a worker finishes its running
 case first, and execnet interrupts it only after five seconds, spending all along.
 
@@ -24,38 +24,12 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from types import FrameType
-from typing import Any
 
 
 class Terminated(KeyboardInterrupt):
     """The run received SIGTERM."""
-
-
-class LocalWorkers:
-    """The process ids of the xdist workers on this machine, as they come up and go down."""
-
-    def __init__(self) -> None:
-        self._pids: dict[str, int] = {}
-
-    def came_up(self, node: Any) -> None:
-        gateway = getattr(node, "gateway", None)
-        spec = getattr(gateway, "spec", None)
-        if gateway is None or not getattr(spec, "popen", False) or getattr(spec, "via", None):
-            return  # a worker on another machine: its pid is not one of ours
-        try:  # xdist reads the remote info once at setup (pytest-cov relies on it): cached
-            pid = getattr(gateway._rinfo(), "pid", None)
-        except Exception:  # passing SIGTERM on is a courtesy; a broken gateway is xdist's
-            return
-        if isinstance(pid, int) and pid > 0 and pid != os.getpid():
-            self._pids[str(gateway.id)] = pid
-
-    def went_down(self, node: Any) -> None:
-        self._pids.pop(str(getattr(getattr(node, "gateway", None), "id", "")), None)
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(list(self._pids.values()))
 
 
 def install_sigterm(forward_to: Iterable[int] = ()) -> Callable[[], None] | None:

@@ -14,13 +14,17 @@ Once filled, the directory is shared with the product sandbox as read-only
 package the next case runs. Without bwrap the product could write there, as it can write
 anything the user can (the home-isolation trust sentence says so).
 
-One cache per process and per executable (resolved through its links): an xdist worker is
-a process of its own, so each worker fills its own and no lock crosses processes; the
-in-process runs of one process (``pytester``) share it. It lives under the system temp
-directory as a ``skill-lens-*`` directory marked with this process, removed at exit (or
-swept by the next run if this one was killed, :mod:`..leftovers`). A fill that fails
-leaves nothing behind and is not retried: the calls then unpack into their own homes, as
-they would without this cache, and fail there honestly if the package is broken.
+One cache per process and per executable (resolved through its links); the in-process
+runs of one process (``pytester``) share it. Under pytest-xdist the controller's preflight
+fills it, and the controller lends its fills to the workers it started on this machine
+(:meth:`PackageCaches.lend`, :meth:`PackageCaches.adopt`): a worker uses the controller's
+directory read-only and never removes it, so a run unpacks the package once, not once per
+worker. A worker given none fills its own, and no lock crosses processes. A cache lives
+under the system temp directory as a ``skill-lens-*`` directory marked with the process
+that filled it, removed at its exit (or swept by the next run if that process was killed,
+:mod:`..leftovers`). A fill that fails leaves nothing behind and is not retried: the calls
+then unpack into their own homes, as they would without this cache, and fail there
+honestly if the package is broken.
 """
 
 from __future__ import annotations
@@ -91,13 +95,36 @@ class PackageCaches:
                 self._fills[key] = found
             return found
 
+    def lend(self) -> dict[str, str]:
+        """This process's filled directories by resolved executable, for its xdist workers."""
+        with self._lock:
+            return {key: str(f.directory) for key, f in self._fills.items() if f.directory}
+
+    def adopt(self, lent: Mapping[str, str]) -> None:
+        """Use the directories another process of this run filled (:meth:`lend`), read-only.
+
+        They stay that process's: this one never removes them. A directory that holds no
+        package (the lender's fill was cleaned up) is left out, and this process fills its
+        own on first use.
+        """
+        if os.getpid() != self._owner:
+            self._reset()
+        with self._lock:
+            for key, directory in lent.items():
+                path = Path(directory)
+                if key in self._fills or not path.is_absolute() or not _holds_package(path):
+                    continue
+                self._fills[key] = Fill(path)
+                share_read_only(path)
+
     def filled(self) -> dict[str, Fill]:
         """Every fill of this process so far, by resolved executable."""
         with self._lock:
             return dict(self._fills)
 
     def close(self) -> None:
-        """Remove every cache this process filled (a forked child removes none of them)."""
+        """Remove every cache this process filled (a forked child removes none of them);
+        an adopted one is only let go."""
         if os.getpid() != self._owner:
             return
         with self._lock:
