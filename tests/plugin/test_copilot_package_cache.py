@@ -88,14 +88,16 @@ def test_two_cases_run_from_one_package_unpacked_once_and_gone_after_the_run(
 
 
 # Each process of the inner run says which package directories it uses, at its end.
+# (Not PYTEST_XDIST_WORKER: this test may itself run in an xdist worker, whose variable
+# the inner controller inherits.)
 LENT = """
-import json, os
+import json
 
 from pytest_skill_lens.run.runners.copilot_package import CACHES
 
 
 def pytest_sessionfinish(session):
-    who = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+    who = getattr(session.config, "workerinput", {}).get("workerid", "controller")
     (session.config.rootpath / f"uses-{who}.json").write_text(json.dumps(CACHES.lend()))
 """
 

@@ -45,11 +45,18 @@ class Blocking:
         return RunResult(output="done", model="blocking")
 
 
+WORKER = []  # this process's xdist worker id (not PYTEST_XDIST_WORKER: the test itself
+# may run in an outer xdist worker, whose variable the inner controller inherits)
+
+
+def pytest_configure(config):
+    WORKER[:] = [getattr(config, "workerinput", {}).get("workerid")]
+
+
 def pytest_keyboard_interrupt(excinfo):
     # What stopped an xdist worker: SIGTERM's Terminated, or execnet's later interrupt.
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker:
-        (MARKS.parent / f"stopped-{worker}").write_text(type(excinfo.value).__name__)
+    if WORKER and WORKER[0]:
+        (MARKS.parent / f"stopped-{WORKER[0]}").write_text(type(excinfo.value).__name__)
 
 
 def pytest_skill_lens_runners(config):
