@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_skill_lens.report.product_lines import product_line
 from pytest_skill_lens.run import product_sandbox
 from pytest_skill_lens.run.leftovers import owner_mark
 from pytest_skill_lens.run.product_sandbox import (
@@ -22,6 +23,7 @@ from pytest_skill_lens.run.product_sandbox import (
     adopt,
     bwrap_argv,
     decide,
+    product_entries,
     share_read_only,
     shared_read_only,
     unshare,
@@ -121,6 +123,29 @@ def test_close_removes_the_cache_and_stops_binding_it(
     assert not directory.parent.exists()
     assert directory not in shared_read_only()
     assert caches.filled() == {}
+
+
+def test_a_failed_fill_is_named_on_the_products_line(tmp_path: Path, caches: PackageCaches) -> None:
+    copilot = stand_in(tmp_path, '#!/bin/sh\necho "GitHub Copilot CLI 9.9.9"\n')  # unpacks nothing
+    settings = Settings.model_validate({"default_runner": ["copilot"]})
+    decision = ProductSandbox("auto", "none", True, detail="bwrap not found on PATH")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", f"{copilot.parent}{os.pathsep}{os.environ['PATH']}")
+        (before,) = product_entries(settings, decision)
+        assert before.cache_note is None  # never tried: nothing to say
+        assert caches.directory(str(copilot), ENV) is None
+        (entry,) = product_entries(settings, decision)
+    assert entry.executable == str(copilot)
+    assert entry.cache_note == (
+        f"its package cache could not be filled ('{copilot} --version' unpacked nothing into "
+        "COPILOT_PKG_CACHE_HOME), so every call unpacks the package into its own home "
+        "(about 1.5 s more a call)"
+    )
+    assert product_line(entry).endswith(f"{decision.trust} Note: {entry.cache_note}.")
+    (tmp_path / "good").mkdir()
+    good = stand_in(tmp_path / "good")
+    assert caches.directory(str(good), ENV) is not None
+    assert copilot_package.fill_note(str(good)) is None  # filled: nothing to say
 
 
 def test_a_worker_adopts_what_its_controller_lent_and_never_removes_it(

@@ -404,6 +404,7 @@ def test_every_report_carries_the_product_line() -> None:
             "home_isolated": True,
             "detail": "bwrap not found on PATH",
         },
+        "cache_note": None,
     }
     markdown = render_markdown(record, gate)
     assert "<sub>product claude-code 2.1.332 (/opt/bin/claude): runs with" in markdown

@@ -22,7 +22,8 @@ SCRIPTS_REACHABLE = "product runners can still run them through their own tools"
 
 def product_line(entry: ProductEntry) -> str:
     version = f" {entry.version}" if entry.version else ""
-    return f"product {entry.name}{version} ({entry.executable}): {entry.trust}"
+    note = f" Note: {entry.cache_note}." if entry.cache_note else ""
+    return f"product {entry.name}{version} ({entry.executable}): {entry.trust}{note}"
 
 
 def product_lines(record: RunRecord) -> list[str]:
@@ -30,13 +31,15 @@ def product_lines(record: RunRecord) -> list[str]:
 
 
 def product_dict(entry: ProductEntry) -> dict[str, Any]:
-    """A JSON ``products[]`` entry: ``{name, executable, version, trust, sandbox}``."""
+    """A JSON ``products[]`` entry: ``{name, executable, version, trust, sandbox,
+    cache_note}``."""
     return {
         "name": entry.name,
         "executable": entry.executable,
         "version": entry.version,
         "trust": entry.trust,
         "sandbox": entry.sandbox.data(),
+        "cache_note": entry.cache_note,
     }
 
 

@@ -120,6 +120,9 @@ class ProductEntry:
     version: str | None
     trust: str
     sandbox: ProductSandbox
+    # Why a shared cache the product relies on could not be made (Copilot's package):
+    # each call is then slower, never wrong; None when there is nothing to say.
+    cache_note: str | None = None
 
 
 def decide(mode: Mode) -> ProductSandbox:
@@ -361,6 +364,7 @@ def product_entries(settings: Settings, decision: ProductSandbox | None) -> list
     if decision is None:
         return []
     from .runners import claude_code, copilot
+    from .runners.copilot_package import fill_note
     from .runners.product_preflight import probed_version
 
     own = {preset.name: preset.executable for preset in (claude_code.PRESET, copilot.PRESET)}
@@ -371,13 +375,15 @@ def product_entries(settings: Settings, decision: ProductSandbox | None) -> list
         table: ProductTable | None = settings.runners.get(name)  # type: ignore[call-overload]
         command = table.command if table is not None else None
         executable = command[0] if command else own.get(name, name)
+        found = shutil.which(executable) or executable
         entries.append(
             ProductEntry(
                 name=name,
-                executable=shutil.which(executable) or executable,
+                executable=found,
                 version=probed_version(name),
                 trust=trust,
                 sandbox=decision,
+                cache_note=fill_note(found) if name == copilot.PRESET.name else None,
             )
         )
     return entries

@@ -204,6 +204,18 @@ CACHES = PackageCaches()
 atexit.register(CACHES.close)
 
 
+def fill_note(executable: str) -> str | None:
+    """Why this process's fill for ``executable`` failed, for the run's products line;
+    ``None`` when it filled, or was never tried."""
+    fill = CACHES.filled().get(os.path.realpath(executable))
+    if fill is None or fill.directory is not None:
+        return None
+    return (
+        f"its package cache could not be filled ({fill.problem}), so every call unpacks "
+        "the package into its own home (about 1.5 s more a call)"
+    )
+
+
 def package_directory(executable: str, env: Mapping[str, str]) -> Path | None:
     """The process's filled cache for ``executable``, for the preset's shared directory."""
     return CACHES.directory(executable, env)
