@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill
+from skillfactory import make_skill
+from test_fixtures import run_items
 
 _CASES = [
     {"name": "greets", "task": "Say hello", "assertions": [{"kind": "contains", "value": "hello"}]},
@@ -62,16 +63,7 @@ def pytest_runtestloop(session):
 def _run(pytester: pytest.Pytester, conftest: str) -> pytest.RunResult:
     make_skill(pytester.path / "skills", "greeter", _CASES)
     pytester.makeconftest(conftest)
-    (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-json",
-        "out.json",
-        "-p",
-        "no:cacheprovider",
-        *QUIET_PLUGINS,
-    )
+    return run_items(pytester)
 
 
 def test_a_rerun_within_the_protocol_finds_the_case_and_none_is_kept_after(
@@ -80,7 +72,7 @@ def test_a_rerun_within_the_protocol_finds_the_case_and_none_is_kept_after(
     result = _run(pytester, _RERUN_WITHIN)
     result.assert_outcomes(passed=2)
     assert result.ret == 0
-    report = json.loads((pytester.path / "out.json").read_text(encoding="utf-8"))
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     assert [o["status"] for o in report["outcomes"]] == ["passed", "passed"]
     kept = json.loads((pytester.path / "kept.json").read_text(encoding="utf-8"))
     assert kept == {
