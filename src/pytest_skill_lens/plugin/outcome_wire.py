@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from ..perform.outcome import Outcome
 from ..report.junit_properties import case_properties
 from ..score.check import CheckResult, Score, held_trivially, score_from_checks
+from .items import names_in_label
 
 _OUTCOME_FIELD = "skill_lens_outcome"
 _OWN_PROPERTIES = "skill_lens_own_properties"  # how many trailing properties are ours
@@ -67,15 +68,6 @@ _NAMES = ("skill_name", "case_name", "runner")  # what a case item's label names
 _TRIVIAL = ("evaluator", "passed", "score", "detail")  # the keys of a trivially held score
 
 
-def _named_by(label: str) -> tuple[str, str, str] | None:
-    """The skill, case and runner a case item's label names (CaseItem.reportinfo)."""
-    skill, sep, rest = label.partition(" :: ")
-    case, paren, detail = rest.rpartition(" (")
-    if not (sep and paren and detail.endswith(")")):
-        return None
-    return skill, case, detail[:-1].split(", ")[0]
-
-
 def compact_outcome(outcome: Outcome, report: ReportFacts) -> dict[str, Any]:
     """The outcome as plain data for ``report``, leaving out what the controller can
     tell from the report (:func:`outcome_from_wire` puts it back)."""
@@ -83,7 +75,7 @@ def compact_outcome(outcome: Outcome, report: ReportFacts) -> dict[str, Any]:
     _drop_defaults(data, _DEFAULTS)
     if data.get("nodeid") == report.nodeid:
         del data["nodeid"]
-    if _named_by(report.label) == (outcome.skill_name, outcome.case_name, outcome.runner):
+    if names_in_label(report.label) == (outcome.skill_name, outcome.case_name, outcome.runner):
         for name in _NAMES:
             del data[name]
     if outcome.status == report.word:
@@ -92,15 +84,18 @@ def compact_outcome(outcome: Outcome, report: ReportFacts) -> dict[str, Any]:
         if data[name] == []:
             del data[name]
     if "scores" in data:
-        data["scores"] = [_compact_score(score) for score in outcome.scores]
+        data["scores"] = [
+            _compact_score(score, as_dict)
+            for score, as_dict in zip(outcome.scores, data["scores"], strict=True)
+        ]
     return data
 
 
-def _compact_score(score: Score) -> dict[str, Any] | list[Any]:
+def _compact_score(score: Score, data: dict[str, Any]) -> dict[str, Any] | list[Any]:
+    """``score`` (``data`` is its :meth:`Score.to_dict`) in its shortest wire form."""
     checks = list(score.checks)
     if checks and score == score_from_checks(score.evaluator, checks, ""):
         return [score.evaluator, [[c.id, c.passed, c.evidence] for c in checks]]
-    data = score.to_dict()
     _drop_defaults(data, _SCORE_DEFAULTS)
     if data["checks"] == []:  # Score.from_dict reads a missing list as ()
         del data["checks"]
@@ -112,7 +107,7 @@ def _compact_score(score: Score) -> dict[str, Any] | list[Any]:
 def outcome_from_wire(data: dict[str, Any], report: ReportFacts) -> Outcome:
     """The outcome :func:`compact_outcome` sent with ``report``."""
     values: dict[str, Any] = {"nodeid": report.nodeid, "status": report.word}
-    named = _named_by(report.label)
+    named = names_in_label(report.label)
     if named is not None:
         values.update(zip(_NAMES, named, strict=True))
     values.update(data)

@@ -10,9 +10,10 @@ unwinds is ignored, so the cleanup finishes; SIGKILL still stops everything, and
 :mod:`..run.leftovers` then sweeps at the next run's start.
 
 Under pytest-xdist the controller passes the SIGTERM on to its local workers
-(:class:`.xdist_workers.LocalWorkers`), which unwind their running case the same way. Without that
-they would go on until xdist's shutdown reached them: a worker finishes its running
-case first, and execnet interrupts it only after five seconds, spending all along.
+(:class:`.xdist_workers.LocalWorkers`), which unwind their running case the same way.
+Without that they would go on until xdist's shutdown reached them: a worker finishes
+its running case first, and execnet interrupts it only after five seconds, spending
+all along.
 
 Only a default disposition is replaced: a handler or an ignore someone else set is
 theirs. The previous disposition comes back at unconfigure.
