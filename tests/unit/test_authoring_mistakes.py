@@ -17,7 +17,6 @@ from pytest_skill_lens.run.retry import Attempt, attempts_note, run_with_retries
 from pytest_skill_lens.run.runners.framework import endpoint_of
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.errors import AuthoringError, AuthoringErrors
-from pytest_skill_lens.suite.loaded import FieldLines
 from pytest_skill_lens.suite.loader import gather_suite, load_suite, read_yaml_eval_file
 from pytest_skill_lens.suite.parse_cache import ParseCache
 from pytest_skill_lens.suite.skill import Skill
@@ -245,10 +244,35 @@ def test_the_endpoint_named_is_the_one_the_run_calls(monkeypatch: pytest.MonkeyP
     assert endpoint_of(Settings()) == "http://proxy.local/v1 (OPENAI_BASE_URL)"
 
 
-def test_field_lines_read_back_as_given_whatever_the_span() -> None:
-    near = {"name": 40, "task": 41, "assertions[0]": 43, "tags": 295}  # within 256 lines
-    far = {"name": 7, "task": 100_000, "tags": 3}  # a case spread over a huge file
-    for lines in (near, far, {}):
-        kept = FieldLines(lines)
-        assert dict(kept) == lines
-        assert len(kept) == len(lines)
+def test_field_lines_are_read_from_the_file_that_still_holds_the_case(
+    skill: Skill, tmp_path: Path
+) -> None:
+    text = """\
+        cases:
+          - name: a
+            task: t
+            trajectory: {called: [x]}
+          - name: b
+            task: t
+            trajectory:
+              called: [y]
+        """
+    path = write(skill, "evals/cases.yaml", text)
+    first, second = load_suite(skill, [path]).cases
+    # Nothing was read again yet: the file is rewritten with every case two lines lower.
+    write(skill, "evals/cases.yaml", "# moved\n# down\n" + textwrap.dedent(text))
+    assert first.line_of("trajectory.called[0]") == first.line == 2  # not the case there now
+    assert second.line_of("trajectory.called") == second.line == 5
+
+    again_first, again_second = load_suite(skill, [path]).cases
+    assert again_first.line_of("trajectory.called[0]") == 6
+    assert again_second.line_of("trajectory.called") == 10
+    path.unlink()
+    assert again_second.line_of("trajectory.called") == 10  # read already: kept
+
+    cache = ParseCache(tmp_path / "cache", secret=b"k" * 32)
+    path = write(skill, "evals/cases.yaml", text)
+    read_yaml_eval_file(path, "orders", cache)
+    cached, errors = read_yaml_eval_file(path, "orders", cache)
+    assert not errors
+    assert cached[1].line_of("trajectory.called[0]") == 8  # a cached case reads the file too

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from .errors import AuthoringError, Where, combined
 from .evals_json import read_evals_json
+from .field_lines import LinesInFile
 from .loaded import LoadedCase, SkillSuite
 from .mistakes import Mistakes
 from .model import EvalCase
@@ -24,7 +25,7 @@ from .rules import PLACEHOLDER, Fail, case_errors, placeholder_errors
 from .skill import Skill
 from .tool_libraries import ToolLibraries
 from .tool_rules import raw_returns_errors
-from .validation import authoring_errors_from, field_lines, line_at, parse_field_path
+from .validation import authoring_errors_from, line_at, parse_field_path
 from .yamlload import MarkedDict, load_yaml_text, read_text, too_deep
 
 
@@ -214,8 +215,9 @@ def _load_case(
         mistakes.add(_at_field(error, checked))
     # A case refused by a rule is still returned: the rules that need the runner run on it
     # too, so they are reported in the same run (with a mistake, no case of the file runs).
+    line = line or 1
     return LoadedCase(
-        case=case, file=path, line=line or 1, index=index, field_lines=field_lines(checked)
+        case=case, file=path, line=line, index=index, field_lines=LinesInFile(path, index, line)
     )
 
 

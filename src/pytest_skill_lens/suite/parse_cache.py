@@ -31,12 +31,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from .. import __version__
 from ..atomic_file import write_atomically
-from .loaded import FieldLines, LoadedCase
+from .field_lines import LinesInFile
+from .loaded import LoadedCase
 from .model import EvalCase
 
 KEY_FILE = Path("pytest-skill-lens") / "parse-cache.key"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # far above any eval file's; a planted giant is a miss
-FORMAT = 2  # what an entry holds; part of its key, so an older entry is a miss
+FORMAT = 3  # what an entry holds; part of its key, so an older entry is a miss
 
 
 class _CachedCase(BaseModel):
@@ -44,7 +45,6 @@ class _CachedCase(BaseModel):
     case: EvalCase
     line: Annotated[StrictInt, Field(ge=1)]
     index: Annotated[StrictInt, Field(ge=0)]
-    field_lines: dict[StrictStr, Annotated[StrictInt, Field(ge=1)]] = {}
 
 
 class _Entry(BaseModel):
@@ -116,7 +116,7 @@ class ParseCache:
                 file=path,
                 line=c.line,
                 index=c.index,
-                field_lines=FieldLines(c.field_lines),
+                field_lines=LinesInFile(path, c.index, c.line),
             )
             for c in entry.cases
         ]
@@ -127,12 +127,7 @@ class ParseCache:
             return
         entry = _Entry(
             key=self.key_for(path, skill_name, text),
-            cases=[
-                _CachedCase(
-                    case=c.case, line=c.line, index=c.index, field_lines=dict(c.field_lines)
-                )
-                for c in cases
-            ],
+            cases=[_CachedCase(case=c.case, line=c.line, index=c.index) for c in cases],
         )
         payload = entry.model_dump_json().encode()
         try:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import difflib
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import AuthoringError, Where, combined
-from .loaded import FieldLines
 from .quoting import shown
 from .yamlload import MarkedDict, MarkedList
 
@@ -49,48 +47,6 @@ def line_at(raw: object, loc: Sequence[int | str]) -> int | None:
         else:
             break
     return line
-
-
-# Below these keys is data (a schema, a file's text, a tool's answers), never a field the
-# rules after loading name; their own lines are kept.
-_DATA_KEYS = frozenset(
-    {"files", "json_schema", "input_schema", "parameters", "returns", "contains", "equals"}
-)
-_MAX_FIELD_LINES = 1_000
-
-
-def field_lines(raw: object) -> FieldLines:
-    """The line of each field of a case the rules after loading may name, by field path.
-
-    Four levels deep (``trajectory.call_args[0].tool``), not into data, and at most
-    :data:`_MAX_FIELD_LINES` of them: what :meth:`LoadedCase.line_of` looks up. Paths
-    are interned: every case of a suite has the same few.
-    """
-    lines: dict[str, int] = {}
-    pending: list[tuple[object, str, int]] = [(raw, "", 0)]
-    while pending and len(lines) < _MAX_FIELD_LINES:
-        node, prefix, depth = pending.pop()
-        if isinstance(node, MarkedDict):
-            for key, line in node.key_lines.items():
-                if key not in node:
-                    continue
-                path = sys.intern(f"{prefix}.{key}" if prefix else key)
-                lines[path] = line
-                child = node[key]
-                if (
-                    depth < 3
-                    and key not in _DATA_KEYS
-                    and isinstance(child, MarkedDict | MarkedList)
-                ):
-                    pending.append((child, path, depth + 1))
-        elif isinstance(node, MarkedList):
-            for i, line in enumerate(node.item_lines[: len(node)]):
-                path = sys.intern(f"{prefix}[{i}]")
-                lines[path] = line
-                child = node[i]
-                if depth < 3 and isinstance(child, MarkedDict | MarkedList):
-                    pending.append((child, path, depth + 1))
-    return FieldLines(lines)
 
 
 def _model_fields(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
