@@ -563,6 +563,62 @@ def test_an_unread_eval_file_beside_cases_that_run_is_a_warning_naming_it(
     assert runner_calls(pytester) == ["spy::fine"]  # only the first run's one case
 
 
+def test_a_cases_file_in_a_subdirectory_of_evals_is_named_never_silently_skipped(
+    pytester: pytest.Pytester,
+) -> None:
+    # Discovery reads the files directly in evals/; a suite grouped into evals/smoke/ would
+    # otherwise be a skill whose cases silently never run.
+    skill = write_skill(pytester, {"evals/smoke/cases.yaml": "cases:\n" + GOOD_CASE})
+
+    result = run(pytester)
+
+    (line,) = refused(result, pytester)
+    assert line.startswith(
+        f"{PREFIX}{skill}/evals/smoke/cases.yaml: this file holds eval cases, but discovery "
+        "does not read it"
+    )
+    assert line.endswith("so none of its cases would run")
+    result.stdout.fnmatch_lines(
+        [
+            "  fix: move it to evals/cases.yaml (discovery reads the files directly in evals/, "
+            "not evals/smoke/), renaming it if that name is taken"
+        ]
+    )
+    assert runner_calls(pytester) == []
+
+    (skill / "evals" / "smoke" / "cases.yaml").rename(skill / "evals" / "cases.yaml")
+    followed = run(pytester)  # the fix, followed
+    assert followed.ret == 0, followed.stdout.str()
+    followed.assert_outcomes(passed=1)
+
+
+def test_a_nested_eval_file_beside_cases_that_run_is_a_warning_and_links_are_not_followed(
+    pytester: pytest.Pytester,
+) -> None:
+    outside = pytester.path / "elsewhere"
+    outside.mkdir()
+    (outside / "cases.yaml").write_text("cases:\n" + GOOD_CASE, encoding="utf-8")
+    skill = write_skill(
+        pytester,
+        {
+            "evals/cases.yaml": "cases:\n" + GOOD_CASE,
+            "evals/more/deeper/extra.yml": "cases:\n" + GOOD_CASE,
+            "evals/fixtures/config.yaml": "retries: 3\n",
+        },
+    )
+    (skill / "evals" / "linked").symlink_to(outside, target_is_directory=True)
+
+    result = run(pytester)
+
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        ["*SkillLensWarning: */evals/more/deeper/extra.yml: this file holds eval cases*"]
+    )
+    result.stdout.no_fnmatch_line("*config.yaml*")
+    result.stdout.no_fnmatch_line("*linked*")
+
+
 def test_a_yaml_file_without_cases_beside_skill_md_is_left_alone(
     pytester: pytest.Pytester,
 ) -> None:

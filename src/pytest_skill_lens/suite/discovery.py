@@ -116,20 +116,40 @@ class MisplacedEvalFile:
 
 
 def misplaced_eval_files(skill_dir: Path, read: Sequence[Path]) -> list[MisplacedEvalFile]:
-    """Files beside ``SKILL.md`` that look like eval files and are not among ``read``.
+    """Files that look like eval files where discovery does not read them, and are not
+    among ``read``.
 
     A ``*.yaml``/``*.yml`` with a top-level ``cases:`` key, or an ``evals.json`` with an
-    ``"evals"`` key: a ``cases.yaml`` the author meant to run, a ``*.eval.yml``, a
-    ``*.eval.yaml`` beside an ``evals/`` directory (which wins). Only regular files are
-    looked into, at most :data:`_MISPLACED_READ_LIMIT` bytes each; nothing is parsed.
+    ``"evals"`` key: beside ``SKILL.md``, a ``cases.yaml`` the author meant to run, a
+    ``*.eval.yml``, a ``*.eval.yaml`` beside an ``evals/`` directory (which wins); and in
+    a subdirectory of ``evals/`` (``evals/smoke/cases.yaml``), which discovery does not
+    descend into. Only regular files are looked into, at most
+    :data:`_MISPLACED_READ_LIMIT` bytes each, and at most :data:`_MISPLACED_DIRS`
+    directories below ``evals/``; nothing is parsed.
     """
-    has_evals_dir = (skill_dir / "evals").is_dir()
+    evals_dir = skill_dir / "evals"
+    has_evals_dir = evals_dir.is_dir()
     taken = {path.resolve() for path in read}
-    found: list[MisplacedEvalFile] = []
+    found = [
+        MisplacedEvalFile(path, _misplaced_fix(path.name, has_evals_dir))
+        for path in _holding_cases(skill_dir, taken)
+    ]
+    if has_evals_dir and not evals_dir.is_symlink():
+        for directory in _directories_below(evals_dir):
+            found += [
+                MisplacedEvalFile(path, _nested_fix(path, evals_dir))
+                for path in _holding_cases(directory, taken)
+            ]
+    return found
+
+
+def _holding_cases(directory: Path, taken: set[Path]) -> list[Path]:
+    """The files directly in ``directory`` that hold eval cases, ``taken`` left out."""
     try:
-        entries = sorted(os.scandir(skill_dir), key=lambda entry: entry.name)
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
     except OSError:
         return []
+    found: list[Path] = []
     for entry in entries:
         name = entry.name
         is_yaml = name.endswith((".yaml", ".yml"))
@@ -146,8 +166,35 @@ def misplaced_eval_files(skill_dir: Path, read: Sequence[Path]) -> list[Misplace
             continue
         pattern = _TOP_LEVEL_CASES if is_yaml else _TOP_LEVEL_EVALS
         if pattern.search(data):
-            found.append(MisplacedEvalFile(path, _misplaced_fix(name, has_evals_dir)))
+            found.append(path)
     return found
+
+
+_MISPLACED_DIRS = 100  # a tree this large below evals/ is data, not misplaced evals
+
+
+def _directories_below(top: Path) -> list[Path]:
+    """The directories below ``top``, nearest first, symbolic links not followed."""
+    found: list[Path] = []
+    pending = [top]
+    while pending and len(found) < _MISPLACED_DIRS:
+        try:
+            entries = sorted(os.scandir(pending.pop(0)), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and len(found) < _MISPLACED_DIRS:
+                found.append(Path(entry.path))
+                pending.append(Path(entry.path))
+    return found
+
+
+def _nested_fix(path: Path, evals_dir: Path) -> str:
+    inside = path.relative_to(evals_dir).as_posix()
+    return (
+        f"move it to evals/{path.name} (discovery reads the files directly in evals/, "
+        f"not evals/{inside.rpartition('/')[0]}/), renaming it if that name is taken"
+    )
 
 
 def _misplaced_fix(name: str, has_evals_dir: bool) -> str:
