@@ -288,6 +288,8 @@ def test_retries_run_out_and_the_case_is_errored_naming_the_failure(
     detail = judge_score(report)["detail"]
     assert detail.startswith("judge failed: ")
     assert "503" in detail and "overloaded" in detail
+    # Like an errored run, it names where it asked and how often.
+    assert detail.endswith(f" [endpoint {server.url} (base_url); 2 attempts (retries = 1)]")
 
 
 @pytest.mark.parametrize("judge", JUDGES)
@@ -301,7 +303,33 @@ def test_a_refused_request_is_not_retried(
     assert result.ret == 1
     result.assert_outcomes(errors=1)
     assert len(server.requests) == 1
-    assert "bad request" in judge_score(report)["detail"]
+    detail = judge_score(report)["detail"]
+    assert "bad request" in detail
+    assert detail.endswith(f" [endpoint {server.url} (base_url); 1 attempt (retries = 2)]")
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+def test_an_unreachable_judge_endpoint_is_errored_naming_judge_base_url(
+    pytester: pytest.Pytester, server: ScriptedModelServer, judge: str
+) -> None:
+    dead = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
+    result, report = run(
+        pytester,
+        server,
+        judge,
+        [judged_case()],
+        {},
+        toml=f'judge_base_url = "{dead}"\nretries = 0\n',
+        model=False,
+        base_url=False,
+    )
+
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    assert server.requests == []
+    detail = judge_score(report)["detail"]
+    assert detail.startswith("judge failed: ")
+    assert detail.endswith(f" [endpoint {dead} (judge_base_url); 1 attempt (retries = 0)]")
 
 
 # --- the judge's spend is overhead, never the case's budget ---------------------------------------

@@ -9,7 +9,6 @@ its framework with fresh mock tools (:meth:`FrameworkRunner.fresh_tools`).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,9 +17,9 @@ from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..cassettes import CassetteMiss, Figures, SeatCall, current_tape
+from ..endpoint import endpoint_named
 from ..mocktools import build_mock_tools
 from ..prompt import system_prompt
-from ..providers import provider_of
 from ..result import RunResult
 from ..retry import Attempt, attempts_note, run_with_retries
 from ..sandbox import SandboxDecision
@@ -163,29 +162,6 @@ def as_recorded(call: SeatCall | None, result: RunResult) -> RunResult:
     return result
 
 
-# Where each provider's SDK sends a request when no base_url is set.
-_DEFAULT_ENDPOINTS = {
-    "openai": "https://api.openai.com/v1",
-    "openai-chat": "https://api.openai.com/v1",
-    "openai-responses": "https://api.openai.com/v1",
-    "anthropic": "https://api.anthropic.com",
-    "google": "https://generativelanguage.googleapis.com",
-    "google-gla": "https://generativelanguage.googleapis.com",
-    "groq": "https://api.groq.com/openai/v1",
-    "mistral": "https://api.mistral.ai/v1",
-    "deepseek": "https://api.deepseek.com",
-    "cohere": "https://api.cohere.com",
-}
-
-
 def endpoint_of(settings: Settings) -> str:
     """The endpoint a keyed run calls, and where that was decided."""
-    if settings.base_url:
-        return f"{settings.base_url} (base_url)"
-    provider = provider_of(settings.model)
-    if provider.startswith("openai") and os.environ.get("OPENAI_BASE_URL", "").strip():
-        return f"{os.environ['OPENAI_BASE_URL'].strip()} (OPENAI_BASE_URL)"
-    default = _DEFAULT_ENDPOINTS.get(provider)
-    if default is not None:
-        return f"{default} (the default of provider {provider!r}; set base_url for another)"
-    return f"the default of model {settings.model!r} (set base_url to name one)"
+    return endpoint_named(settings.model, settings.base_url)

@@ -14,11 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ...run.cassettes import CassetteMiss, Figures, SeatCall, current_tape
+from ...run.endpoint import endpoint_named
 from ...run.pricing import ResponseUsage, total_spend
+from ...run.retry import attempts_note
 from ...settings import Settings
 from ..judge import JudgeRequest, JudgeVerdict
 from .prompt import JudgePrompt, build_judge_prompt
-from .resolve import judge_model
+from .resolve import judge_base_url, judge_model
 
 NO_USAGE_NOTE = "the judge's provider reported no token usage, so its cost is not known"
 
@@ -121,15 +123,30 @@ class KeyedJudge:
             call = tape.open_call("judge", self.name) if tape is not None else None
         except CassetteMiss as exc:  # replay only, and no verdict recorded: no request
             return JudgeVerdict(checks=None, error=str(exc))
+        made: list[JudgeAttempt] = []
+
+        def attempt() -> JudgeAttempt:
+            made.append(self._attempt_on(call, prompt))
+            return made[-1]
+
         verdict = judge_with_retries(
-            lambda: self._attempt_on(call, prompt),
+            attempt,
             retries=self.settings.retries,
             backoff_seconds=self.settings.retry_backoff_seconds,
             # A cassette that cannot answer never answers on a second try either.
             transient=lambda f: not isinstance(f, CassetteMiss) and self.is_transient(f),
             sleep=self._sleep,
         )
+        failure = made[-1].failure if made else None
+        if verdict.error and failure is not None and not isinstance(failure, CassetteMiss):
+            verdict = replace(verdict, error=f"{verdict.error} [{self._tried(len(made))}]")
         return _as_recorded(call, verdict)
+
+    def _tried(self, made: int) -> str:
+        """Which endpoint the failed verdict was asked of, and how often (as a run says)."""
+        key = "judge_base_url" if self.settings.judge_base_url else "base_url"
+        endpoint = endpoint_named(self.model, judge_base_url(self.settings), key)
+        return f"endpoint {endpoint}; {attempts_note(made, self.settings.retries)}"
 
     def _attempt_on(self, call: SeatCall | None, prompt: JudgePrompt) -> JudgeAttempt:
         if call is not None:

@@ -1,0 +1,37 @@
+"""Which endpoint a keyed model call goes to, and which setting decided it.
+
+An errored run or verdict names it, so a wrong ``base_url`` is seen at once.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .providers import provider_of
+
+# Where each provider's SDK sends a request when no base_url is set.
+_DEFAULT_ENDPOINTS = {
+    "openai": "https://api.openai.com/v1",
+    "openai-chat": "https://api.openai.com/v1",
+    "openai-responses": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "google": "https://generativelanguage.googleapis.com",
+    "google-gla": "https://generativelanguage.googleapis.com",
+    "groq": "https://api.groq.com/openai/v1",
+    "mistral": "https://api.mistral.ai/v1",
+    "deepseek": "https://api.deepseek.com",
+    "cohere": "https://api.cohere.com",
+}
+
+
+def endpoint_named(model: str, base_url: str, key: str = "base_url") -> str:
+    """The endpoint ``model`` is called at, ``base_url`` being the value of setting ``key``."""
+    if base_url:
+        return f"{base_url} ({key})"
+    provider = provider_of(model)
+    if provider.startswith("openai") and os.environ.get("OPENAI_BASE_URL", "").strip():
+        return f"{os.environ['OPENAI_BASE_URL'].strip()} (OPENAI_BASE_URL)"
+    default = _DEFAULT_ENDPOINTS.get(provider)
+    if default is not None:
+        return f"{default} (the default of provider {provider!r}; set {key} for another)"
+    return f"the default of model {model!r} (set {key} to name one)"
