@@ -12,7 +12,7 @@ from ...run.requirements import Extra, Problem, SettingsCheck, extra_problem, ke
 from ...run.runners import langchain_model, pydantic_ai_model
 from ...settings import Settings
 from ..judge import FakeJudge, Judge, JudgeContext, JudgeFactory
-from .product import PRODUCT_JUDGES, ProductName
+from .product_names import PRODUCT_JUDGES, ProductName
 from .resolve import judge_model, model_problem
 
 

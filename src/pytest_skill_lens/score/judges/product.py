@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from os import devnull
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from ...run.result import RunResult
 from ...run.runners.product import MAX_PROMPT_BYTES, Preset, delivers_no_skill
@@ -27,6 +27,7 @@ from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..judge import JudgeRequest, JudgeVerdict
+from .product_names import ProductName
 from .prompt import build_judge_prompt
 from .reply import read_reply
 
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
     from ...run.cassettes import KeyPart
     from ...run.runners.cli import CliRunner
     from ...run.runners.product_run import TracedProductRunner
-
-ProductName = Literal["claude-code", "copilot", "cli"]
-PRODUCT_JUDGES: tuple[ProductName, ...] = ("copilot", "claude-code", "cli")
 
 # The flag that sets which tools a preset's model sees, and the restriction built with
 # it: Claude Code with an empty list, Copilot with one tool that does not exist (it

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ...run.requirements import Problem
 from ...settings import Settings
-from .product import TOOL_FLAGS, ProductName, preset_of, table_of
+from .product import TOOL_FLAGS, preset_of, table_of
+from .product_names import ProductName
 
 
 def settings_problem(name: ProductName, settings: Settings) -> Problem | None:
