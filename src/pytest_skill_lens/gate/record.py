@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..perform.outcome import Outcome
-from ..run.product_sandbox import ProductEntry
-from .delta import BaselineNote, Delta
-from .spend import SpendCeiling
+if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run-phase module
+    from ..perform.outcome import Outcome
+    from ..run.product_sandbox import ProductEntry
+    from .delta import BaselineNote, Delta
+    from .spend import SpendCeiling
 
 EXIT_FAILED = 1  # the gate's code for a failed verdict (verdict.py holds the rules)
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..perform.outcome import Outcome
+if TYPE_CHECKING:  # annotations only: the plan (at collection) formats dollars with usd
+    from ..perform.outcome import Outcome
 
 # Why the ledger refused an item; the not-run reason its entry carries.
 CEILING_STOPPED = "the spend ceiling stopped the run"

@@ -16,17 +16,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..gate.record import GateResult, RunRecord
-from ..report.junit_gate import aborted_junit
-from ..report.printable import one_line
 from .configure import html_report_path, report_paths
-from .report_files import Target, report_targets, write_report_files
 from .results import SessionResults
 from .run_config import RunConfig
+
+if TYPE_CHECKING:
+    from .report_files import Target
 
 ABORT_KEY = pytest.StashKey["AbortWatch"]()
 WATCH_NAME = "skill-lens-abort-watch"
@@ -153,6 +153,11 @@ def _rewrite_unstarted(
     code: int,
 ) -> None:
     """Nothing ran and pytest wrote no JUnit: every report asked for says aborted."""
+    # Imported here: a run that reaches its end (or a listing) never takes this path.
+    from ..report.junit_gate import aborted_junit
+    from ..report.printable import one_line
+    from .report_files import report_targets, write_report_files
+
     record = RunRecord(aborted=reason)
     gate = aborted_gate(reason, aborted_code(code))
     targets: list[Target] = report_targets(

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..gate.delta import BaselineNote
 from ..suite.loaded import LoadedCase
 from ..suite.skill import Skill
 
 if TYPE_CHECKING:
+    from ..gate.delta import BaselineNote
     from ..run.previous import PreviousVersion, Unresolved
 
 # Our wording of the reference's note for an offered case under `none`.
@@ -50,6 +50,7 @@ class BaselineArms:
         """What ``skill``'s baseline items act with, or why the skill has none."""
         if self.kind == "none":
             return neutral_skill(skill)
+        from ..gate.delta import BaselineNote  # imported on first run: a listing never asks
         from ..run.previous import PreviousVersion, resolve_previous
 
         found = self._previous.get(skill.path)
@@ -76,6 +77,8 @@ class BaselineArms:
     def case_note(self, skill: Skill, loaded: LoadedCase) -> BaselineNote | None:
         """Why one case has no baseline although its skill has one."""
         if self.kind == "none" and loaded.case.mode == "offered":
+            from ..gate.delta import BaselineNote  # imported on first run: a listing never asks
+
             return BaselineNote(skill.name, "skipped", OFFERED_UNDER_NONE, loaded.name)
         return None
 

@@ -24,12 +24,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..perform import Outcome, errored_outcome, perform
 from .fixtures import CASE_FIXTURES, new_workspace
 
 if TYPE_CHECKING:
     import pytest
 
+    from ..perform.outcome import Outcome
     from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
     from .items import CaseItem
@@ -94,6 +94,8 @@ class Prefetcher:
         return left
 
     def _start(self, item: CaseItem) -> bool:
+        from ..perform import errored_outcome, perform  # imported on first run, not at configure
+
         session = self.session
         ledger = session.ledger
         if ledger is not None and ledger.refusal() is not None:

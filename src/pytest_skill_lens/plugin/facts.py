@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..gate.delta import BaselineNote
+if TYPE_CHECKING:
+    from ..gate.delta import BaselineNote
 
 
 class PlannedItem(NamedTuple):
@@ -60,6 +61,8 @@ class CollectionFacts:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CollectionFacts:
+        from ..gate.delta import BaselineNote  # read on the controller once a worker is done
+
         return cls(
             skills_by_name={name: Path(path) for name, path in data["skills"].items()},
             skipped_skills=set(data["skipped"]),

@@ -7,20 +7,13 @@ a listing) a report that says the run was aborted and why (see :mod:`.aborted`).
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..gate.judging import judge_record
 from ..gate.record import GateResult, RunRecord
-from ..report.junit_gate import add_gate_case
-from ..report.junit_properties import add_suite_properties, script_properties
-from ..report.printable import one_line
-from ..report.product_lines import SCRIPTS_REACHABLE, product_properties
-from ..report.terminal import script_lines, summary_lines
-from ..run.product_sandbox import ProductEntry, adopted, product_entries
+from ..run.product_sandbox import adopted, product_entries
 from .aborted import aborted_code, aborted_gate, first_line, get_watch
 from .facts import CollectionFacts
 from .report_files import report_targets, write_report_files
@@ -29,6 +22,7 @@ from .run_config import RunConfig
 from .state import listing_only
 
 if TYPE_CHECKING:
+    from ..run.product_sandbox import ProductEntry
     from .session import SkillLensSession
 
 # pytest's own verdicts we never overrule: the run was stopped or broke.
@@ -88,6 +82,8 @@ def build_record(
 
 def _product_note(products: list[ProductEntry]) -> str | None:
     """Idle scripts are idle for run_script only: a product's own shell can run them."""
+    from ..report.product_lines import SCRIPTS_REACHABLE
+
     return SCRIPTS_REACHABLE if products else None
 
 
@@ -129,6 +125,9 @@ def _finish(session: pytest.Session, lens: SkillLensSession, exitstatus: int) ->
     stopped = exitstatus in _KEEP or (watch is not None and watch.interrupted)
     if stopped and not _stopped_by_maxfail(session, exitstatus):
         return _finish_aborted(session, lens, aborted_code(exitstatus))
+    # Imported on a gated end only: a listing or an authoring error never judges.
+    from ..gate.judging import judge_record
+
     results = lens.results
     record, gate = judge_record(
         build_record(lens.run, lens.facts, results), lens.run.recorded().gate
@@ -189,6 +188,12 @@ def add_scripts_to_junit(path: Path, results: SessionResults) -> None:
     """Put the report's ``scripts:`` and product lines on every suite of a JUnit file."""
     if results.record is None or not path.is_file():
         return
+    import xml.etree.ElementTree as ET  # imported here: only a run with --junitxml
+
+    from ..report.junit_properties import add_suite_properties, script_properties
+    from ..report.product_lines import product_properties
+    from ..report.terminal import script_lines
+
     try:
         properties = script_properties(script_lines(results.record), results.record.scripts)
         properties += product_properties(results.record)
@@ -204,6 +209,10 @@ def mark_failed_gate_in_junit(path: Path, results: SessionResults) -> None:
     gate = results.gate
     if gate is None or gate.passed or not path.is_file():
         return
+    import xml.etree.ElementTree as ET  # imported here: only a run with --junitxml
+
+    from ..report.junit_gate import add_gate_case
+
     try:
         amended = add_gate_case(path.read_text(encoding="utf-8"), gate.reasons)
         if amended is not None:
@@ -216,12 +225,18 @@ def write_summary(terminalreporter: Any, results: SessionResults) -> None:
     record = results.record
     if results.gate is None or record is None:
         if results.write_errors:  # session finish itself broke: say so
+            from ..report.printable import one_line
+
             terminalreporter.section("skill-lens")
             for line in results.write_errors:
                 terminalreporter.write_line(one_line(line), red=True)
         return
     if record.aborted is not None and listing_only(terminalreporter.config):
         return  # the listing is the output; the report files say nothing was run
+    # Imported on first use: a listing never shows the summary.
+    from ..report.printable import one_line
+    from ..report.terminal import summary_lines
+
     terminalreporter.section("skill-lens")
     for line in summary_lines(record, results.gate):
         terminalreporter.write_line(line)

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from ..labels import Arm
-from ..perform import CaseIdentity, Outcome, errored_outcome, perform
-from ..report.junit_properties import case_properties
 from ..suite.loaded import LoadedCase
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
-from .act import CaseErrored, CaseFailed, failure_text
 from .fixtures import new_workspace
 from .isolation import SkillHooks  # hooks as the directory above the skill sees them
 from .state import SESSION_KEY, get_session
 
+# Performing, its verdicts and the JUnit properties are imported where an item first
+# runs: collecting thousands of items (an IDE, --collect-only) never needs them.
 if TYPE_CHECKING:
+    from ..perform.outcome import CaseIdentity, Outcome
     from ..run.runner import Runner
     from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
@@ -197,6 +197,8 @@ class CaseItem(SkillHooks, pytest.Function):
 
     def identity(self) -> CaseIdentity:
         """Which run of which case this item is (its order is known once collected)."""
+        from ..perform.outcome import CaseIdentity
+
         return CaseIdentity(
             skill_name=self.skill.name,
             case_name=self.case_name,
@@ -236,6 +238,9 @@ class CaseItem(SkillHooks, pytest.Function):
         return str(path.absolute())
 
     def setup(self) -> None:
+        from ..perform import errored_outcome, perform
+        from .act import CaseErrored
+
         session = get_session(self.config)
         assert session is not None, "pytest-skill-lens items need --skill-lens"
         prefetch = session.prefetch
@@ -308,12 +313,16 @@ class CaseItem(SkillHooks, pytest.Function):
         # and --junitxml reads them from the teardown report only: added here, they
         # are carried once per item instead of three times (and sent once under xdist).
         if self.properties_due and self.outcome is not None:
+            from ..report.junit_properties import case_properties
+
             self.properties_due = False
             self.user_properties.extend(case_properties(self.outcome))
         super().teardown()
 
     def _finish_started(self, started: Started, keep_workspace: bool) -> None:
         """Wait for this item's run, started ahead of its turn, and take its verdict."""
+        from .act import CaseErrored
+
         if started.workspace is not None and not keep_workspace:
             self.addfinalizer(started.workspace.cleanup)
         self.outcome = outcome = started.future.result()
@@ -329,9 +338,13 @@ class CaseItem(SkillHooks, pytest.Function):
         # A baseline never fails the run by its own verdict: it shows under its own word
         # (SkillLensSession.pytest_report_teststatus) and feeds the delta.
         if self.outcome is not None and self.outcome.status == "failed" and not self.is_baseline:
+            from .act import CaseFailed
+
             raise CaseFailed(self.outcome)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        from .act import CaseErrored, CaseFailed, failure_text
+
         if isinstance(excinfo.value, CaseFailed | CaseErrored):
             return failure_text(self, excinfo.value.outcome)
         return super().repr_failure(excinfo)

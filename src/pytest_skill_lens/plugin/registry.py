@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pytest
 
 from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
-from ..run.requirements import Problem
-from ..run.runner import Runner, RunnerContext
-from ..score.judge import Judge, JudgeContext
 from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
-from ..settings import Settings
 from .conftest_hint import unloaded_conftest_hint
 from .state import get_session, listing_only
+
+if TYPE_CHECKING:
+    from ..run.requirements import Problem
+    from ..run.runner import Runner
+    from ..score.judge import Judge
+    from ..settings import Settings
 
 
 class RegistryError(Exception):
@@ -179,12 +181,16 @@ def _unknown(kind: str, name: str, known: Mapping[str, Any]) -> str:
 def build_runner(
     config: pytest.Config, name: str, settings: Settings, sandbox: Any = None
 ) -> Runner:
+    from ..run.runner import RunnerContext  # built on first run: a listing builds none
+
     factory = runner_descriptions(config)[name].factory
     assert factory is not None  # _merge refused a description without one
     return factory(RunnerContext(name=name, settings=settings, sandbox=sandbox))
 
 
 def build_judge(config: pytest.Config, name: str, settings: Settings) -> Judge:
+    from ..score.judge import JudgeContext  # built on first run: a listing builds none
+
     factory = judge_descriptions(config)[name].factory
     assert factory is not None  # _merge refused a description without one
     return factory(JudgeContext(name=name, settings=settings))

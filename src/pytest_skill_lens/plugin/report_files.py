@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..atomic_file import write_atomically
-from ..gate.record import GateResult, RunRecord
-from ..report.html import render_html
-from ..report.json_report import render_json
-from ..report.markdown import render_markdown
+
+if TYPE_CHECKING:
+    from ..gate.record import GateResult, RunRecord
 
 Target = tuple[str, Path | None, Callable[[], str]]  # label, path (None: not asked), render
 
@@ -34,17 +34,39 @@ def report_targets(
 ) -> list[Target]:
     """The JSON, Markdown and HTML reports of one record, rendered only when written."""
     return [
-        ("JSON", json_path, lambda: render_json(record, gate)),
+        ("JSON", json_path, lambda: _json(record, gate)),
         (
             "Markdown",
             markdown_path,
-            lambda: render_markdown(
-                record, gate, max_chars=markdown_max_chars, full_output=full_output
-            ),
+            lambda: _markdown(record, gate, max_chars=markdown_max_chars, full_output=full_output),
         ),
         # The page is drawn from the JSON report's own text, so the two always agree.
-        ("HTML", html_path, lambda: render_html(json.loads(render_json(record, gate)))),
+        ("HTML", html_path, lambda: _html(json.loads(_json(record, gate)))),
     ]
+
+
+# The renderers are imported on first render: a listing without report paths (an
+# IDE's collection) never needs them.
+
+
+def _json(record: RunRecord, gate: GateResult) -> str:
+    from ..report.json_report import render_json
+
+    return render_json(record, gate)
+
+
+def _markdown(
+    record: RunRecord, gate: GateResult, *, max_chars: int | None, full_output: bool
+) -> str:
+    from ..report.markdown import render_markdown
+
+    return render_markdown(record, gate, max_chars=max_chars, full_output=full_output)
+
+
+def _html(data: dict[str, Any]) -> str:
+    from ..report.html import render_html
+
+    return render_html(data)
 
 
 def write_report_files(targets: Iterable[Target]) -> list[str]:

@@ -11,38 +11,22 @@ from __future__ import annotations
 import gc
 import tempfile
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import pytest
 
-from ..gate.delta import BaselineNote
-from ..perform.outcome import Outcome
-from ..report.replay_lines import replay_word
 from ..run.leftovers import sweep
 from ..suite.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..suite.parse_cache import ParseCache
 from ..suite.skill import Skill
-from .act import CaseErrored, failure_text
-from .baselines import BaselineArms
 from .caches import SessionCaches
 from .collect import SkillDir, SkillFile
-from .concurrency import Prefetcher
 from .facts import CollectionFacts, PlannedItem
-from .finish import add_scripts_to_junit, finish_session, mark_failed_gate_in_junit, write_summary
 from .isolation import skill_dir_hooks
 from .items import CaseItem
-from .ledger import SpendLedger
-from .outcome_wire import (
-    ReportFacts,
-    compact_outcome,
-    leave_out_own_properties,
-    outcome_from_wire,
-    restore_properties,
-)
 from .overrides import FixtureOverrides
-from .plan import PlannedRun, plan_lines, plan_of, runs_from_node_ids
 from .results import SessionResults
 from .run_config import RunConfig
 from .shard import apply_shard
@@ -50,11 +34,19 @@ from .state import listing_only
 from .terminate import install_sigterm
 from .xdist_workers import LocalWorkers, lend_packages
 
+# What only a run uses (performing, the wire, the gate, the reports) is imported in
+# the hook that first needs it: configure and collection, all an IDE or a
+# --collect-only asks for, never load it (tests/plugin/test_collection_imports.py).
 if TYPE_CHECKING:
+    from ..perform.outcome import Outcome
     from ..run.runner import Runner
     from ..run.sandbox import SandboxDecision
     from ..score.check import Evaluator
     from ..score.judge import Judge
+    from .baselines import BaselineArms
+    from .concurrency import Prefetcher
+    from .ledger import SpendLedger
+    from .plan import PlannedRun
 
 WORKER_OUTPUT = "skill_lens"  # the key of an xdist worker's workeroutput
 LEDGER_INPUT = "skill_lens_ledger"  # the key of the spend ledger's directory in workerinput
@@ -81,16 +73,20 @@ class SkillLensSession:
         # outcomes whose teardown report has yet to arrive (on the controller).
         self.outcomes_sent: dict[str, Outcome] = {}
         self.outcomes_received: dict[str, Outcome] = {}
-        self.baselines = BaselineArms(run.settings.baseline) if run.settings.baseline else None
+        self.baselines: BaselineArms | None = None
+        if run.settings.baseline:
+            from .baselines import BaselineArms  # only a run with a baseline arm needs it
+
+            self.baselines = BaselineArms(run.settings.baseline)
         self.is_worker = hasattr(config, "workerinput")
         self.ledger = self._ledger(config, run)
         self.plan_printed = False
         self._sweeper: threading.Thread | None = None
-        self.prefetch = (
-            Prefetcher(self, run.settings.concurrency)
-            if run.settings.concurrency > 1 and not listing_only(config)
-            else None
-        )
+        self.prefetch: Prefetcher | None = None
+        if run.settings.concurrency > 1 and not listing_only(config):
+            from .concurrency import Prefetcher  # a listing starts nothing ahead
+
+            self.prefetch = Prefetcher(self, run.settings.concurrency)
         # SIGTERM (a CI cancel) unwinds like Ctrl-C, so teardown deletes the workspaces;
         # under xdist the controller passes it on to its workers.
         self.workers = LocalWorkers()
@@ -111,6 +107,8 @@ class SkillLensSession:
         ceiling = run.settings.max_spend_usd
         if ceiling is None or listing_only(config):
             return None
+        from .ledger import SpendLedger  # a listing spends nothing
+
         if self.is_worker:
             shared = config.workerinput.get(LEDGER_INPUT)  # type: ignore[attr-defined]
             return SpendLedger(ceiling, Path(shared)) if shared else SpendLedger.create(ceiling)
@@ -261,14 +259,7 @@ class SkillLensSession:
         self.facts.deselected_skills |= self.facts.deselected_cases - selected
         # A collection error stops the run before any case (exit 2): no plan to show.
         if not self.is_worker and not session.testsfailed:
-            self._print_plan(
-                [
-                    PlannedRun(item.skill.name, item.case_name, _budget_of(item))
-                    for item in session.items
-                    if isinstance(item, CaseItem)
-                ],
-                budgets_known=True,
-            )
+            self._print_plan(lambda: _planned_runs(session.items), budgets_known=True)
         if self.config.option.keyword:
             self.facts.deselected_by.add("-k")
         if self.config.option.markexpr:
@@ -278,10 +269,10 @@ class SkillLensSession:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if not self.plan_printed:  # every worker collects the same items: the first says it
             workers = int(getattr(self.config.option, "numprocesses", 0) or 1)
-            self._print_plan(runs_from_node_ids(ids), budgets_known=False, processes=workers)
+            self._print_plan(lambda: _runs_of(ids), budgets_known=False, processes=workers)
 
     def _print_plan(
-        self, runs: list[PlannedRun], *, budgets_known: bool, processes: int = 1
+        self, runs: Callable[[], list[PlannedRun]], *, budgets_known: bool, processes: int = 1
     ) -> None:
         """The plan, before the first case, for a run whose runner or judge may spend."""
         settings = self.run.settings
@@ -292,8 +283,10 @@ class SkillLensSession:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:
             return
+        from .plan import plan_lines, plan_of
+
         plan = plan_of(
-            runs,
+            runs(),
             arms=2 if settings.baseline else 1,
             repeats=settings.repeat,
             runners=len(self.run.runner_names),
@@ -312,6 +305,8 @@ class SkillLensSession:
         """
         if self.baselines is None or listing_only(self.config):
             return True
+        from ..gate.delta import BaselineNote
+
         found = self.baselines.skill_for(item.skill)
         note = found if isinstance(found, BaselineNote) else None
         note = note or self.baselines.case_note(item.skill, item.loaded)
@@ -335,9 +330,13 @@ class SkillLensSession:
             return None
         data = getattr(report, "skill_lens_outcome", None)
         if isinstance(data, dict):  # plain data, from a report not rebuilt on arrival
+            from .outcome_wire import ReportFacts, outcome_from_wire
+
             data = outcome_from_wire(data, ReportFacts.of_report(report))
-        if not isinstance(data, Outcome):
+        if not _is_outcome(data):
             return None
+        from ..report.replay_lines import replay_word
+
         replayed = replay_word(data)
         marked = f" ({replayed})" if replayed else ""
         if data.arm != "baseline":
@@ -375,6 +374,8 @@ class SkillLensSession:
             report.skill_lens_not_run = item.not_run_reason  # type: ignore[attr-defined]
         if item.outcome is None:
             return report
+        from .act import CaseErrored, failure_text  # the item ran: its own imports made these
+
         if (
             call.when == "setup"
             and call.excinfo is not None
@@ -396,13 +397,17 @@ class SkillLensSession:
     def pytest_report_to_serializable(self, report: Any) -> Generator[None, Any, Any]:
         data = yield
         # pytest-xdist sends reports between processes as plain data.
-        if isinstance(data, dict) and isinstance(data.get("skill_lens_outcome"), Outcome):
+        if isinstance(data, dict) and _is_outcome(data.get("skill_lens_outcome")):
+            from .outcome_wire import ReportFacts, compact_outcome
+
             self.outcomes_sent[report.nodeid] = data["skill_lens_outcome"]
             facts = ReportFacts.of_data(data)
             data["skill_lens_outcome"] = compact_outcome(data["skill_lens_outcome"], facts)
         elif isinstance(data, dict) and data.get("when") == "teardown":
             sent = self.outcomes_sent.pop(report.nodeid, None)
             if sent is not None:
+                from .outcome_wire import leave_out_own_properties
+
                 leave_out_own_properties(data, sent)
         return data
 
@@ -410,6 +415,8 @@ class SkillLensSession:
     def pytest_report_from_serializable(self, data: Any) -> Generator[None, Any, Any]:
         report = yield
         if isinstance(data, dict):
+            from .outcome_wire import restore_properties  # on the controller, which never collects
+
             restore_properties(data, report, self.outcomes_received)
         return report
 
@@ -418,9 +425,11 @@ class SkillLensSession:
         if isinstance(not_run, str):
             self.results.not_run_reasons[report.nodeid] = not_run
         data = getattr(report, "skill_lens_outcome", None)
-        if isinstance(data, Outcome):
+        if _is_outcome(data):
             self.results.outcomes[report.nodeid] = data
         elif isinstance(data, dict):  # plain data, from a report not rebuilt on arrival
+            from .outcome_wire import ReportFacts, outcome_from_wire
+
             facts = ReportFacts.of_report(report)
             self.results.outcomes[report.nodeid] = outcome_from_wire(data, facts)
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
@@ -440,6 +449,8 @@ class SkillLensSession:
         if self.is_worker:
             self.config.workeroutput[WORKER_OUTPUT] = self.worker_output()  # type: ignore[attr-defined]
             return
+        from .finish import finish_session  # the gate and the reports: never during collection
+
         session.exitstatus = finish_session(session, self, int(exitstatus))
 
     @pytest.hookimpl(trylast=True)
@@ -456,12 +467,44 @@ class SkillLensSession:
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path and not self.is_worker:
+            from .finish import add_scripts_to_junit, mark_failed_gate_in_junit
+
             add_scripts_to_junit(Path(path), self.results)
             mark_failed_gate_in_junit(Path(path), self.results)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.is_worker:
+            from .finish import write_summary
+
             write_summary(terminalreporter, self.results)
+
+
+def _is_outcome(value: object) -> TypeGuard[Outcome]:
+    """Whether ``value`` is an outcome; a report without one (most: every collection
+    report) is answered without importing the outcome's module."""
+    if value is None:
+        return False
+    from ..perform.outcome import Outcome
+
+    return isinstance(value, Outcome)
+
+
+# The plan's runs are made only for a plan that is printed: a listing, or a run of the
+# fake runner and judge, prints none (and imports no plan module).
+def _planned_runs(items: list[pytest.Item]) -> list[PlannedRun]:
+    from .plan import PlannedRun
+
+    return [
+        PlannedRun(item.skill.name, item.case_name, _budget_of(item))
+        for item in items
+        if isinstance(item, CaseItem)
+    ]
+
+
+def _runs_of(node_ids: list[str]) -> list[PlannedRun]:
+    from .plan import runs_from_node_ids
+
+    return runs_from_node_ids(node_ids)
 
 
 def _budget_of(item: CaseItem) -> float | None:

@@ -12,7 +12,6 @@ from typing import Literal, get_args
 
 from ..settings import Settings
 from ..suite.model import EvalCase, ToolSpec
-from .fake import FakeRunner
 from .requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
 from .runner import Runner, RunnerContext, RunnerFactory
 from .runners import langchain_model, pydantic_ai_model
@@ -115,6 +114,8 @@ RUNNER_SETTINGS_FIX = "fix --skill-lens-model / model, or --skill-lens-base-url 
 
 
 def _fake(context: RunnerContext) -> Runner:
+    from .fake import FakeRunner  # its tools and workspace: a listing never builds it
+
     return FakeRunner()
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .result import RunResult
+if TYPE_CHECKING:  # annotations only: configure reads this module's statuses, not results
+    from .result import RunResult
 
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from ..settings import Settings
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
-from .result import RunResult
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: configure and collection never check a result
+    from .result import RunResult
     from .sandbox import SandboxDecision
 
 

@@ -6,10 +6,10 @@ import functools
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..run.result import RunResult
 from ..suite.model import EvalCase
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: configure and collection never check a result
+    from ..run.result import RunResult
     from ..run.workspace import Workspace
 
 

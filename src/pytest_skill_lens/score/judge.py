@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ..run.result import RunResult
 from ..settings import Settings
 from ..suite.model import EvalCase
 from ..suite.model import Judge as JudgeBlock
 from .check import CheckResult, Score, ScoringContext, held_trivially, score_from_checks
+
+if TYPE_CHECKING:  # annotations only: configure (the judge catalog) never checks a result
+    from ..run.result import RunResult
 
 NO_EVIDENCE = "passed with no evidence"
 

@@ -22,7 +22,6 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..pricing import ResponseUsage
 from ..providers import provider_of
 from ..requirements import Extra, form_problem, missing_module
 from ..retry import transient_status
@@ -31,6 +30,7 @@ if TYPE_CHECKING:  # asyncio and ssl only once a run starts: not at collection
     import ssl
 
     from ..cassettes import SeatCall
+    from ..pricing import ResponseUsage
 
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
 # Prefixes whose provider pydantic-ai can point at another endpoint.
@@ -177,6 +177,8 @@ def is_transient(failure: BaseException) -> bool:
 
 def response_usage(response: Any) -> ResponseUsage:
     """A pydantic-ai ``ModelResponse``'s usage (``unmeasured_requests``: none was reported)."""
+    from ..pricing import ResponseUsage  # imported on first run: the catalog never prices
+
     usage = response.usage
     return ResponseUsage(
         model=response.model_name or "",
