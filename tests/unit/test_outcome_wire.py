@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 from typing import Any
 
@@ -45,6 +46,7 @@ BUSY = Outcome(
 
 
 # What a report carries that its outcome need not repeat: node id, label, outcome.
+PLAIN_REPORT = ReportFacts("", "s :: c (fake)", "passed")
 BUSY_REPORT = ReportFacts(BUSY.nodeid, "s :: c (fake, baseline, run 3/3)", "passed")
 NOWHERE = ReportFacts("", "", "")
 
@@ -89,7 +91,7 @@ def test_names_the_label_does_not_give_back_exactly_travel() -> None:
 
 def test_a_score_travels_as_its_checks_when_they_make_it() -> None:
     data = compact_outcome(BUSY, BUSY_REPORT)
-    assert data["scores"][0] == ["budget", "no budget"]  # trivially held: evaluator, detail
+    assert data["scores"][0] == "budget"  # trivially held as usual: the evaluator alone
     assert data["scores"][1] == ["assertion", [["contains[0]", False, "not found"]]]
     checks = BUSY.scores[1].checks
     for score in (
@@ -108,6 +110,26 @@ def test_a_score_travels_as_its_checks_when_they_make_it() -> None:
         sent = compact_outcome(outcome, NOWHERE)
         assert isinstance(sent["scores"][0], dict)
         assert outcome_from_wire(sent, NOWHERE) == outcome
+
+
+def test_a_trivially_held_score_with_another_detail_keeps_it() -> None:
+    for detail, sent in (
+        ("no budget", "budget"),
+        ("no budget limits", ["budget", "no budget limits"]),
+    ):
+        outcome = dataclasses.replace(PLAIN, scores=[Score("budget", True, 1.0, detail)])
+        data = compact_outcome(outcome, PLAIN_REPORT)
+        assert data["scores"] == [sent]
+        assert outcome_from_wire(data, PLAIN_REPORT) == outcome
+    # Not held (or not trivially so): the whole score travels, whatever its detail.
+    for score in (
+        Score("budget", False, 0.0, "no budget"),
+        Score("budget", True, 0.5, "no budget"),
+    ):
+        outcome = dataclasses.replace(PLAIN, scores=[score])
+        data = compact_outcome(outcome, PLAIN_REPORT)
+        assert isinstance(data["scores"][0], dict)
+        assert outcome_from_wire(data, PLAIN_REPORT) == outcome
 
 
 def test_an_outcome_of_another_node_keeps_its_node_id() -> None:

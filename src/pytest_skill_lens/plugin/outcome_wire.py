@@ -100,8 +100,15 @@ def _compact_score(score: Score, data: dict[str, Any]) -> dict[str, Any] | list[
     if data["checks"] == []:  # Score.from_dict reads a missing list as ()
         del data["checks"]
     if tuple(data) == _TRIVIAL and data["passed"] is True and data["score"] == 1.0:
+        if data["detail"] == _nothing_for(data["evaluator"]):
+            return data["evaluator"]  # "no budget", as every case without one holds
         return [data["evaluator"], data["detail"]]
     return data
+
+
+def _nothing_for(evaluator: str) -> str:
+    """The usual detail of an evaluator with nothing to check (``no trajectory``)."""
+    return f"no {evaluator}"
 
 
 def outcome_from_wire(data: dict[str, Any], report: ReportFacts) -> Outcome:
@@ -118,6 +125,8 @@ def outcome_from_wire(data: dict[str, Any], report: ReportFacts) -> Outcome:
 
 
 def _score_from_wire(score: Any) -> Score:
+    if isinstance(score, str):
+        return held_trivially(score, _nothing_for(score))
     if isinstance(score, list):
         evaluator, detail = score
         if isinstance(detail, list):  # its checks
