@@ -91,7 +91,7 @@ def compact_outcome(outcome: Outcome, report: ReportFacts) -> dict[str, Any]:
     return data
 
 
-def _compact_score(score: Score, data: dict[str, Any]) -> dict[str, Any] | list[Any]:
+def _compact_score(score: Score, data: dict[str, Any]) -> dict[str, Any] | list[Any] | str:
     """``score`` (``data`` is its :meth:`Score.to_dict`) in its shortest wire form."""
     checks = list(score.checks)
     if checks and score == score_from_checks(score.evaluator, checks, ""):
@@ -101,7 +101,7 @@ def _compact_score(score: Score, data: dict[str, Any]) -> dict[str, Any] | list[
         del data["checks"]
     if tuple(data) == _TRIVIAL and data["passed"] is True and data["score"] == 1.0:
         if data["detail"] == _nothing_for(data["evaluator"]):
-            return data["evaluator"]  # "no budget", as every case without one holds
+            return score.evaluator  # "no budget", as every case without one holds
         return [data["evaluator"], data["detail"]]
     return data
 
