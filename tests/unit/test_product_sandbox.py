@@ -434,3 +434,18 @@ def test_a_hostile_version_line_cannot_break_a_report() -> None:
     (line, *_) = summary_lines(record, gate)
     assert "\x1b" not in line and "\n" not in line and "\r" not in line
     assert "<script>" not in render_markdown(record, gate)
+
+
+def test_a_replay_only_decision_probes_nothing_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_probe(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a replay-only run must not probe a backend")
+
+    monkeypatch.setattr(product_sandbox, "_probe", no_probe)
+    for mode, isolated in (("required", True), ("auto", True), ("off", False)):
+        decision = product_sandbox.replay_only(mode)  # type: ignore[arg-type]
+        assert decision.data() == {
+            "mode": mode,
+            "backend": "none",
+            "home_isolated": isolated,
+            "detail": product_sandbox.REPLAY_ONLY_DETAIL,
+        }

@@ -321,12 +321,16 @@ def _decide_product_sandbox(settings: Settings, *, collect_only: bool) -> None:
 
     Made before the products' preflight, whose ``--version`` runs under it, and only
     when a product is named; product_sandbox = "required" without a working backend
-    exits 2 here. Listing cases starts no product.
+    exits 2 here. Listing cases starts no product, nor does a replay-only run (nothing
+    is probed for one).
     """
-    from ..run.product_sandbox import adopt, decide, product_names
+    from ..run.product_sandbox import adopt, decide, product_names, replay_only
 
     if collect_only or not product_names(settings.runner_names, settings.judge):
         adopt(None)
+        return
+    if settings.record == "none":
+        adopt(replay_only(settings.product_sandbox))
         return
     decision = decide(settings.product_sandbox)
     if settings.product_sandbox == "required" and decision.backend == "none":

@@ -125,6 +125,15 @@ class ProductEntry:
     cache_note: str | None = None
 
 
+REPLAY_ONLY_DETAIL = "replayed from cassettes only: no product starts, so no backend was probed"
+
+
+def replay_only(mode: Mode) -> ProductSandbox:
+    """The decision of a run that only replays (``--skill-lens-record none``): it starts no
+    product, so nothing is probed and ``required`` needs no working backend."""
+    return ProductSandbox(mode, "none", home_isolated=mode != "off", detail=REPLAY_ONLY_DETAIL)
+
+
 def decide(mode: Mode) -> ProductSandbox:
     """The decision for ``product_sandbox = mode``; the probe runs at most once per process."""
     if mode == "off":
