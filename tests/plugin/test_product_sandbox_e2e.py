@@ -231,3 +231,42 @@ def test_required_without_bwrap_is_exit_2_before_any_case(
     )
     assert "install bubblewrap" in said
     assert server.requests == []
+
+
+WORKERS_SEEN = """
+import os
+
+def pytest_runtest_logreport(report):
+    node = getattr(report, "node", None)  # on the controller: the worker it came from
+    if node is not None and report.when == "call":
+        with open("workers.txt", "a", encoding="utf-8") as handle:
+            handle.write(node.gateway.id + "\\n")
+"""
+
+
+@needs_bwrap
+def test_under_xdist_every_workers_product_is_contained(
+    pytester: pytest.Pytester, server: AnthropicServer, host_target: Path
+) -> None:
+    # Each xdist worker decides the sandbox in its own configure: the controller's decision
+    # is what the reports say, so each worker's product must be held to it too.
+    pytester.makeconftest(WORKERS_SEEN)
+    cases, targets = [], []
+    for n in range(4):
+        pair = [pytester.path / f"escaped-by-bash-{n}.txt", host_target / f"escaped-{n}.txt"]
+        server.by_content[f"tidy the files {n}"] = hostile_replies(pair)
+        cases.append({"name": f"tidies-{n}", "task": f"tidy the files {n}"})
+        targets += pair
+    result, data = run(pytester, cases, "-n", "2")
+    assert result.ret == 0, result.stdout.str()
+    seen = (pytester.path / "workers.txt").read_text(encoding="utf-8").split()
+    assert sorted(set(seen)) == ["gw0", "gw1"] and len(seen) == 4  # both workers ran cases
+    assert [path for path in targets if path.exists()] == []
+    answered = [r for r in server.requests if "tidy the files" in r.task and r.tool_results()]
+    assert len(answered) == 4
+    for request in answered:
+        (_, bash_said), (_, write_said) = request.tool_results()
+        assert "Read-only file system" in bash_said, bash_said
+        assert "read-only file system" in write_said.lower(), write_said
+    assert data["products"][0]["trust"] == UNDER_BWRAP
+    assert [o["status"] for o in data["outcomes"]] == ["passed"] * 4
