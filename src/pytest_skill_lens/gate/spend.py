@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..labels import case_label
+
 if TYPE_CHECKING:  # annotations only: the plan (at collection) formats dollars with usd
     from ..perform.outcome import Outcome
 
@@ -91,5 +93,5 @@ def ceiling_reasons(ceiling: SpendCeiling | None, not_run: Iterable[object]) -> 
 
 
 def _label(outcome: Outcome, note: str) -> str:
-    arm = ", baseline" if outcome.arm == "baseline" else ""
-    return f"{outcome.skill_name} :: {outcome.case_name} ({outcome.runner}{arm}): {note}"
+    more = ["baseline"] if outcome.arm == "baseline" else []
+    return f"{case_label(outcome.skill_name, outcome.case_name, outcome.runner, *more)}: {note}"

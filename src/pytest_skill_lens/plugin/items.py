@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from ..labels import Arm
+from ..labels import Arm, case_label
 from ..suite.loaded import LoadedCase
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
@@ -188,11 +188,11 @@ class CaseItem(SkillHooks, pytest.Function):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # The case's line in its eval file, so an IDE jumps to the YAML.
-        more = [", baseline"] if self.arm == "baseline" else []
+        more = ["baseline"] if self.arm == "baseline" else []
         repeats = self.config.stash[SESSION_KEY].run.settings.repeat
         if repeats > 1:
-            more.append(f", run {self.repeat_index + 1}/{repeats}")
-        label = item_label(self.skill.name, self.case_name, self.runner_name, "".join(more))
+            more.append(f"run {self.repeat_index + 1}/{repeats}")
+        label = case_label(self.skill.name, self.case_name, self.runner_name, *more)
         return self.eval_file, self.eval_line - 1, label
 
     def identity(self) -> CaseIdentity:
@@ -351,21 +351,6 @@ class CaseItem(SkillHooks, pytest.Function):
 
 
 _SKILL_LENS_MARK = pytest.mark.skill_lens
-
-
-def item_label(skill: str, case: str, runner: str, more: str = "") -> str:
-    """A case item's location label: ``<skill> :: <case> (<runner>[, more])``."""
-    return f"{skill} :: {case} ({runner}{more})"
-
-
-def names_in_label(label: str) -> tuple[str, str, str] | None:
-    """The skill, case and runner an :func:`item_label` names, read back (a name holding
-    a separator may read back otherwise: compare before relying on it)."""
-    skill, sep, rest = label.partition(" :: ")
-    case, paren, detail = rest.rpartition(" (")
-    if not (sep and paren and detail.endswith(")")):
-        return None
-    return skill, case, detail[:-1].split(", ")[0]
 
 
 class CaseReleased(RuntimeError):

@@ -20,10 +20,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, NamedTuple
 
+from ..labels import names_in_label
 from ..perform.outcome import Outcome
 from ..report.junit_properties import case_properties
 from ..score.check import CheckResult, Score, held_trivially, score_from_checks
-from .items import names_in_label
 
 _OUTCOME_FIELD = "skill_lens_outcome"
 _OWN_PROPERTIES = "skill_lens_own_properties"  # how many trailing properties are ours

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..gate.delta import ArmStats, CaseStats, Delta, DeltaFigures, signed_percent
 from ..gate.intervals import Interval
 from ..gate.record import RunRecord
+from ..labels import case_label
 
 ADVICE = "Low-signal and high-variance flags are advice: they never change the exit code."
 
@@ -42,13 +43,13 @@ def delta_lines(record: RunRecord) -> list[str]:
     if low_signal:
         lines.append("  Low-signal checks (held in every repetition of both arms):")
         lines += [
-            f"    - {c.skill_name} :: {c.case_name} ({c.runner}): {', '.join(c.low_signal)}"
+            f"    - {case_label(c.skill_name, c.case_name, c.runner)}: {', '.join(c.low_signal)}"
             for c in low_signal
         ]
     if delta.high_variance:
         lines.append("  High-variance cases (some repetitions passed, some failed):")
         lines += [
-            f"    - {c.skill_name} :: {c.case_name} ({c.runner}, {c.arm}): "
+            f"    - {case_label(c.skill_name, c.case_name, c.runner, c.arm)}: "
             f"{c.pass_rate:.0%}, stddev {c.stddev:.2f}"
             for c in delta.high_variance
         ]
@@ -87,7 +88,7 @@ def figure_lines(figures: DeltaFigures) -> list[str]:
 
 def case_line(case: CaseStats) -> str:
     """``{skill} :: {case} ({runner})  candidate p/n  baseline p/n  ±d`` or why it is left out."""
-    name = f"{case.skill_name} :: {case.case_name} ({case.runner})"
+    name = case_label(case.skill_name, case.case_name, case.runner)
     head = f"{name}  candidate {arm_tally(case.candidate)}"
     if case.baseline is None:
         return f"{head}  baseline not run"

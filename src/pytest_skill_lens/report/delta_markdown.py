@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from ..gate.delta import Delta, DeltaFigures, signed_percent
 from ..gate.record import RunRecord
+from ..labels import case_label
 from .delta_lines import ADVICE, arm_tally, signed_usd, source_line
 from .terminal import format_latency
 
@@ -35,14 +36,14 @@ def _blocks(record: RunRecord, inline: Escape) -> list[str]:
     low_signal = [c for c in delta.cases if c.low_signal]
     if low_signal:
         bullets = [
-            f"- {inline(f'{c.skill_name} :: {c.case_name} ({c.runner})')}: "
+            f"- {inline(case_label(c.skill_name, c.case_name, c.runner))}: "
             f"{inline(', '.join(c.low_signal))}"
             for c in low_signal
         ]
         blocks.append(_details(f"Low-signal checks ({len(delta.low_signal)})", "\n".join(bullets)))
     if delta.high_variance:
         bullets = [
-            f"- {inline(f'{c.skill_name} :: {c.case_name} ({c.runner}, {c.arm})')}: "
+            f"- {inline(case_label(c.skill_name, c.case_name, c.runner, c.arm))}: "
             f"{c.pass_rate:.0%}, stddev {c.stddev:.2f}"
             for c in delta.high_variance
         ]

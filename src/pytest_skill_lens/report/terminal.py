@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from ..gate.record import GateResult, RunRecord
 from ..gate.spend import usd
 from ..gate.verdict import filtered_skills
+from ..labels import case_label
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .printable import one_line
@@ -245,4 +246,4 @@ def item_label(item: Mapping[str, object], repeats: int) -> str:
     index = repeat_index(item)
     if repeats > 1 and index is not None:
         extras.append(f"run {index + 1}/{repeats}")
-    return f"{item.get('skill_name', '?')} :: {item['case_name']} ({', '.join(extras)})"
+    return case_label(str(item.get("skill_name", "?")), str(item["case_name"]), *extras)
