@@ -16,6 +16,11 @@ from pathlib import Path
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
 from product_harness import CLAUDE_TOML, ProductRun, anthropic_as_server, seen  # noqa: F401
+from product_scenarios import (
+    a_wrong_answer_fails_showing_it,
+    an_offered_skill_called_is_loaded,
+    an_offered_skill_not_called_is_a_measured_negative,
+)
 from skillfactory import QUIET_PLUGINS, write_file
 
 # slow: starts the real Claude Code (-m "not slow" skips it)
@@ -59,68 +64,19 @@ def test_a_loaded_case_passes_with_the_skill_expanded_and_the_products_cost(
 def test_a_loaded_case_fails_when_the_answer_lacks_the_expected_text(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
-    server.by_content["greet the team"] = [text("Go away.")]
-    cases = [
-        {
-            "name": "greets warmly",
-            "task": "greet the team",
-            "assertions": [{"kind": "contains", "value": "warmly"}],
-        }
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 1
-    result.assert_outcomes(failed=1)
-    assert outcomes["greets warmly"]["status"] == "failed"
-    assert "Go away." in result.stdout.str()  # the failure excerpt shows the real answer
+    a_wrong_answer_fails_showing_it(pytester, server, run)
 
 
 def test_an_offered_case_where_the_model_calls_the_skill_tool(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
-    server.by_content["welcome the guest"] = [
-        tool_use([("Skill", {"skill": "greet"})]),
-        text("Hello, guest."),
-    ]
-    cases = [
-        {
-            "name": "reaches for the skill",
-            "task": "welcome the guest",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True, "called": ["Skill"]},
-        }
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 0, result.stdout.str()
-    outcome = outcomes["reaches for the skill"]
-    assert (outcome["skill_triggered"], outcome["skill_loaded"]) == (True, True)
-    first, second = seen(server, "welcome the guest")
-    assert "GREET-INSTRUCTIONS" not in first  # offered: only the listing, never the text
-    assert "GREET-INSTRUCTIONS" in second  # the Skill tool put it in front of the model
+    an_offered_skill_called_is_loaded(pytester, server, run, skill_tool="Skill")
 
 
 def test_an_offered_case_where_the_model_does_not_call_it_is_a_measured_negative(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
-    server.by_content["what is two plus two"] = [text("Four.")]
-    cases = [
-        {
-            "name": "leaves the skill alone",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": False},
-        },
-        {
-            "name": "was expected to use it",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True},
-        },
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 1
-    assert outcomes["leaves the skill alone"]["status"] == "passed"
-    assert outcomes["was expected to use it"]["status"] == "failed"
-    assert outcomes["leaves the skill alone"]["skill_loaded"] is False
+    an_offered_skill_not_called_is_a_measured_negative(pytester, server, run)
 
 
 def test_sessions_share_the_working_directory_and_get_the_skill_delivered_again(

@@ -16,6 +16,11 @@ from pathlib import Path
 import pytest
 from anthropic_server import AnthropicServer, failure, text, tool_use
 from product_harness import ProductRun, anthropic_as_server, seen  # noqa: F401 (server)
+from product_scenarios import (
+    a_wrong_answer_fails_showing_it,
+    an_offered_skill_called_is_loaded,
+    an_offered_skill_not_called_is_a_measured_negative,
+)
 
 # slow: starts the real Copilot CLI (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "copilot_env")]
@@ -57,69 +62,20 @@ def test_a_loaded_case_runs_with_the_task_as_typed_and_says_the_skill_never_load
 def test_a_loaded_case_fails_when_the_answer_lacks_the_expected_text(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
-    server.by_content["greet the team"] = [text("Go away.")]
-    cases = [
-        {
-            "name": "greets warmly",
-            "task": "greet the team",
-            "assertions": [{"kind": "contains", "value": "warmly"}],
-        }
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 1
-    result.assert_outcomes(failed=1)
-    assert outcomes["greets warmly"]["status"] == "failed"
-    assert "Go away." in result.stdout.str()  # the failure excerpt shows the real answer
+    result = a_wrong_answer_fails_showing_it(pytester, server, run)
     assert "skill never loaded" in result.stdout.str()
 
 
 def test_an_offered_case_where_the_model_calls_the_skill_tool(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
-    server.by_content["welcome the guest"] = [
-        tool_use([("skill", {"skill": "greet"})]),
-        text("Hello, guest."),
-    ]
-    cases = [
-        {
-            "name": "reaches for the skill",
-            "task": "welcome the guest",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True, "called": ["skill"]},
-        }
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 0, result.stdout.str()
-    outcome = outcomes["reaches for the skill"]
-    assert (outcome["skill_triggered"], outcome["skill_loaded"]) == (True, True)
-    first, second = seen(server, "welcome the guest")
-    assert "GREET-INSTRUCTIONS" not in first  # offered: only the listing, never the text
-    assert "GREET-INSTRUCTIONS" in second  # the skill tool put it in front of the model
+    an_offered_skill_called_is_loaded(pytester, server, run, skill_tool="skill")
 
 
 def test_an_offered_case_where_the_model_does_not_call_it_is_a_measured_negative(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
-    server.by_content["what is two plus two"] = [text("Four.")]
-    cases = [
-        {
-            "name": "leaves the skill alone",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": False},
-        },
-        {
-            "name": "was expected to use it",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True},
-        },
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 1
-    assert outcomes["leaves the skill alone"]["status"] == "passed"
-    assert outcomes["was expected to use it"]["status"] == "failed"
-    assert outcomes["leaves the skill alone"]["skill_loaded"] is False
+    an_offered_skill_not_called_is_a_measured_negative(pytester, server, run)
 
 
 def test_sessions_share_the_working_directory_and_get_the_skill_delivered_again(

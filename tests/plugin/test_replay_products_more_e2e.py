@@ -70,6 +70,16 @@ def no_process_starts(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     return tried
 
 
+def a_miss(result: pytest.RunResult, outcome: dict[str, Any], path: Path, part: str) -> None:
+    """The run's one case errored as a cassette miss naming ``path`` and the ``part`` that
+    changed: never replayed, never passed."""
+    assert result.ret == 1, result.stdout.str()
+    result.assert_outcomes(errors=1)
+    assert outcome["status"] == "errored" and outcome["replayed"] is False
+    assert "cassette miss" in outcome["error"] and str(path) in outcome["error"]
+    assert part in outcome["error"]
+
+
 def rewrite(path: Path, edit: Any) -> None:
     """The cassette at ``path`` with ``edit`` applied to its parsed JSON, written back."""
     cassette = json.loads(path.read_text(encoding="utf-8"))
@@ -157,12 +167,7 @@ def test_a_copilot_cassette_without_its_file_change_never_passes(
     # Changed seed files: the recorded changes were made to other files, a miss.
     changed = {**COPILOT_CASE, "workspace": {"files": {"seed.txt": "reseeded\n", "gone.txt": ""}}}
     result, missed = run(pytester, "copilot", [changed], "--skill-lens-record", "none")
-    assert result.ret == 1, result.stdout.str()
-    result.assert_outcomes(errors=1)
-    outcome = missed["writes its greeting"]
-    assert outcome["status"] == "errored" and outcome["replayed"] is False
-    assert "cassette miss" in outcome["error"] and str(path) in outcome["error"]
-    assert "the workspace: files changed" in outcome["error"]
+    a_miss(result, missed["writes its greeting"], path, "the workspace: files changed")
 
     # A recorded change that cannot be made inside the workspace: errored, never skipped.
     def escape(cassette: dict[str, Any]) -> None:
@@ -276,12 +281,7 @@ def test_claude_code_sessions_replay_every_session_with_no_process(
     result, missed = run(
         pytester, "claude-code", changed, "--skill-lens-record", "none", toml=CLAUDE_TOML
     )
-    assert result.ret == 1, result.stdout.str()
-    result.assert_outcomes(errors=1)
-    outcome = missed["resumes its plan"]
-    assert outcome["status"] == "errored" and outcome["replayed"] is False
-    assert "cassette miss" in outcome["error"] and str(path) in outcome["error"]
-    assert "sessions: changed" in outcome["error"]
+    a_miss(result, missed["resumes its plan"], path, "sessions: changed")
     assert len(server.requests) == requests and started == []
 
 
