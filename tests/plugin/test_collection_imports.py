@@ -50,7 +50,6 @@ RUN_PHASE = [
         "report.excerpt",
         "report.junit_properties",
         "report.replay_lines",
-        "plugin.act",
         "plugin.finish",
         "plugin.report_files",
     )

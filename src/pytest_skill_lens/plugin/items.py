@@ -239,7 +239,6 @@ class CaseItem(SkillHooks, pytest.Function):
 
     def setup(self) -> None:
         from ..perform import errored_outcome, perform
-        from .act import CaseErrored
 
         session = get_session(self.config)
         assert session is not None, "pytest-skill-lens items need --skill-lens"
@@ -265,6 +264,8 @@ class CaseItem(SkillHooks, pytest.Function):
             if self.is_baseline:  # a baseline's verdict is data for the delta, never a failure
                 self.properties_due = True
                 return
+            from .act import CaseErrored
+
             raise CaseErrored(self.outcome) from exc
         self.outcome = outcome = perform(
             self.acting_skill,
@@ -280,6 +281,8 @@ class CaseItem(SkillHooks, pytest.Function):
             ledger.record(outcome)
         self.properties_due = True
         if outcome.status == "errored" and not self.is_baseline:
+            from .act import CaseErrored
+
             raise CaseErrored(outcome)
 
     def _fixture_values(

@@ -9,6 +9,7 @@ per-session caches, and carries every hook that reads or writes them.
 from __future__ import annotations
 
 import gc
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Generator
@@ -335,6 +336,8 @@ class SkillLensSession:
             data = outcome_from_wire(data, ReportFacts.of_report(report))
         if not _is_outcome(data):
             return None
+        if data.arm != "baseline" and not (data.replayed or data.replayed_calls):
+            return None  # pytest's own word (the common case: asked three times an item)
         from ..report.replay_lines import replay_word
 
         replayed = replay_word(data)
@@ -374,16 +377,15 @@ class SkillLensSession:
             report.skill_lens_not_run = item.not_run_reason  # type: ignore[attr-defined]
         if item.outcome is None:
             return report
-        from .act import CaseErrored, failure_text  # the item ran: its own imports made these
+        if call.when == "setup" and call.excinfo is not None:
+            from .act import CaseErrored, failure_text  # the item ran: its imports made these
 
-        if (
-            call.when == "setup"
-            and call.excinfo is not None
-            and isinstance(call.excinfo.value, CaseErrored)
-        ):
-            # pytest renders setup errors as tracebacks; an errored case reads as its cause.
-            report.longrepr = failure_text(item, item.outcome)
+            if isinstance(call.excinfo.value, CaseErrored):
+                # pytest renders setup errors as tracebacks; an errored case reads as its cause.
+                report.longrepr = failure_text(item, item.outcome)
         if call.when == "call" and item.is_baseline and item.outcome.status != "passed":
+            from .act import failure_text
+
             # It never fails, so pytest shows no failure text; -rA / -rP show this instead.
             report.sections.append(
                 ("skill-lens baseline verdict", failure_text(item, item.outcome))
@@ -479,14 +481,14 @@ class SkillLensSession:
             write_summary(terminalreporter, self.results)
 
 
-def _is_outcome(value: object) -> TypeGuard[Outcome]:
-    """Whether ``value`` is an outcome; a report without one (most: every collection
-    report) is answered without importing the outcome's module."""
-    if value is None:
-        return False
-    from ..perform.outcome import Outcome
+_OUTCOME_MODULE = "pytest_skill_lens.perform.outcome"
 
-    return isinstance(value, Outcome)
+
+def _is_outcome(value: object) -> TypeGuard[Outcome]:
+    """Whether ``value`` is an outcome, asked of every report: none can be before the
+    outcome's module is imported, so it is never imported here (nor asked again)."""
+    module = sys.modules.get(_OUTCOME_MODULE)
+    return module is not None and isinstance(value, module.Outcome)
 
 
 # The plan's runs are made only for a plan that is printed: a listing, or a run of the
