@@ -57,6 +57,31 @@ def pytest_collect_file(file_path, parent):
 """
 
 
+# The floor as issue 17 words it: a plugin that collects the same eval files into trivial
+# items, each read with libyaml (the fastest way PyYAML has), one item per case.
+FILES_FLOOR_CONFTEST = """
+import pytest
+import yaml
+
+class Trivial(pytest.Item):
+    def runtest(self):
+        pass
+
+    def reportinfo(self):
+        return self.path, 0, self.name
+
+class EvalFile(pytest.File):
+    def collect(self):
+        data = yaml.load(self.path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        for case in data["cases"]:
+            yield Trivial.from_parent(self, name=f"{case['name']}[fake]")
+
+def pytest_collect_file(file_path, parent):
+    if file_path.name == "cases.yaml":
+        return EvalFile.from_parent(parent, path=file_path)
+"""
+
+
 def generate(root: Path, skills: int, cases: int) -> None:
     for i in range(skills):
         skill_dir = root / "skills" / f"skill-{i:03d}"
@@ -72,6 +97,14 @@ def generate(root: Path, skills: int, cases: int) -> None:
     for i in range(skills):
         (floor / f"skill-{i:03d}").mkdir()
         (floor / f"skill-{i:03d}" / "SKILL.md").write_text("x\n")
+    files_floor = root / "floor-files"
+    files_floor.mkdir()
+    (files_floor / "conftest.py").write_text(FILES_FLOOR_CONFTEST)
+    for i in range(skills):
+        evals = files_floor / f"skill-{i:03d}" / "evals"
+        evals.mkdir(parents=True)
+        source = root / "skills" / f"skill-{i:03d}" / "evals" / "cases.yaml"
+        (evals / "cases.yaml").write_text(source.read_text())
 
 
 def timed(args: list[str], cwd: Path, expect: int) -> float:

@@ -15,8 +15,14 @@ pytest process) of N skills x M ``fake`` cases, printing the median ratio of eac
   ``pytest_report_to_serializable`` wrapper), in one extra run per side (the count is
   deterministic, so one run is enough).
 
-The floor is the bare plugin of ``bench_collection.py``: the same number of trivial
-items from the same SKILL.md files, no YAML read.
+Two floors, each a side of every round (``bench_collection.py`` writes both):
+
+* ``floor``: a bare plugin yielding the same number of trivial items from SKILL.md files,
+  no YAML read: pytest's own cost alone;
+* ``files``: the floor as issue 17 words it, a plugin that collects the same eval files
+  into trivial items, each file read with libyaml (``yaml.CSafeLoader``), one item per case.
+
+Every ratio is printed against both.
 
 ``--against SRC`` adds a third side to every round: the same runs with another version's
 ``src`` directory first on ``PYTHONPATH`` (``git archive <commit> src | tar -x -C DIR``),
@@ -117,58 +123,63 @@ def wire_per_report(lines: list[str]) -> float:
     return total / reports if reports else float("nan")
 
 
+Side = tuple[list[str], Path, str | None]  # pytest's arguments, its directory, a src first
+
+
 def report_timings(
-    ns: argparse.Namespace,
-    pairs: dict[str, tuple[list[str], Path, list[str], Path]],
-    probe_dir: Path,
+    ns: argparse.Namespace, rows: dict[str, dict[str, Side]], probe_dir: Path
 ) -> None:
-    """Interleaved rounds of every pair; print the median ratios and memory per item."""
-    sides = ["floor", "ours", *(["against"] if ns.against else [])]
+    """Interleaved rounds of every row's sides; print the median ratios and memory per item."""
 
-    def run(side: str, label: str) -> tuple[float, float, list[str]]:
-        floor_args, floor_cwd, our_args, our_cwd = pairs[label]
-        if side == "floor":
-            return measure(floor_args, floor_cwd, probe_dir)
-        return measure(our_args, our_cwd, probe_dir, src=ns.against if side == "against" else None)
+    def run(side: Side) -> tuple[float, float, list[str]]:
+        args, cwd, src = side
+        return measure(args, cwd, probe_dir, src=src)
 
-    for label in pairs:  # warm-up: bytecode
-        for side in sides:
-            run(side, label)
+    for sides in rows.values():  # warm-up: bytecode
+        for side in sides.values():
+            run(side)
     times: dict[str, list[float]] = {}
     cpus: dict[str, list[float]] = {}
     rss: dict[str, list[int]] = {}
     for _ in range(ns.rounds):
-        for label in pairs:
-            for side in sides:
-                seconds, cpu, lines = run(side, label)
-                times.setdefault(f"{side} {label}", []).append(seconds)
-                cpus.setdefault(f"{side} {label}", []).append(cpu)
+        for label, sides in rows.items():
+            for name, side in sides.items():
+                seconds, cpu, lines = run(side)
+                times.setdefault(f"{name} {label}", []).append(seconds)
+                cpus.setdefault(f"{name} {label}", []).append(cpu)
                 if label in ("run", "run small"):
-                    rss.setdefault(f"{side} {label}", []).append(rss_kib(lines))
+                    rss.setdefault(f"{name} {label}", []).append(rss_kib(lines))
     n, n_small = ns.skills * ns.cases, 100
     print(f"{ns.skills} skills x {ns.cases} cases = {n} items, median of {ns.rounds} rounds")
     median = {label: statistics.median(values) for label, values in times.items()}
     cpu_median = {label: statistics.median(values) for label, values in cpus.items()}
+    names = list(rows["run"])
+    measured = [name for name in names if name not in FLOORS]
     for label in ("collect", "run", "-n 2 run"):
-        if f"ours {label}" not in median:
+        if label not in rows:
             continue
-        f, fc = median[f"floor {label}"], cpu_median[f"floor {label}"]
-        for side in sides[1:]:
-            o, oc = median[f"{side} {label}"], cpu_median[f"{side} {label}"]
-            print(
-                f"  {label:<10} floor {f:6.2f} s  {side:<7} {o:6.2f} s  {o / f:.2f}x the floor"
-                f"  (CPU {fc:6.2f} s / {oc:6.2f} s: {oc / fc:.2f}x)"
-            )
+        for floor in FLOORS:
+            f, fc = median[f"{floor} {label}"], cpu_median[f"{floor} {label}"]
+            for name in measured:
+                o, oc = median[f"{name} {label}"], cpu_median[f"{name} {label}"]
+                print(
+                    f"  {label:<10} {floor:<5} {f:6.2f} s  {name:<7} {o:6.2f} s"
+                    f"  {o / f:.2f}x  (CPU {fc:6.2f} s / {oc:6.2f} s: {oc / fc:.2f}x)"
+                )
     per_item = {}
-    for side in sides:
-        grown = statistics.median(rss[f"{side} run"]) - statistics.median(rss[f"{side} run small"])
-        per_item[side] = grown * 1024 / (n - n_small)
-    for side in sides[1:]:
-        print(
-            f"  memory/item floor {per_item['floor'] / 1024:5.1f} KiB"
-            f"  {side:<7} {per_item[side] / 1024:5.1f} KiB"
-            f"  {per_item[side] / per_item['floor']:.2f}x the floor"
-        )
+    for name in names:
+        grown = statistics.median(rss[f"{name} run"]) - statistics.median(rss[f"{name} run small"])
+        per_item[name] = grown * 1024 / (n - n_small)
+    for floor in FLOORS:
+        for name in measured:
+            print(
+                f"  memory/item {floor:<5} {per_item[floor] / 1024:5.1f} KiB"
+                f"  {name:<7} {per_item[name] / 1024:5.1f} KiB"
+                f"  {per_item[name] / per_item[floor]:.2f}x"
+            )
+
+
+FLOORS = ("floor", "files")
 
 
 def main() -> None:
@@ -192,30 +203,43 @@ def main() -> None:
         generate(small, 10, 10)
         for tree in (big, small):
             (tree / "pytest.ini").write_text("[pytest]\n")
-            (tree / "floor" / "pytest.ini").write_text("[pytest]\n")
+            for floor_dir in ("floor", "floor-files"):
+                (tree / floor_dir / "pytest.ini").write_text("[pytest]\n")
         common = ["-p", "no:cacheprovider", "-p", "no:langsmith_plugin"]
         floor = ["-p", "no:skill_lens", *common]
         ours = ["--skill-lens", "skills", *common]
         xdist = ["-n", "2"]
-        pairs: dict[str, tuple[list[str], Path, list[str], Path]] = {
-            "collect": (["--collect-only", *floor], big / "floor", ["--collect-only", *ours], big),
-            "run": (floor, big / "floor", ours, big),
-            "run small": (floor, small / "floor", ours, small),
+
+        def sides(args: list[str], tree: Path) -> dict[str, Side]:
+            found: dict[str, Side] = {
+                "floor": ([*args, *floor], tree / "floor", None),
+                "files": ([*args, *floor], tree / "floor-files", None),
+                "ours": ([*args, *ours], tree, None),
+            }
+            if ns.against:
+                found["against"] = ([*args, *ours], tree, ns.against)
+            return found
+
+        rows = {
+            "collect": sides(["--collect-only"], big),
+            "run": sides([], big),
+            "run small": sides([], small),
         }
         if not ns.no_xdist:
-            pairs["-n 2 run"] = ([*xdist, *floor], big / "floor", [*xdist, *ours], big)
+            rows["-n 2 run"] = sides(xdist, big)
         if not ns.wire_only:
-            report_timings(ns, pairs, probe_dir)
+            report_timings(ns, rows, probe_dir)
         if not ns.no_xdist:
-            *_, floor_lines = measure([*xdist, *floor], big / "floor", probe_dir, wire=True)
-            f_bytes = wire_per_report(floor_lines)
-            for side, src in (("ours", None), *([("against", ns.against)] if ns.against else [])):
-                *_, lines = measure([*xdist, *ours], big, probe_dir, wire=True, src=src)
-                o_bytes = wire_per_report(lines)
-                print(
-                    f"  wire/report floor {f_bytes:6.0f} B  {side:<7} {o_bytes:6.0f} B"
-                    f"  {o_bytes / f_bytes:.2f}x the floor"
-                )
+            wire = {
+                name: wire_per_report(measure(args, cwd, probe_dir, wire=True, src=src)[2])
+                for name, (args, cwd, src) in sides(xdist, big).items()
+            }
+            for floor in FLOORS:
+                for name in (n for n in wire if n not in FLOORS):
+                    print(
+                        f"  wire/report {floor:<5} {wire[floor]:6.0f} B  {name:<7}"
+                        f" {wire[name]:6.0f} B  {wire[name] / wire[floor]:.2f}x"
+                    )
 
 
 if __name__ == "__main__":
