@@ -124,27 +124,30 @@ def misplaced_eval_files(skill_dir: Path, read: Sequence[Path]) -> list[Misplace
     ``*.eval.yml``, a ``*.eval.yaml`` beside an ``evals/`` directory (which wins); and in
     a subdirectory of ``evals/`` (``evals/smoke/cases.yaml``), which discovery does not
     descend into. Only regular files are looked into, at most
-    :data:`_MISPLACED_READ_LIMIT` bytes each, and at most :data:`_MISPLACED_DIRS`
-    directories below ``evals/``; nothing is parsed.
+    :data:`_MISPLACED_READ_LIMIT` bytes each, at most :data:`_MISPLACED_FILES` files
+    beside ``SKILL.md`` and as many in the :data:`_MISPLACED_DIRS` directories looked into
+    below ``evals/``; nothing is parsed.
     """
     evals_dir = skill_dir / "evals"
     has_evals_dir = evals_dir.is_dir()
     taken = {path.resolve() for path in read}
     found = [
         MisplacedEvalFile(path, _misplaced_fix(path.name, has_evals_dir))
-        for path in _holding_cases(skill_dir, taken)
+        for path in _holding_cases(skill_dir, taken, [_MISPLACED_FILES])
     ]
     if has_evals_dir and not evals_dir.is_symlink():
+        budget = [_MISPLACED_FILES]  # files looked into below evals/, in all
         for directory in _directories_below(evals_dir):
             found += [
                 MisplacedEvalFile(path, _nested_fix(path, evals_dir))
-                for path in _holding_cases(directory, taken)
+                for path in _holding_cases(directory, taken, budget)
             ]
     return found
 
 
-def _holding_cases(directory: Path, taken: set[Path]) -> list[Path]:
-    """The files directly in ``directory`` that hold eval cases, ``taken`` left out."""
+def _holding_cases(directory: Path, taken: set[Path], budget: list[int]) -> list[Path]:
+    """The files directly in ``directory`` that hold eval cases, ``taken`` left out;
+    ``budget`` counts down the files still to be looked into."""
     try:
         entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
     except OSError:
@@ -158,6 +161,9 @@ def _holding_cases(directory: Path, taken: set[Path]) -> list[Path]:
         path = Path(entry.path)
         if path.resolve() in taken or special_kind(path) is not None:
             continue  # read already, or no regular file (never opened here)
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
         try:
             if path.stat().st_size > _MISPLACED_READ_LIMIT:
                 continue
@@ -171,6 +177,7 @@ def _holding_cases(directory: Path, taken: set[Path]) -> list[Path]:
 
 
 _MISPLACED_DIRS = 100  # a tree this large below evals/ is data, not misplaced evals
+_MISPLACED_FILES = 500  # files looked into beside SKILL.md, and below evals/
 
 
 def _directories_below(top: Path) -> list[Path]:
