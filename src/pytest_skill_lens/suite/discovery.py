@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import collections
+import itertools
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,44 +135,43 @@ def misplaced_eval_files(skill_dir: Path, read: Sequence[Path]) -> list[Misplace
     taken = {path.resolve() for path in read}
     found = [
         MisplacedEvalFile(path, _misplaced_fix(path.name, has_evals_dir))
-        for path in _holding_cases(skill_dir, taken, [_MISPLACED_FILES])
+        for path in _holding_cases(_unread([skill_dir], taken))
     ]
     if has_evals_dir and not evals_dir.is_symlink():
-        budget = [_MISPLACED_FILES]  # files looked into below evals/, in all
-        for directory in _directories_below(evals_dir):
-            found += [
-                MisplacedEvalFile(path, _nested_fix(path, evals_dir))
-                for path in _holding_cases(directory, taken, budget)
-            ]
+        found += [
+            MisplacedEvalFile(path, _nested_fix(path, evals_dir))
+            for path in _holding_cases(_unread(_directories_below(evals_dir), taken))
+        ]
     return found
 
 
-def _holding_cases(directory: Path, taken: set[Path], budget: list[int]) -> list[Path]:
-    """The files directly in ``directory`` that hold eval cases, ``taken`` left out;
-    ``budget`` counts down the files still to be looked into."""
-    try:
-        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
-    except OSError:
-        return []
-    found: list[Path] = []
-    for entry in entries:
-        name = entry.name
-        is_yaml = name.endswith((".yaml", ".yml"))
-        if not (is_yaml or name == "evals.json"):
+def _unread(directories: Iterable[Path], taken: set[Path]) -> Iterator[Path]:
+    """The regular files named like eval files directly in each of ``directories`` (by
+    name within one), ``taken`` left out."""
+    for directory in directories:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        except OSError:
             continue
-        path = Path(entry.path)
-        if path.resolve() in taken or special_kind(path) is not None:
-            continue  # read already, or no regular file (never opened here)
-        if budget[0] <= 0:
-            break
-        budget[0] -= 1
+        for entry in entries:
+            if not entry.name.endswith((".yaml", ".yml")) and entry.name != "evals.json":
+                continue
+            path = Path(entry.path)
+            if path.resolve() not in taken and special_kind(path) is None:
+                yield path  # not read already, and a regular file (nothing else is opened)
+
+
+def _holding_cases(candidates: Iterable[Path]) -> list[Path]:
+    """Those of the first :data:`_MISPLACED_FILES` ``candidates`` that hold eval cases."""
+    found: list[Path] = []
+    for path in itertools.islice(candidates, _MISPLACED_FILES):
         try:
             if path.stat().st_size > _MISPLACED_READ_LIMIT:
                 continue
             data = read_regular(path)
         except (OSError, AuthoringError):
             continue
-        pattern = _TOP_LEVEL_CASES if is_yaml else _TOP_LEVEL_EVALS
+        pattern = _TOP_LEVEL_EVALS if path.name == "evals.json" else _TOP_LEVEL_CASES
         if pattern.search(data):
             found.append(path)
     return found
@@ -183,10 +184,10 @@ _MISPLACED_FILES = 500  # files looked into beside SKILL.md, and below evals/
 def _directories_below(top: Path) -> list[Path]:
     """The directories below ``top``, nearest first, symbolic links not followed."""
     found: list[Path] = []
-    pending = [top]
+    pending = collections.deque([top])
     while pending and len(found) < _MISPLACED_DIRS:
         try:
-            entries = sorted(os.scandir(pending.pop(0)), key=lambda entry: entry.name)
+            entries = sorted(os.scandir(pending.popleft()), key=lambda entry: entry.name)
         except OSError:
             continue
         for entry in entries:
