@@ -67,6 +67,11 @@ class PackageCaches:
         self._timeout = timeout
         self._reset()
 
+    def _own(self) -> None:
+        """Start afresh in a forked child, which must not share the parent's state."""
+        if os.getpid() != self._owner:
+            self._reset()
+
     def _reset(self) -> None:
         # A forked child gets fresh state: the parent's lock may be held by a thread that
         # does not exist in the child, and the parent's directories are not the child's.
@@ -82,8 +87,7 @@ class PackageCaches:
 
     def fill(self, executable: str, env: Mapping[str, str]) -> Fill:
         """The fill for ``executable``, made now if this process has none yet; never raises."""
-        if os.getpid() != self._owner:
-            self._reset()
+        self._own()
         key = os.path.realpath(executable)
         with self._lock:
             found = self._fills.get(key)
@@ -107,8 +111,7 @@ class PackageCaches:
         package (the lender's fill was cleaned up) is left out, and this process fills its
         own on first use.
         """
-        if os.getpid() != self._owner:
-            self._reset()
+        self._own()
         with self._lock:
             for key, directory in lent.items():
                 path = Path(directory)
