@@ -329,12 +329,8 @@ class SkillLensSession:
         a replayed item's word says so (``PASSED (replayed)``, docs/replay.md)."""
         if report.when != "call":
             return None
-        data = getattr(report, "skill_lens_outcome", None)
-        if isinstance(data, dict):  # plain data, from a report not rebuilt on arrival
-            from .outcome_wire import ReportFacts, outcome_from_wire
-
-            data = outcome_from_wire(data, ReportFacts.of_report(report))
-        if not _is_outcome(data):
+        data = _outcome_of(report)
+        if data is None:
             return None
         if data.arm != "baseline" and not (data.replayed or data.replayed_calls):
             return None  # pytest's own word (the common case: asked three times an item)
@@ -426,14 +422,9 @@ class SkillLensSession:
         not_run = getattr(report, "skill_lens_not_run", None)
         if isinstance(not_run, str):
             self.results.not_run_reasons[report.nodeid] = not_run
-        data = getattr(report, "skill_lens_outcome", None)
-        if _is_outcome(data):
-            self.results.outcomes[report.nodeid] = data
-        elif isinstance(data, dict):  # plain data, from a report not rebuilt on arrival
-            from .outcome_wire import ReportFacts, outcome_from_wire
-
-            facts = ReportFacts.of_report(report)
-            self.results.outcomes[report.nodeid] = outcome_from_wire(data, facts)
+        outcome = _outcome_of(report)
+        if outcome is not None:
+            self.results.outcomes[report.nodeid] = outcome
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
             self.results.other_failures += 1  # an ordinary test in a mixed run
 
@@ -489,6 +480,17 @@ def _is_outcome(value: object) -> TypeGuard[Outcome]:
     outcome's module is imported, so it is never imported here (nor asked again)."""
     module = sys.modules.get(_OUTCOME_MODULE)
     return module is not None and isinstance(value, module.Outcome)
+
+
+def _outcome_of(report: Any) -> Outcome | None:
+    """The outcome a report carries: the object itself, or rebuilt from the plain data
+    of a report not rebuilt on arrival."""
+    data = getattr(report, "skill_lens_outcome", None)
+    if isinstance(data, dict):
+        from .outcome_wire import ReportFacts, outcome_from_wire
+
+        return outcome_from_wire(data, ReportFacts.of_report(report))
+    return data if _is_outcome(data) else None
 
 
 # The plan's runs are made only for a plan that is printed: a listing, or a run of the
