@@ -4,9 +4,18 @@ of the product's own skill tool), so the products are held to one standard."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
 from product_harness import ProductRun, seen
+
+# The task every product's scripted model answers "Hello team, warmly." (or not) to.
+GREETS_WARMLY: dict[str, Any] = {
+    "name": "greets warmly",
+    "task": "greet the team",
+    "assertions": [{"kind": "contains", "value": "warmly"}],
+}
 
 
 def a_wrong_answer_fails_showing_it(
@@ -15,14 +24,7 @@ def a_wrong_answer_fails_showing_it(
     """A loaded case whose answer lacks the expected text fails, and the failure shows the
     real answer; the result, for what the product says besides."""
     server.by_content["greet the team"] = [text("Go away.")]
-    cases = [
-        {
-            "name": "greets warmly",
-            "task": "greet the team",
-            "assertions": [{"kind": "contains", "value": "warmly"}],
-        }
-    ]
-    result, outcomes = run(pytester, cases)
+    result, outcomes = run(pytester, [GREETS_WARMLY])
     assert result.ret == 1
     result.assert_outcomes(failed=1)
     assert outcomes["greets warmly"]["status"] == "failed"

@@ -17,6 +17,7 @@ import pytest
 from anthropic_server import AnthropicServer, text, tool_use
 from product_harness import CLAUDE_TOML, ProductRun, anthropic_as_server, seen  # noqa: F401
 from product_scenarios import (
+    GREETS_WARMLY,
     a_wrong_answer_fails_showing_it,
     an_offered_skill_called_is_loaded,
     an_offered_skill_not_called_is_a_measured_negative,
@@ -36,14 +37,7 @@ def test_a_loaded_case_passes_with_the_skill_expanded_and_the_products_cost(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
     server.by_content["greet the team"] = [text("Hello team, warmly.", usage=(10, 5))]
-    cases = [
-        {
-            "name": "greets warmly",
-            "task": "greet the team",
-            "assertions": [{"kind": "contains", "value": "warmly"}],
-            "budget": {"max_cost_usd": 0.01, "max_tokens": 1000},
-        }
-    ]
+    cases = [{**GREETS_WARMLY, "budget": {"max_cost_usd": 0.01, "max_tokens": 1000}}]
     result, outcomes = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()
     outcome = outcomes["greets warmly"]

@@ -17,6 +17,7 @@ import pytest
 from anthropic_server import AnthropicServer, failure, text, tool_use
 from product_harness import ProductRun, anthropic_as_server, seen  # noqa: F401 (server)
 from product_scenarios import (
+    GREETS_WARMLY,
     a_wrong_answer_fails_showing_it,
     an_offered_skill_called_is_loaded,
     an_offered_skill_not_called_is_a_measured_negative,
@@ -35,14 +36,7 @@ def test_a_loaded_case_runs_with_the_task_as_typed_and_says_the_skill_never_load
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
     server.by_content["greet the team"] = [text("Hello team, warmly.", usage=(10, 5))]
-    cases = [
-        {
-            "name": "greets warmly",
-            "task": "greet the team",
-            "assertions": [{"kind": "contains", "value": "warmly"}],
-            "budget": {"max_tokens": 1000},
-        }
-    ]
+    cases = [{**GREETS_WARMLY, "budget": {"max_tokens": 1000}}]
     result, outcomes = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()  # the seed's verdict stands
     outcome = outcomes["greets warmly"]

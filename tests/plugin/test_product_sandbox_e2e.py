@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
 from product_harness import CLAUDE_TOML, anthropic_as_server, run_skill  # noqa: F401
+from product_scenarios import GREETS_WARMLY
 
 from pytest_skill_lens.run.product_sandbox import decide
 
@@ -110,13 +111,7 @@ def test_a_case_passes_under_bwrap_and_every_report_says_so(
     pytester: pytest.Pytester, server: AnthropicServer, mode: str
 ) -> None:
     server.by_content["greet the team"] = [text("Hello team, warmly.")]
-    cases = [
-        {
-            "name": "greets",
-            "task": "greet the team",
-            "assertions": [{"kind": "contains", "value": "warmly"}],
-        }
-    ]
+    cases = [GREETS_WARMLY]
     result, data = run(pytester, cases, sandbox=mode)
     assert result.ret == 0, result.stdout.str()
     assert data["outcomes"][0]["status"] == "passed"
@@ -197,13 +192,7 @@ def test_auto_without_bwrap_is_home_isolation_that_says_why(
 ) -> None:
     only_products_on_path(monkeypatch, products_on_path)
     server.by_content["greet the team"] = [text("Hello team, warmly.")]
-    cases = [
-        {
-            "name": "greets",
-            "task": "greet the team",
-            "assertions": [{"kind": "contains", "value": "warmly"}],
-        }
-    ]
+    cases = [GREETS_WARMLY]
     result, data = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()
     product = assert_every_report_says(pytester, result, data, HOME_ONLY)
