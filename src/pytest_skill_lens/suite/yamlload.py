@@ -249,8 +249,8 @@ class _Builder:
                 fix="quote it if it is text; no count or limit needs that many digits",
             ) from None
         if type(value) is str and len(value) <= _SHARED_TEXT:
-            # Tags, kinds, tool and file names repeat across thousands of cases, and
-            # every case keeps its strings to the end of the session: one copy each.
+            # Tags, kinds, tool and file names repeat across thousands of cases, and every
+            # case keeps its strings until its run is over: one copy each.
             return sys.intern(value)
         return value
 
