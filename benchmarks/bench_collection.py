@@ -36,7 +36,8 @@ CASE = """  - name: case {j}
         value: "request number {j}\\\\b"
 """
 
-FLOOR_CONFTEST = """
+# The trivial item both floors yield: it runs nothing and reports where it was found.
+TRIVIAL_ITEM = """
 import pytest
 
 class Trivial(pytest.Item):
@@ -45,7 +46,11 @@ class Trivial(pytest.Item):
 
     def reportinfo(self):
         return self.path, 0, self.name
+"""
 
+FLOOR_CONFTEST = (
+    TRIVIAL_ITEM
+    + """
 class Skill(pytest.File):
     def collect(self):
         for j in range({cases}):
@@ -55,20 +60,15 @@ def pytest_collect_file(file_path, parent):
     if file_path.name == "SKILL.md":
         return Skill.from_parent(parent, path=file_path)
 """
+)
 
 
 # The floor as issue 17 words it: a plugin that collects the same eval files into trivial
 # items, each read with libyaml (the fastest way PyYAML has), one item per case.
-FILES_FLOOR_CONFTEST = """
-import pytest
+FILES_FLOOR_CONFTEST = (
+    TRIVIAL_ITEM
+    + """
 import yaml
-
-class Trivial(pytest.Item):
-    def runtest(self):
-        pass
-
-    def reportinfo(self):
-        return self.path, 0, self.name
 
 class EvalFile(pytest.File):
     def collect(self):
@@ -80,6 +80,7 @@ def pytest_collect_file(file_path, parent):
     if file_path.name == "cases.yaml":
         return EvalFile.from_parent(parent, path=file_path)
 """
+)
 
 
 def generate(root: Path, skills: int, cases: int) -> None:
