@@ -48,7 +48,14 @@ class Trivial(pytest.Item):
         return self.path, 0, self.name
 """
 
-FLOOR_CONFTEST = (
+# Both floors are plugins (loaded with -p from FLOOR_PLUGINS, with the plugin off) that
+# collect the very tree pytest-skill-lens collects: the same rootdir, directories and
+# file paths, so node ids, locations and keywords differ only by what the plugin adds.
+FLOOR_PLUGINS = "floor-plugins"
+
+# pytest's own cost alone: the same number of trivial items from each SKILL.md, no
+# other file read.
+FLOOR_PLUGIN = (
     TRIVIAL_ITEM
     + """
 class Skill(pytest.File):
@@ -65,7 +72,7 @@ def pytest_collect_file(file_path, parent):
 
 # The floor as issue 17 words it: a plugin that collects the same eval files into trivial
 # items, each read with libyaml (the fastest way PyYAML has), one item per case.
-FILES_FLOOR_CONFTEST = (
+FILES_FLOOR_PLUGIN = (
     TRIVIAL_ITEM
     + """
 import yaml
@@ -82,8 +89,15 @@ def pytest_collect_file(file_path, parent):
 """
 )
 
+# The pytest arguments of each floor, run in the tree's root with FLOOR_PLUGINS on
+# PYTHONPATH (``skills`` is where pytest-skill-lens is pointed too).
+BARE_FLOOR_ARGS = ["-p", "no:skill_lens", "-p", "bench_floor", "skills"]
+FILES_FLOOR_ARGS = ["-p", "no:skill_lens", "-p", "bench_files_floor", "skills"]
+
 
 def generate(root: Path, skills: int, cases: int) -> None:
+    """N skills x M cases under ``root/skills``, and both floor plugins in
+    ``root/FLOOR_PLUGINS``."""
     for i in range(skills):
         skill_dir = root / "skills" / f"skill-{i:03d}"
         (skill_dir / "evals").mkdir(parents=True)
@@ -92,25 +106,17 @@ def generate(root: Path, skills: int, cases: int) -> None:
         )
         body = "".join(CASE.format(i=i, j=j, g=j % 5) for j in range(cases))
         (skill_dir / "evals" / "cases.yaml").write_text("cases:\n" + body)
-    floor = root / "floor"
-    floor.mkdir()
-    (floor / "conftest.py").write_text(FLOOR_CONFTEST.format(cases=cases))
-    for i in range(skills):
-        (floor / f"skill-{i:03d}").mkdir()
-        (floor / f"skill-{i:03d}" / "SKILL.md").write_text("x\n")
-    files_floor = root / "floor-files"
-    files_floor.mkdir()
-    (files_floor / "conftest.py").write_text(FILES_FLOOR_CONFTEST)
-    for i in range(skills):
-        evals = files_floor / f"skill-{i:03d}" / "evals"
-        evals.mkdir(parents=True)
-        source = root / "skills" / f"skill-{i:03d}" / "evals" / "cases.yaml"
-        (evals / "cases.yaml").write_text(source.read_text())
+    plugins = root / FLOOR_PLUGINS
+    plugins.mkdir()
+    (plugins / "bench_floor.py").write_text(FLOOR_PLUGIN.format(cases=cases))
+    (plugins / "bench_files_floor.py").write_text(FILES_FLOOR_PLUGIN)
 
 
 def timed(args: list[str], cwd: Path, expect: int) -> float:
     # Measure what a user's repeated runs cost: with bytecode cached, as Python does by default.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    plugins = str(cwd / FLOOR_PLUGINS)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [plugins, env.get("PYTHONPATH")]))
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", *args],
@@ -140,23 +146,22 @@ def main() -> None:
         root = Path(tmp)
         generate(root, ns.skills, ns.cases)
         (root / "pytest.ini").write_text("[pytest]\n")
-        (root / "floor" / "pytest.ini").write_text("[pytest]\n")
         # "cold" reparses every eval file (no cache provider, as on a fresh CI checkout);
         # "warm" reuses the parse cache a previous run left (an IDE re-collecting).
         cold = ["-p", "no:cacheprovider"]
         # Each is compared with the floor under the same cache-provider setting.
-        floor = ["-p", "no:skill_lens"]
+        floor = BARE_FLOOR_ARGS
         # Another installed plugin's start-up cost would be paid by both sides and hide
         # ours: langsmith (a langchain dependency) takes seconds to import.
         others = ["-p", "no:langsmith_plugin"]
         rows = {
-            "floor cold collect": (["--collect-only", *floor, *cold], root / "floor", 0),
+            "floor cold collect": (["--collect-only", *floor, *cold], root, 0),
             "cold collect": (["--skill-lens", "skills", "--collect-only", *cold], root, 0),
-            "floor warm collect": (["--collect-only", *floor], root / "floor", 0),
+            "floor warm collect": (["--collect-only", *floor], root, 0),
             "warm collect": (["--skill-lens", "skills", "--collect-only"], root, 0),
-            "floor cold run": ([*floor, *cold], root / "floor", 0),
+            "floor cold run": ([*floor, *cold], root, 0),
             "cold run": (["--skill-lens", "skills", *cold], root, 0),
-            "floor warm run": (floor, root / "floor", 0),
+            "floor warm run": (floor, root, 0),
             "warm run": (["--skill-lens", "skills"], root, 0),
         }
         results = {}

@@ -22,7 +22,10 @@ Two floors, each a side of every round (``bench_collection.py`` writes both):
 * ``files``: the floor as issue 17 words it, a plugin that collects the same eval files
   into trivial items, each file read with libyaml (``yaml.CSafeLoader``), one item per case.
 
-Every ratio is printed against both.
+Both are plugins loaded with ``-p`` in the very tree pytest-skill-lens collects (same
+rootdir, directories and file paths), so node ids, locations and keywords differ only by
+what the plugin itself adds (round 5 on; before, each floor had a copy of the files in a
+directory of its own, one level shallower). Every ratio is printed against both.
 
 ``--against SRC`` adds a third side to every round: the same runs with another version's
 ``src`` directory first on ``PYTHONPATH`` (``git archive <commit> src | tar -x -C DIR``),
@@ -45,7 +48,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_collection import generate  # a sibling script, not a package
+# Sibling scripts, not a package.
+from bench_collection import BARE_FLOOR_ARGS, FILES_FLOOR_ARGS, FLOOR_PLUGINS, generate
 
 # Loaded with -p into every measured process (and each xdist worker).
 PROBE = """
@@ -97,7 +101,8 @@ def measure(
     out.unlink(missing_ok=True)
     # Bytecode cached, as a user's repeated runs have it.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(probe_dir), src, env.get("PYTHONPATH")]))
+    path = [str(probe_dir), str(cwd / FLOOR_PLUGINS), src, env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, path))
     env["BENCH_OUT"] = str(out)
     env.pop("BENCH_WIRE", None)
     if wire:
@@ -203,17 +208,14 @@ def main() -> None:
         generate(small, 10, 10)
         for tree in (big, small):
             (tree / "pytest.ini").write_text("[pytest]\n")
-            for floor_dir in ("floor", "floor-files"):
-                (tree / floor_dir / "pytest.ini").write_text("[pytest]\n")
         common = ["-p", "no:cacheprovider", "-p", "no:langsmith_plugin"]
-        floor = ["-p", "no:skill_lens", *common]
         ours = ["--skill-lens", "skills", *common]
         xdist = ["-n", "2"]
 
         def sides(args: list[str], tree: Path) -> dict[str, Side]:
             found: dict[str, Side] = {
-                "floor": ([*args, *floor], tree / "floor", None),
-                "files": ([*args, *floor], tree / "floor-files", None),
+                "floor": ([*args, *BARE_FLOOR_ARGS, *common], tree, None),
+                "files": ([*args, *FILES_FLOOR_ARGS, *common], tree, None),
                 "ours": ([*args, *ours], tree, None),
             }
             if ns.against:
