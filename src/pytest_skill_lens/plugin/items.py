@@ -4,9 +4,9 @@ stand-in item for a skill without cases."""
 from __future__ import annotations
 
 import keyword
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import pytest
 
@@ -112,6 +112,7 @@ class CaseItem(SkillHooks, pytest.Function):
         "position",
         "properties_due",
         "repeat_index",
+        "report_keywords",
         "runner_name",
         "skill",
     )
@@ -146,6 +147,7 @@ class CaseItem(SkillHooks, pytest.Function):
         self.acting_skill = skill
         self.not_run_reason: str | None = None  # why the spend ledger refused it
         self.properties_due = False  # the outcome's JUnit properties, added at teardown
+        self.report_keywords: Mapping[str, Literal[1]] | None = None  # see share_report_keywords
         session = get_session(self.config)
         assert session is not None
         self.add_marker(_SKILL_LENS_MARK)
@@ -174,6 +176,20 @@ class CaseItem(SkillHooks, pytest.Function):
         (pytest-rerunfailures) still finds the case.
         """
         self._loaded = None
+
+    def share_report_keywords(self, report: pytest.TestReport) -> None:
+        """Let the item's three reports hold one keywords dict while their keywords agree.
+
+        pytest gives each report its own copy of the item's keywords (a 9-key dict,
+        272 bytes), and its terminal reporter keeps every report to the session's end.
+        Nothing in pytest or xdist writes to a report's keywords; a copy that differs
+        (a marker added between phases) is kept as it is.
+        """
+        kept = self.report_keywords
+        if kept is not None and report.keywords == kept:
+            report.keywords = kept
+        else:
+            self.report_keywords = report.keywords
 
     def sort_key(self) -> tuple[str, int, int, int, int]:
         session = get_session(self.config)

@@ -369,6 +369,7 @@ class SkillLensSession:
         report = yield
         if not isinstance(item, CaseItem):
             return report
+        item.share_report_keywords(report)
         if call.when == "setup" and item.not_run_reason is not None:
             report.skill_lens_not_run = item.not_run_reason  # type: ignore[attr-defined]
         if item.outcome is None:
