@@ -122,11 +122,11 @@ def test_failed_hooks_only_at_most_ten() -> None:
         {"name": f"PreToolUse:Write{i}", "outcome": "error", "exit_code": 2, "stderr": "no"}
         for i in range(12)
     ]
-    excerpt = build_excerpt(outcome(hooks=[ok, *bad]))
+    excerpt = build_excerpt(outcome(hooks=(ok, *bad)))
     assert len(excerpt.failed_hooks) == 10
     assert excerpt.failed_hooks[0] == 'PreToolUse:Write0 error (exit code 2): stderr="no" stdout=""'
     assert excerpt.hooks_note == "… +2 more failed hooks"
-    lines = failure_lines(outcome(hooks=[ok, *bad]), False)
+    lines = failure_lines(outcome(hooks=(ok, *bad)), False)
     assert lines[lines.index("failed hooks:") + 11] == "  … +2 more failed hooks"
 
 

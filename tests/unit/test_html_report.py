@@ -44,7 +44,7 @@ def _report(output: str = HOSTILE, outcomes: int = 1, **more: Any) -> dict[str, 
                 status="failed",
                 scores=[Score("assertion", False, 0.0, "0/1 checks held", (check,))],
                 output=output,
-                tool_calls=[ToolCall("lookup", {"q": output})],
+                tool_calls=(ToolCall("lookup", {"q": output}),),
                 nodeid=f"skills/s/SKILL.md::case-{i}[scripted]",
             )
             for i in range(outcomes)

@@ -75,8 +75,8 @@ def _outcome(case: str, status: Status, arm: Arm, repeat: int, order: int, **mor
         skill_triggered=True,
         skill_triggered_by_session=[True, None],
         skill_loaded=False,
-        tool_calls=[ToolCall("lookup", {"q": case, "n": [1, {"deep": None}]})],
-        hooks=[
+        tool_calls=(ToolCall("lookup", {"q": case, "n": [1, {"deep": None}]}),),
+        hooks=(
             {
                 "name": "Stop",
                 "event": "Stop",
@@ -84,8 +84,8 @@ def _outcome(case: str, status: Status, arm: Arm, repeat: int, order: int, **mor
                 "exit_code": 1,
                 "stdout": "",
                 "stderr": "x",
-            }
-        ],
+            },
+        ),
         workspace="/tmp/kept",
         nodeid=f"skills/greet/SKILL.md::{case}[scripted{'-baseline' if arm == 'baseline' else ''}"
         f"{f'-r{repeat + 1}' if repeat else ''}]",

@@ -122,10 +122,10 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
                 output_tokens=1,
                 model="m",
                 usage_note="estimated",
-                hooks=[hook],
+                hooks=(hook,),
                 nodeid="skills/greet/SKILL.md::c[fake]",
                 skill_triggered=True,
-                tool_calls=[ToolCall("lookup", {"id": 1})],
+                tool_calls=(ToolCall("lookup", {"id": 1}),),
             )
         ]
     )

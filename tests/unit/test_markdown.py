@@ -55,7 +55,7 @@ def failing_record() -> RunRecord:
                 case="say *hi*",
                 scores=[score],
                 output="hello\r\n```\n" + "x" * 600,
-                tool_calls=[ToolCall("lookup", {"q": "a"})],
+                tool_calls=(ToolCall("lookup", {"q": "a"}),),
             ),
             outcome("errored", case="boom", error="RuntimeError: 500"),
             outcome("errored", arm="baseline"),

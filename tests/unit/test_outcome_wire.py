@@ -40,7 +40,7 @@ BUSY = Outcome(
     tokens=0,  # a default, kept as the default
     latency_ms=0,  # an int where the default is 0.0: must come back as the int
     skill_triggered=False,
-    tool_calls=[ToolCall(name="read_file", arguments={"path": "a"})],
+    tool_calls=(ToolCall(name="read_file", arguments={"path": "a"}),),
     nodeid="skills/s/SKILL.md::c[fake]",
 )
 

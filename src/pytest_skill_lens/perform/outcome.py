@@ -53,8 +53,9 @@ class Outcome:
     skill_triggered_by_session: list[bool | None] | None = None  # under sessions: only
     skill_loaded: bool | None = None  # a product's trace showed the skill reached the model
     load_note: str | None = None  # why it did not, when the trace says
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    hooks: list[dict[str, Any]] = field(default_factory=list)
+    # Tuples: read only, and most outcomes share the one empty tuple (no list each).
+    tool_calls: tuple[ToolCall, ...] = ()
+    hooks: tuple[dict[str, Any], ...] = ()
     workspace: str | None = None
     nodeid: str = ""
     order: int = 0  # position in the planned order (skill, case, arm, runner, repeat)
@@ -91,7 +92,8 @@ class Outcome:
     def from_dict(cls, data: dict[str, Any]) -> Outcome:
         values = dict(data)
         values["scores"] = [Score.from_dict(s) for s in data.get("scores", [])]
-        values["tool_calls"] = [ToolCall(**c) for c in data.get("tool_calls", [])]
+        values["tool_calls"] = tuple(ToolCall(**c) for c in data.get("tool_calls", []))
+        values["hooks"] = tuple(data.get("hooks", ()))
         return cls(**values)
 
 
@@ -119,8 +121,11 @@ def outcome_of(
     for name in _FROM_RUN:
         value = getattr(result, name)
         values[name] = list(value) if isinstance(value, list) else value  # never shared
+    values["tool_calls"] = tuple(result.tool_calls)
     # Hooks travel as plain data (JSON reports, xdist), each as the product reported it.
-    values["hooks"] = [asdict(hook) if is_dataclass(hook) else dict(hook) for hook in result.hooks]
+    values["hooks"] = tuple(
+        asdict(hook) if is_dataclass(hook) else dict(hook) for hook in result.hooks
+    )
     return Outcome(**values, status=status, scores=scores, workspace=workspace)
 
 

@@ -61,7 +61,10 @@ def _defaults(cls: type) -> dict[str, object]:
 
 _DEFAULTS = _defaults(Outcome)
 _SCORE_DEFAULTS = _defaults(Score)
-_EMPTY_LISTS = frozenset(f.name for f in dataclasses.fields(Outcome) if f.default_factory is list)
+# The sequences (plain data: lists) an outcome leaves out when empty.
+_EMPTY_LISTS = frozenset(
+    f.name for f in dataclasses.fields(Outcome) if f.default_factory is list or f.default == ()
+)
 _NAMES = ("skill_name", "case_name", "runner")  # what a case item's label names
 
 

@@ -188,10 +188,10 @@ def _outcome(o: _Fields, order: int) -> Outcome:
         skill_triggered=o.optional_flag("skill_triggered"),
         skill_triggered_by_session=_by_session(o),
         skill_loaded=o.optional_flag("skill_loaded"),
-        tool_calls=[
+        tool_calls=tuple(
             ToolCall(c.text("name"), c.mapping("arguments")) for c in o.objects("tool_calls")
-        ],
-        hooks=[hook.data for hook in o.objects("hooks")],
+        ),
+        hooks=tuple(hook.data for hook in o.objects("hooks")),
         workspace=o.optional_text("workspace"),
         nodeid=o.text("nodeid"),
         order=order,  # the report lists outcomes in planned order

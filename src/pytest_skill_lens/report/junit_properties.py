@@ -8,6 +8,7 @@ the JUnit file can still tell which isolation applied.
 
 from __future__ import annotations
 
+import functools
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
@@ -54,16 +55,28 @@ def add_suite_properties(xml_text: str, properties: Sequence[tuple[str, str]]) -
 def case_properties(outcome: Outcome) -> list[tuple[str, object]]:
     """The ``<properties>`` of one case's testcase, in a session's JUnit file and a merge's."""
     return [
-        ("skill", outcome.skill_name),
+        _shared("skill", outcome.skill_name),
         ("case", outcome.case_name),
-        ("runner", outcome.runner),
-        ("arm", outcome.arm),
-        ("repeat", outcome.repeat_index),
-        ("status", outcome.status),
-        ("tokens", outcome.tokens),
-        ("cost_usd", outcome.cost_usd),
+        _shared("runner", outcome.runner),
+        _shared("arm", outcome.arm),
+        _shared("repeat", outcome.repeat_index),
+        _shared("status", outcome.status),
+        _shared("tokens", outcome.tokens),
+        _shared("cost_usd", outcome.cost_usd),
         ("latency_ms", round(outcome.latency_ms, 3)),
         # Only a product's trace can tell; absent where nothing could.
         *([("skill_loaded", outcome.skill_loaded)] if outcome.skill_loaded is not None else []),
         *replay_properties(outcome),  # a replayed case's figures are its cassette's
     ]
+
+
+def _shared(name: str, value: str | float) -> tuple[str, object]:
+    """One ``(name, value)`` pair for every case that has it (most cases share their
+    skill, runner, status and figures), as pytest keeps every item's properties."""
+    return _pair(name, type(value).__name__, value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _pair(name: str, kind: str, value: str | float) -> tuple[str, object]:
+    # By type too: 0 must not stand in for 0.0, nor 1 for True.
+    return (name, value)
