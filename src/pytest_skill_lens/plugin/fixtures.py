@@ -104,11 +104,11 @@ def skill_lens_workspace(request: pytest.FixtureRequest) -> Iterator[Workspace |
 
 def new_workspace(item: CaseItem, settings: Settings) -> Workspace | None:
     """The item's fresh, seeded workspace; ``None`` for a case without a ``workspace:`` block."""
+    block = item.loaded.case.workspace
+    if block is None:  # asked of every item: no import for the common case
+        return None
     from ..run.workspace import Limits, Workspace, workspace_label
 
-    block = item.loaded.case.workspace
-    if block is None:
-        return None
     label = workspace_label(
         item.skill.name, item.case_name, item.runner_name, item.arm, f"r{item.repeat_index + 1}"
     )

@@ -136,12 +136,12 @@ class SkillLensSession:
 
     def runner_for(self, name: str, sandbox: SandboxDecision | None) -> Runner:
         """The runner ``name``, built once per sandbox decision and shared by every item."""
-        from .registry import build_runner
-
         self.note_sandbox(sandbox)
         key = (name, sandbox)
         runner = self.caches.runners.get(key)
-        if runner is None:
+        if runner is None:  # asked of every item: the import only where one is built
+            from .registry import build_runner
+
             runner = build_runner(self.config, name, self.run.settings, sandbox)
             self.caches.runners[key] = runner
         return runner
