@@ -14,7 +14,7 @@ from pytest_skill_lens.perform import CaseIdentity, Outcome, errored_outcome, pe
 from pytest_skill_lens.perform.calls import DISCARDED
 from pytest_skill_lens.perform.outcome import UNRECORDED_RUN_FIELDS, outcome_of
 from pytest_skill_lens.perform.pipeline import TIMED_OUT
-from pytest_skill_lens.run.result import RunResult, ToolCall
+from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
 from pytest_skill_lens.run.workspace import Workspace
 from pytest_skill_lens.score.check import Score, ScoringContext
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeRequest, JudgeVerdict
@@ -440,6 +440,20 @@ def test_every_field_of_a_run_and_an_identity_is_recorded_by_name() -> None:
     assert outcome_fields - recorded - identity_fields == {"status", "scores", "workspace"} | replay
     outcome = outcome_of(IDENTITY, "passed", [], RunResult(output="x", model="m"))
     assert (outcome.output, outcome.model, outcome.order) == ("x", "m", 7)
+
+
+def test_no_list_of_the_outcome_is_the_runs_own() -> None:
+    calls, hooks = [ToolCall("lookup", {"q": 1})], [Hook("Stop", "Stop", "success")]
+    run = RunResult(tool_calls=calls, hooks=hooks, skill_triggered_by_session=[True, None])
+    outcome = outcome_of(IDENTITY, "passed", [], run)
+    assert outcome.tool_calls == tuple(calls) and outcome.hooks[0]["name"] == "Stop"
+    by_session = outcome.skill_triggered_by_session
+    assert by_session == [True, None] and by_session is not run.skill_triggered_by_session
+    run.tool_calls.append(ToolCall("later", {}))
+    assert len(outcome.tool_calls) == 1
+    # A list field added to RunResult must be copied too: these are all the run's lists.
+    lists = {f.name for f in fields(RunResult) if str(f.type).startswith("list[")}
+    assert lists - UNRECORDED_RUN_FIELDS == {"tool_calls", "hooks", "skill_triggered_by_session"}
 
 
 def test_concurrent_callers_each_get_their_own_deadline_thread() -> None:

@@ -103,8 +103,14 @@ UNRECORDED_RUN_FIELDS = frozenset({"transcript"})
 # Copied by name, so no field is copied by hand: a RunResult or CaseIdentity field
 # that Outcome lacks (and is not declared unrecorded) fails every outcome built.
 _FROM_IDENTITY = tuple(f.name for f in fields(CaseIdentity))
+# Made into tuples of their own below: read only, and never shared with the run.
+_RUN_SEQUENCES = ("tool_calls", "hooks")
 _FROM_RUN = (
-    *(f.name for f in fields(RunResult) if f.name not in UNRECORDED_RUN_FIELDS),
+    *(
+        f.name
+        for f in fields(RunResult)
+        if f.name not in UNRECORDED_RUN_FIELDS and f.name not in _RUN_SEQUENCES
+    ),
     "tokens",  # a property of the run, a figure of the outcome
 )
 
@@ -118,15 +124,19 @@ def outcome_of(
 ) -> Outcome:
     """The recorded outcome of one run: its identity, its verdict and the run's figures."""
     values: dict[str, Any] = {name: getattr(identity, name) for name in _FROM_IDENTITY}
-    for name in _FROM_RUN:
-        value = getattr(result, name)
-        values[name] = list(value) if isinstance(value, list) else value  # never shared
-    values["tool_calls"] = tuple(result.tool_calls)
-    # Hooks travel as plain data (JSON reports, xdist), each as the product reported it.
-    values["hooks"] = tuple(
-        asdict(hook) if is_dataclass(hook) else dict(hook) for hook in result.hooks
+    values.update({name: getattr(result, name) for name in _FROM_RUN})
+    by_session = result.skill_triggered_by_session
+    if by_session is not None:
+        values["skill_triggered_by_session"] = list(by_session)  # never shared
+    return Outcome(
+        **values,
+        status=status,
+        scores=scores,
+        workspace=workspace,
+        tool_calls=tuple(result.tool_calls),
+        # Hooks travel as plain data (JSON reports, xdist), each as the product reported it.
+        hooks=tuple(asdict(hook) if is_dataclass(hook) else dict(hook) for hook in result.hooks),
     )
-    return Outcome(**values, status=status, scores=scores, workspace=workspace)
 
 
 def errored_outcome(identity: CaseIdentity, error: str) -> Outcome:
