@@ -10,7 +10,7 @@ from pytest_skill_lens.score.assertions import (
     AssertionEvaluator,
     compile_regex,
 )
-from pytest_skill_lens.score.check import CheckResult, Score, ScoringContext
+from pytest_skill_lens.score.check import CheckResult, Score, ScoringContext, score_from_checks
 from pytest_skill_lens.suite.errors import AuthoringError
 from pytest_skill_lens.suite.model import EvalCase
 
@@ -154,3 +154,19 @@ def test_long_output_is_cut_with_the_removed_count_stated() -> None:
     missed = only(output, {"kind": "contains", "value": "y"})
     assert missed.evidence.endswith("... [800 characters removed]")
     assert len(missed.evidence) < 300
+
+
+def test_a_score_from_its_checks_says_how_many_held_and_which_failed() -> None:
+    held = [CheckResult(f"contains[{i}]", True, "found") for i in range(3)]
+    failing = [*held[:2], CheckResult("regex[2]", False, "no match")]
+    all_held, some_failed = (
+        score_from_checks("assertion", held, ""),
+        score_from_checks("assertion", failing, ""),
+    )
+    assert (all_held.passed, all_held.score, all_held.detail) == (True, 1.0, "3/3 checks held")
+    assert (some_failed.passed, some_failed.score) == (False, 2 / 3)
+    assert some_failed.detail == "2/3 checks held; failed: regex[2]"
+    assert all_held.checks == tuple(held)
+    # Every item keeps its scores: scores whose checks all held share one detail string.
+    again = score_from_checks("assertion", list(reversed(held)), "")
+    assert again.detail is all_held.detail

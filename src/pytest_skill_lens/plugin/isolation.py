@@ -43,6 +43,7 @@ class SkillHooks:
     session: pytest.Session
     path: Path
     config: pytest.Config
+    _skill_lens_ihook: tuple[int, HookRelay] | None  # the kept proxy: see ihook
 
     @property
     def ihook(self) -> HookRelay:

@@ -176,6 +176,7 @@ class CaseItem(SkillHooks, pytest.Function):
         (pytest-rerunfailures) still finds the case.
         """
         self._loaded = None
+        self._skill_lens_ihook = None  # the kept hook proxy (SkillHooks.ihook) too
 
     def share_report_keywords(self, report: pytest.TestReport) -> None:
         """Let the item's three reports hold one keywords dict while their keywords agree.
@@ -254,7 +255,7 @@ class CaseItem(SkillHooks, pytest.Function):
         return str(path.absolute())
 
     def setup(self) -> None:
-        from ..perform import errored_outcome, perform
+        from ..perform import perform
 
         session = get_session(self.config)
         assert session is not None, "pytest-skill-lens items need --skill-lens"
@@ -274,6 +275,8 @@ class CaseItem(SkillHooks, pytest.Function):
             super().setup()  # pytest fills the fixtures the signature names, and autouse ones
             runner, judge, workspace = self._fixture_values(session)
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
+            from ..perform import errored_outcome
+
             self.outcome = errored_outcome(self.identity(), _fixture_failure(exc))
             if ledger is not None:
                 ledger.record(self.outcome)

@@ -64,10 +64,16 @@ def score_from_checks(evaluator: str, checks: list[CheckResult], nothing: str) -
         return held_trivially(evaluator, nothing)
     held = sum(c.passed for c in checks)
     failed = [c.id for c in checks if not c.passed]
-    detail = f"{held}/{len(checks)} checks held" + (
-        f"; failed: {', '.join(failed)}" if failed else ""
-    )
-    return Score(evaluator, not failed, held / len(checks), detail, tuple(checks))
+    if not failed:  # most cases: one detail string per count, and 1.0 itself
+        return Score(evaluator, True, 1.0, _all_held(held), tuple(checks))
+    detail = f"{held}/{len(checks)} checks held; failed: {', '.join(failed)}"
+    return Score(evaluator, False, held / len(checks), detail, tuple(checks))
+
+
+@functools.lru_cache(maxsize=256)
+def _all_held(count: int) -> str:
+    # Shared by every score whose checks all held: each item keeps its scores.
+    return f"{count}/{count} checks held"
 
 
 @dataclass(frozen=True)
