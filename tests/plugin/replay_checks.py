@@ -6,13 +6,32 @@ and ``cli``) each add the fields only their runners fill to :data:`SAME`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["SAME", "TODAY", "same_figures"]
+__all__ = ["SAME", "recorded_day", "recording_days", "same_figures"]
 
-TODAY = datetime.now(UTC).date().isoformat()  # what a cassette recorded now says
+_STARTED = datetime.now(UTC).date().isoformat()
+
+
+def recording_days() -> set[str]:
+    """What a cassette recorded during this test session can say: the day the session
+    started, or today (a session may cross midnight UTC)."""
+    return {_STARTED, datetime.now(UTC).date().isoformat()}
+
+
+def recorded_day(junit: str) -> tuple[str, str]:
+    """The ``recorded_at`` property of a JUnit file (which must be a day of this
+    session) and how the terminal calls it: ``today``, or any word for the day before."""
+    found = re.search(r'<property name="recorded_at" value="([^"]*)"', junit)
+    assert found is not None, junit
+    day = found.group(1)
+    assert day in recording_days()
+    return day, "today" if day == datetime.now(UTC).date().isoformat() else "*"
+
+
 # What stays the same between a recording and its replay, figure for figure.
 SAME = (
     "status",

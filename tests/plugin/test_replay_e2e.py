@@ -22,7 +22,7 @@ pytest.importorskip("genai_prices")
 import replay_checks
 import runner_e2e
 from model_server import ScriptedModelServer, text, tool_calls
-from replay_checks import TODAY
+from replay_checks import recorded_day, recording_days
 from runner_e2e import RUNNERS, case, tools_block
 from skillfactory import QUIET_PLUGINS, SPY_CALLS_FILE, make_skill, spy_runner_conftest, write_file
 
@@ -119,7 +119,7 @@ def test_a_recorded_case_replays_with_the_server_down_identically_and_for_free(
     again = replayed["looks up the order"]
     same_figures(first, again)
     assert again["replayed"] is True
-    assert again["recorded_at"] == TODAY
+    assert again["recorded_at"] in recording_days()
     assert again["cassette"] == str(path)
     result.stdout.fnmatch_lines(["*looks up the order*PASSED (replayed)*"])
 
@@ -477,7 +477,7 @@ def test_replayed_spend_is_reported_and_counts_as_no_new_spend_against_the_ceili
     assert replayed["cost_usd"] == outcome["cost_usd"] > 0  # reported as recorded
     assert report["spend_ceiling"]["spent_usd"] == 0  # of it, nothing is new
     assert report["summary"]["replay"]["replayed"] == 1
-    assert report["summary"]["replay"]["oldest_recorded_at"] == TODAY
+    assert report["summary"]["replay"]["oldest_recorded_at"] in recording_days()
 
 
 def test_no_key_header_or_timestamp_reaches_a_cassette(
@@ -523,20 +523,20 @@ def test_every_report_marks_the_replayed_outcome(
     )
 
     assert result.ret == 1
+    junit = (pytester.path / "junit.xml").read_text(encoding="utf-8")
+    day, when = recorded_day(junit)
     result.stdout.fnmatch_lines(
         [
             "*looks up the order*FAILED (replayed)*",
-            f"Replayed: 1 of 1 outcome(s) from cassettes, the oldest recorded {TODAY} (today); "
+            f"Replayed: 1 of 1 outcome(s) from cassettes, the oldest recorded {day} ({when}); "
             "their output, latency and spend are the recording's*",
         ]
     )
-    junit = (pytester.path / "junit.xml").read_text(encoding="utf-8")
     assert '<property name="replayed" value="True"' in junit
-    assert f'<property name="recorded_at" value="{TODAY}"' in junit
     assert '<property name="cassette" value="' in junit
     markdown = (pytester.path / "summary.md").read_text(encoding="utf-8")
     assert "> ⏪ Replayed: 1 of 1 outcome(s) from cassettes" in markdown
-    assert f"— failed (replayed, recorded {TODAY})" in markdown
+    assert f"— failed (replayed, recorded {day})" in markdown
 
 
 def test_without_the_flag_no_cassette_is_read_or_written(
