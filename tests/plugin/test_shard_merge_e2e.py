@@ -5,9 +5,8 @@ The runner ``scripted`` answers each case from a script by its name; handed the 
 skill of the ``none`` baseline (no instructions), it answers from a second script, so
 the two arms differ and the delta is not zero. Figures are exact binary fractions and
 latency is the script's, so every sum is the same in any order and on any machine. The
-merge lists a skill's cases by name (a shard cannot know where another shard's cases
-sit in the eval files), so the cases here are named in their eval-file order, and the
-reports can be compared whole.
+cases' names are not in their eval-file order: the merge lists them in that order, from
+the case order every shard's report carries, so the reports can be compared whole.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
 
-CASES = [f"c{i}" for i in range(1, 6)]
+CASES = ["c3", "c1", "c5", "c2", "c4"]  # eval-file order, not their names' order
 SKILLS = ("alpha", "beta")
 # Without the skill only c1 and c2 pass: the skill adds three cases of five.
 WITHOUT_SKILL = {"c1": "PASS", "c2": "PASS"}
@@ -129,6 +128,9 @@ def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) ->
         assert set(by_case.values()) == {4}
     assert sorted(len(_identities(r)) // 4 for r in reports) == [3, 3, 4]  # 10 cases, dealt
     assert [r["run"]["shard"] for r in reports] == ["1/3", "2/3", "3/3"]
+    # Every shard says every skill's cases in eval-file order, its own and the others'.
+    assert all(r["run"]["case_order"] == {s: CASES for s in SKILLS} for r in reports)
+    assert _load(pytester, "whole.json")["run"]["case_order"] is None
     # pytest counts the other shards' items as deselected; the session does not call it -k.
     assert all(r["deselected_skills"] == [] for r in reports)
     shards[0].stdout.fnmatch_lines(["*deselected*"])
@@ -245,6 +247,23 @@ def test_a_merge_refuses_a_missing_or_aborted_shard(pytester: pytest.Pytester) -
     )
 
 
+def test_a_merge_refuses_shards_that_collected_other_cases(pytester: pytest.Pytester) -> None:
+    _suite(pytester.path)
+    _shards(pytester, 2)
+    # Shard 2 as run on another commit, where beta's third case was renamed.
+    path = pytester.path / "shard-2.json"
+    report = _load(pytester, "shard-2.json")
+    report["run"]["case_order"]["beta"][2] = "c5-renamed"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    refused = _merge(pytester, "shard-1.json", "shard-2.json")
+    assert refused.returncode == 2
+    assert (
+        "shard-2.json: the cases it collected for skill 'beta' differ from shard-1.json's "
+        "(case 3 is 'c5-renamed' against 'c5'; 5 case(s) against 5)"
+    ) in refused.stderr
+    assert "run every shard on the same commit" in refused.stderr
+
+
 def test_a_shard_under_xdist_runs_the_same_items(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     _suite(pytester.path)
@@ -255,6 +274,7 @@ def test_a_shard_under_xdist_runs_the_same_items(pytester: pytest.Pytester) -> N
     assert _identities(got) == _identities(expected)
     assert got["deselected_skills"] == []
     assert got["gate"] == expected["gate"]
+    assert got["run"]["case_order"] == expected["run"]["case_order"] == {s: CASES for s in SKILLS}
 
 
 def test_a_bad_shard_is_exit_2_with_the_fix(pytester: pytest.Pytester) -> None:

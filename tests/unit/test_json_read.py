@@ -138,6 +138,7 @@ def _record() -> RunRecord:
         baseline_sources=[{"skill_name": "greet", "commit": "abc", "path": "p", "version": "1"}],
         spend_ceiling=SpendCeiling(4.0, 3.5, None),
         run=SETTINGS,
+        case_order={"greet": ["b", "a", "c"], "audit": ["only"]},
     )
 
 
@@ -165,7 +166,7 @@ def test_the_round_trip_keeps_what_the_gate_and_the_delta_read() -> None:
     for name in (
         "skipped_skills", "tag_filtered_skills", "case_filtered_skills", "deselected_skills",
         "skills_found", "not_run", "full_output", "scripts", "script_notes", "baseline_kind",
-        "baseline_notes", "baseline_sources", "spend_ceiling", "run", "aborted",
+        "baseline_notes", "baseline_sources", "spend_ceiling", "run", "aborted", "case_order",
     ):  # fmt: skip
         assert getattr(again, name) == getattr(record, name), name
     judged, gate = judge(record)
@@ -209,6 +210,7 @@ def test_the_run_block_is_the_last_key() -> None:
         },
         "skills_found": 4,
         "full_output": True,
+        "case_order": {"greet": ["b", "a", "c"], "audit": ["only"]},
     }
 
 
@@ -332,3 +334,12 @@ def test_the_console_script_runs_the_merge(
     assert "shard(s) 1/3, 3/3 missing" in capsys.readouterr().err
     assert console(["shard"]) == 2  # not a command
     assert "unknown command 'shard'" in capsys.readouterr().err
+
+
+def test_a_case_order_that_is_not_lists_of_names_is_refused() -> None:
+    data = json.loads(render_json(_record(), GATE))
+    data["run"]["case_order"]["greet"] = ["b", 3]
+    with pytest.raises(ReportError, match=r"run\.case_order\.greet: expected a list of names"):
+        read_report(json.dumps(data))
+    data["run"]["case_order"] = None  # a whole run's report: no order, cases by name
+    assert read_report(json.dumps(data)).case_order == {}

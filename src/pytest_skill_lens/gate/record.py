@@ -84,6 +84,9 @@ class RunRecord:
     run: RunSettings | None = None
     # Every product the run named (runner or judge, once each) and the sandbox it ran under.
     products: list[ProductEntry] = field(default_factory=list)
+    # Under a shard: each skill's selected cases in eval-file order, every shard's
+    # included (a merge orders by it); empty for a whole run and a merge.
+    case_order: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def candidates(self) -> list[Outcome]:

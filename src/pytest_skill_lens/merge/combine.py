@@ -5,9 +5,10 @@ shards whose gate settings, baseline kind, runners or repeats differ, a shard gi
 twice or missing (under ``--skill-lens-shard``), and one item in two reports.
 
 The merged outcomes are ordered by skill, case, arm, runner and repeat, as a session
-plans them, except that a skill's cases come by name: a shard's report does not say
-where another shard's cases sit in the eval files. Every count, figure and verdict is
-independent of that order (the delta's sums are exactly rounded).
+plans them: each ``--skill-lens-shard`` report lists every skill's selected cases in
+eval-file order, every shard's included (``run.case_order``). Reports split some other
+way carry no such list, and a skill's cases then come by name. Every count, figure and
+verdict is independent of that order (the delta's sums are exactly rounded).
 """
 
 from __future__ import annotations
@@ -58,9 +59,14 @@ def merge_records(reports: Sequence[ShardReport]) -> RunRecord:
     first = reports[0].record
     records = [report.record for report in reports]
     ranks = {name: rank for rank, name in enumerate(reports[0].settings.runners)}
+    places = {
+        (skill, case): place
+        for skill, cases in first.case_order.items()
+        for place, case in enumerate(cases)
+    }
     entries: list[tuple[tuple[Any, ...], Outcome | dict[str, object]]] = [
-        *((_planned(_keys(o), ranks), o) for r in records for o in r.outcomes),
-        *((_planned(e, ranks), e) for r in records for e in r.not_run),
+        *((_planned(_keys(o), ranks, places), o) for r in records for o in r.outcomes),
+        *((_planned(e, ranks, places), e) for r in records for e in r.not_run),
     ]
     entries.sort(key=lambda pair: pair[0])
     outcomes: list[Outcome] = []
@@ -128,6 +134,32 @@ def _same_run(reports: Sequence[ShardReport]) -> None:
                     f"({_difference(read(report), read(first))})",
                     SAME_FLAGS,
                 )
+        _same_cases(report, first)
+
+
+def _same_cases(report: ShardReport, first: ShardReport) -> None:
+    """Shards of one run collected the same cases, in the same order, whichever they ran."""
+    mine, theirs = report.record.case_order, first.record.case_order
+    if mine == theirs or not mine or not theirs:  # a report of no shard: _whole_set says so
+        return
+    skill = next(s for s in sorted({*mine, *theirs}) if mine.get(s) != theirs.get(s))
+    ours, others = mine.get(skill, []), theirs.get(skill, [])
+    pairs = enumerate(zip(ours, others, strict=False))  # the shorter list ends it
+    at = next((i for i, (a, b) in pairs if a != b), None)
+    at = min(len(ours), len(others)) if at is None else at
+    said = (
+        f"case {at + 1} is {_case_at(ours, at)} against {_case_at(others, at)}; "
+        f"{len(ours)} case(s) against {len(others)}"
+    )
+    raise MergeError(
+        f"{report.source}: the cases it collected for skill {skill!r} differ from "
+        f"{first.source}'s ({said})",
+        "run every shard on the same commit, with the same flags and skill-lens.toml",
+    )
+
+
+def _case_at(cases: Sequence[str], index: int) -> str:
+    return repr(cases[index]) if index < len(cases) else "missing"
 
 
 def _whole_set(reports: Sequence[ShardReport]) -> None:
@@ -216,11 +248,24 @@ def _identity(entry: Mapping[str, Any]) -> ItemKey:
     )
 
 
-def _planned(entry: Mapping[str, Any], ranks: Mapping[str, int]) -> tuple[Any, ...]:
-    """Where an outcome or a not-run entry goes: skill, case, arm, runner, repeat."""
+def _planned(
+    entry: Mapping[str, Any], ranks: Mapping[str, int], places: Mapping[tuple[str, str], int]
+) -> tuple[Any, ...]:
+    """Where an outcome or a not-run entry goes: skill, case (its place in the eval files,
+    else its name), arm, runner, repeat."""
     skill, case, runner, arm, repeat = _identity(entry)
+    place = places.get((skill, case))
     arm_rank = 0 if arm == "candidate" else 1
-    return (skill, case, arm_rank, ranks.get(runner, len(ranks)), runner, repeat)
+    return (
+        skill,
+        place is None,
+        place or 0,
+        case,
+        arm_rank,
+        ranks.get(runner, len(ranks)),
+        runner,
+        repeat,
+    )
 
 
 def _scripts(reports: Sequence[ShardReport]) -> dict[str, Any] | None:

@@ -40,6 +40,9 @@ class CollectionFacts:
     baseline_notes: dict[tuple[str, str], BaselineNote] = field(default_factory=dict)
     # Where each skill's previous version came from: {skill_name, commit, path, version}.
     baseline_sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Under a shard only: each skill's selected cases in eval-file order, every shard's
+    # included, so a merge of the shards' reports lists them as one session would.
+    case_order: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (what xdist can send between processes)."""
@@ -57,6 +60,7 @@ class CollectionFacts:
                 for note in self.baseline_notes.values()
             ],
             "baseline_sources": {name: dict(s) for name, s in self.baseline_sources.items()},
+            "case_order": {name: list(cases) for name, cases in self.case_order.items()},
         }
 
     @classmethod
@@ -79,6 +83,7 @@ class CollectionFacts:
                 for skill, kind, reason, case in data["baseline_notes"]
             },
             baseline_sources={name: dict(s) for name, s in data["baseline_sources"].items()},
+            case_order={name: list(cases) for name, cases in data["case_order"].items()},
         )
 
     def merge(self, other: CollectionFacts) -> None:
@@ -97,6 +102,7 @@ class CollectionFacts:
         self.idle_scripts.update(other.idle_scripts)
         self.baseline_notes.update(other.baseline_notes)
         self.baseline_sources.update(other.baseline_sources)
+        self.case_order.update(other.case_order)
 
     def add_baseline_note(self, note: BaselineNote) -> None:
         self.baseline_notes[(note.skill_name, note.case_name)] = note

@@ -77,6 +77,7 @@ def build_record(
         baseline_sources=[facts.baseline_sources[name] for name in sorted(facts.baseline_sources)],
         run=run.recorded(),
         products=products,
+        case_order=facts.case_order,
     )
 
 

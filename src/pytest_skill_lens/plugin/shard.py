@@ -21,6 +21,7 @@ import pytest
 
 if TYPE_CHECKING:
     from .facts import CollectionFacts
+    from .items import CaseItem
 
 T = TypeVar("T")
 CaseKey = tuple[str, str]  # (skill name, case name)
@@ -76,6 +77,7 @@ def apply_shard(
     def key_of(item: pytest.Item) -> CaseKey | None:
         return (item.skill.name, item.case_name) if isinstance(item, CaseItem) else None
 
+    facts.case_order = case_order(item for item in items if isinstance(item, CaseItem))
     kept, dropped = split(items, key_of, shard)
     if not dropped:
         return
@@ -88,6 +90,17 @@ def apply_shard(
     facts.deselected_cases = filtered
     if not any(isinstance(item, CaseItem) for item in kept):
         _say_empty(config, shard, len({key_of(item) for item in dropped} - {None}))
+
+
+def case_order(items: Iterable[CaseItem]) -> dict[str, list[str]]:
+    """Each skill's cases in eval-file order (once each, whatever its runners, arms and
+    repeats): what every shard collects, and a merge orders by."""
+    positions: dict[str, dict[str, int]] = {}
+    for item in items:
+        positions.setdefault(item.skill.name, {}).setdefault(item.case_name, item.position)
+    return {
+        skill: sorted(cases, key=lambda case: cases[case]) for skill, cases in positions.items()
+    }
 
 
 def _say_empty(config: pytest.Config, shard: Shard, cases: int) -> None:

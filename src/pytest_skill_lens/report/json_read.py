@@ -161,7 +161,16 @@ def read_report(text: str) -> RunRecord:
         baseline_sources=[_source(source) for source in top.objects("baseline_sources")],
         spend_ceiling=_ceiling(top),
         run=_run_settings(run),
+        case_order=_case_order(run),
     )
+
+
+def _case_order(run: _Fields) -> dict[str, list[str]]:
+    """A shard's cases in eval-file order; {} for a report without them (a whole run)."""
+    if run.data.get("case_order") is None:
+        return {}
+    order = _Fields(run.mapping("case_order"), run.at("case_order"))
+    return {skill: order.names(skill) for skill in order.data}
 
 
 def _outcome(o: _Fields, order: int) -> Outcome:

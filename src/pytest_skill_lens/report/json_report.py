@@ -82,6 +82,11 @@ def run_dict(record: RunRecord) -> dict[str, Any]:
         "gate_settings": _gate_settings_dict(run.gate) if run is not None else None,
         "skills_found": record.skills_found,
         "full_output": record.full_output,
+        # Additive, under a shard only: each skill's cases in eval-file order, every
+        # shard's included, so a merge lists them as the unsharded run does.
+        "case_order": {skill: list(cases) for skill, cases in record.case_order.items()}
+        if record.case_order
+        else None,
     }
 
 
