@@ -181,3 +181,20 @@ def test_xdist_selection_of_no_case_exits_1_with_the_reason(pytester: pytest.Pyt
     report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
     assert report["summary"]["total"] == 0
     assert report["gate"]["exit_code"] == 1
+
+
+def test_xdist_stopped_by_x_lists_each_item_once_as_ran_or_not_run(
+    pytester: pytest.Pytester,
+) -> None:
+    # The first failure stops the run; items the workers had already started still finish.
+    cases = ["fail-1", *(f"slow-pass-{i}" for i in range(2, 9))]
+    _folder(pytester, {"alpha": cases})
+    result = _run(pytester, "out", "-n", "2", "-x")
+    assert result.ret == 1
+    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    ran = [o["case_name"] for o in report["outcomes"]]
+    waiting = [entry["case_name"] for entry in report["not_run"]]
+    assert "fail-1" in ran
+    assert waiting, "-x stopped the run before every case ran"
+    assert sorted(ran + waiting) == sorted(cases)  # each once: ran, or owed and not run
+    assert all("the session stopped before they ran" in e["reason"] for e in report["not_run"])

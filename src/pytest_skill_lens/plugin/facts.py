@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 class PlannedItem(NamedTuple):
     """Which run of which case a collected item is: what the gate owes an outcome for.
 
-    A tuple, not a dict: one is kept per item to the end of the session."""
+    A tuple, not a dict: one is kept per item until its outcome arrives, and to the end
+    of the session for an item that never ran."""
 
     skill_name: str
     case_name: str
@@ -32,7 +33,9 @@ class CollectionFacts:
     deselected_skills: set[str] = field(default_factory=set)  # every case deselected
     deselected_cases: set[str] = field(default_factory=set)  # skills with a deselected case
     deselected_by: set[str] = field(default_factory=set)  # "-k" / "-m"
-    planned: dict[str, PlannedItem] = field(default_factory=dict)  # nodeid -> identity
+    # nodeid -> identity of each selected item still owed an outcome: an entry goes when
+    # its outcome arrives (kept to the end, one per item would cost 0.2 KB each).
+    planned: dict[str, PlannedItem] = field(default_factory=dict)
     # Skills that bundle runnable scripts while execution is off: name -> how many.
     idle_scripts: dict[str, int] = field(default_factory=dict)
     collection_errors: int = 0

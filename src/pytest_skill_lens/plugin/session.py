@@ -426,6 +426,7 @@ class SkillLensSession:
         outcome = _outcome_of(report)
         if outcome is not None:
             self.results.outcomes[report.nodeid] = outcome
+            self.facts.planned.pop(report.nodeid, None)  # owed no more
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
             self.results.other_failures += 1  # an ordinary test in a mixed run
 
