@@ -1,7 +1,8 @@
 """What one case item costs against a bare pytest item: time, memory and wire bytes.
 
 One interleaved run (floor, then pytest-skill-lens, round after round, each in a fresh
-pytest process) of N skills x M ``fake`` cases, printing the median ratio of each:
+pytest process, cold: ``-p no:cacheprovider`` unless ``--warm``) of N skills x M ``fake``
+cases, printing the median ratio of each:
 
 * ``--collect-only`` and a full run: wall time, and the CPU seconds (user + system) of
   the pytest process and its children, which another process on the machine disturbs
@@ -32,7 +33,7 @@ directory of its own, one level shallower). Every ratio is printed against both.
 so two versions are compared in one interleaved run, each against the same floor.
 
 Usage: python benchmarks/bench_items.py [--skills 100] [--cases 50] [--rounds 3]
-                                        [--against DIR/src]
+                                        [--against DIR/src] [--warm]
 """
 
 from __future__ import annotations
@@ -197,6 +198,12 @@ def main() -> None:
     parser.add_argument("--no-xdist", action="store_true", help="skip the -n 2 rows")
     parser.add_argument("--wire-only", action="store_true", help="only bytes per report")
     parser.add_argument("--against", help="another version's src directory, a third side")
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="pytest's cache provider on (the parse cache the warm-up round left), as a "
+        "developer's repeated runs are; default: off, as on a fresh CI checkout",
+    )
     ns = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -208,7 +215,8 @@ def main() -> None:
         generate(small, 10, 10)
         for tree in (big, small):
             (tree / "pytest.ini").write_text("[pytest]\n")
-        common = ["-p", "no:cacheprovider", "-p", "no:langsmith_plugin"]
+        cache = [] if ns.warm else ["-p", "no:cacheprovider"]
+        common = [*cache, "-p", "no:langsmith_plugin"]
         ours = ["--skill-lens", "skills", *common]
         xdist = ["-n", "2"]
 
