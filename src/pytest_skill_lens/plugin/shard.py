@@ -98,9 +98,7 @@ def case_order(items: Iterable[CaseItem]) -> dict[str, list[str]]:
     positions: dict[str, dict[str, int]] = {}
     for item in items:
         positions.setdefault(item.skill.name, {}).setdefault(item.case_name, item.position)
-    return {
-        skill: sorted(cases, key=lambda case: cases[case]) for skill, cases in positions.items()
-    }
+    return {skill: sorted(cases, key=cases.__getitem__) for skill, cases in positions.items()}
 
 
 def _say_empty(config: pytest.Config, shard: Shard, cases: int) -> None:
