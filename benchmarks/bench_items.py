@@ -6,7 +6,8 @@ cases, printing the median ratio of each:
 
 * ``--collect-only`` and a full run: wall time, and the CPU seconds (user + system) of
   the pytest process and its children, which another process on the machine disturbs
-  less;
+  less; and the "paired" CPU ratio, the median of each round's own ratio, steadier still
+  when the machine's speed drifts during the run;
 * memory per item: the growth of the pytest process's peak RSS (``ru_maxrss``) from a
   small tree of 100 items to the full one, divided by the items added, so the fixed
   cost of imports cancels out;
@@ -168,9 +169,11 @@ def report_timings(
             f, fc = median[f"{floor} {label}"], cpu_median[f"{floor} {label}"]
             for name in measured:
                 o, oc = median[f"{name} {label}"], cpu_median[f"{name} {label}"]
+                paired = _paired(cpus[f"{name} {label}"], cpus[f"{floor} {label}"])
                 print(
                     f"  {label:<10} {floor:<5} {f:6.2f} s  {name:<7} {o:6.2f} s"
-                    f"  {o / f:.2f}x  (CPU {fc:6.2f} s / {oc:6.2f} s: {oc / fc:.2f}x)"
+                    f"  {o / f:.2f}x  (CPU {fc:6.2f} s / {oc:6.2f} s: {oc / fc:.2f}x;"
+                    f" paired {paired:.2f}x)"
                 )
     per_item = {}
     for name in names:
@@ -186,6 +189,12 @@ def report_timings(
 
 
 FLOORS = ("floor", "files")
+
+
+def _paired(ours: list[float], floor: list[float]) -> float:
+    """The median of each round's ratio: the two sides of one round ran minutes apart at
+    most, so a neighbour slowing the machine for a while moves both."""
+    return statistics.median(o / f for o, f in zip(ours, floor, strict=True))
 
 
 def main() -> None:
