@@ -70,13 +70,9 @@ def case_properties(outcome: Outcome) -> list[tuple[str, object]]:
     ]
 
 
+# typed: 0 must not stand in for 0.0, nor 1 for True.
+@functools.lru_cache(maxsize=4096, typed=True)
 def _shared(name: str, value: str | float) -> tuple[str, object]:
     """One ``(name, value)`` pair for every case that has it (most cases share their
     skill, runner, status and figures), as pytest keeps every item's properties."""
-    return _pair(name, type(value).__name__, value)
-
-
-@functools.lru_cache(maxsize=4096)
-def _pair(name: str, kind: str, value: str | float) -> tuple[str, object]:
-    # By type too: 0 must not stand in for 0.0, nor 1 for True.
     return (name, value)
