@@ -12,6 +12,7 @@ import math
 import time
 from pathlib import Path
 
+from ..run.fake import is_plain_fake
 from ..run.result import RunResult, problems
 from ..run.runner import Runner
 from ..run.sessions import run_sessions
@@ -90,7 +91,9 @@ def _run(
     if not isinstance(result, RunResult):
         got = type(result).__name__
         return _discarded(f"runner {runner_name!r} returned {got}, not a RunResult", took)
-    found = problems(result)
+    # The built-in fake builds its result from checked case data, so its shape is known
+    # (tests/unit/test_plain_fake.py); every other runner's is checked field by field.
+    found = [] if is_plain_fake(runner) else problems(result)
     if found:
         error = f"runner {runner_name!r} returned a malformed RunResult: {summary(found)}"
         return _discarded(error, took)
