@@ -448,6 +448,33 @@ def test_item_location_points_at_the_case_in_its_eval_file(pytester: pytest.Pyte
     }
 
 
+def test_each_eval_file_of_a_skill_gives_its_own_cases_their_path(
+    pytester: pytest.Pytester,
+) -> None:
+    # Items keep one reported path per eval file (CaseItem.location): never another file's.
+    make_skill(pytester.path / "skills", "hello", "cases:\n  - name: greets\n    task: hi\n")
+    more = pytester.path / "skills" / "hello" / "evals" / "more.yaml"
+    more.write_text("cases:\n  - name: waves\n    task: wave\n", encoding="utf-8")
+    pytester.makeconftest(LOCATION_CONFTEST)
+
+    result = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q")
+
+    assert result.ret == 0
+    locations = json.loads((pytester.path / "locations.json").read_text())
+    assert locations == {
+        "skills/hello/SKILL.md::greets[fake]": [
+            "skills/hello/evals/cases.yaml",
+            1,
+            "hello :: greets (fake)",
+        ],
+        "skills/hello/SKILL.md::waves[fake]": [
+            "skills/hello/evals/more.yaml",
+            1,
+            "hello :: waves (fake)",
+        ],
+    }
+
+
 TWO_RUNNERS_CONFTEST = """\
 from pytest_skill_lens.run.result import RunResult
 

@@ -4,6 +4,7 @@ markers, conftest-added evaluators, the registry check."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -24,6 +25,8 @@ class SessionCaches:
     judge: Judge | None = None
     tag_markers: dict[str, pytest.MarkDecorator | None] = field(default_factory=dict)
     foreign_markers: set[str] | None = None  # markers other plugins registered
+    # Each eval file's path as pytest reports it, relative to the rootdir (CaseItem.location).
+    report_paths: dict[Path, str] = field(default_factory=dict)
     evaluators: tuple[Evaluator, ...] | None = None  # conftest-added, asked for once
     # Runner and judge names are checked once, by the first skill collected.
     registry_checked: bool = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Callable, Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -212,6 +213,21 @@ class CaseItem(SkillHooks, pytest.Function):
         label = case_label(self.skill.name, self.case_name, self.runner_name, *more)
         return self.eval_file, self.eval_line - 1, label
 
+    @cached_property
+    def location(self) -> tuple[str, int | None, str]:
+        """pytest's ``(relfspath, lineno, label)``, its path worked out once per eval file.
+
+        pytest's own makes the path absolute and looks it up again for every item, a
+        real part of a fake case's cost; every case of one file has the same path.
+        """
+        path, line, label = self.reportinfo()
+        session = get_session(self.config)
+        known = session.caches.report_paths if session is not None else {}
+        relative = known.get(path)
+        if relative is None:
+            relative = known[path] = _PYTEST_LOCATION(self)[0]
+        return relative, line, label
+
     def identity(self) -> CaseIdentity:
         """Which run of which case this item is (its order is known once collected)."""
         from ..perform.outcome import CaseIdentity
@@ -373,6 +389,8 @@ class CaseItem(SkillHooks, pytest.Function):
 
 
 _SKILL_LENS_MARK = pytest.mark.skill_lens
+# pytest's Item.location, asked once per eval file (CaseItem.location).
+_PYTEST_LOCATION: Callable[[pytest.Item], tuple[str, int | None, str]] = pytest.Item.location.func  # type: ignore[attr-defined]
 
 
 class CaseReleased(RuntimeError):
