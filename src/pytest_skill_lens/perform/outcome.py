@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from operator import attrgetter
 from typing import Any
 
 from ..labels import Arm, Status
@@ -113,6 +114,9 @@ _FROM_RUN = (
     ),
     "tokens",  # a property of the run, a figure of the outcome
 )
+# Each read in one call: the figures of every item are copied.
+_identity_values = attrgetter(*_FROM_IDENTITY)
+_run_values = attrgetter(*_FROM_RUN)
 
 
 def outcome_of(
@@ -123,11 +127,12 @@ def outcome_of(
     workspace: str | None = None,
 ) -> Outcome:
     """The recorded outcome of one run: its identity, its verdict and the run's figures."""
-    values: dict[str, Any] = {name: getattr(identity, name) for name in _FROM_IDENTITY}
-    values.update({name: getattr(result, name) for name in _FROM_RUN})
+    values: dict[str, Any] = dict(zip(_FROM_IDENTITY, _identity_values(identity), strict=True))
+    values.update(zip(_FROM_RUN, _run_values(result), strict=True))
     by_session = result.skill_triggered_by_session
     if by_session is not None:
         values["skill_triggered_by_session"] = list(by_session)  # never shared
+    hooks = result.hooks
     return Outcome(
         **values,
         status=status,
@@ -135,7 +140,7 @@ def outcome_of(
         workspace=workspace,
         tool_calls=tuple(result.tool_calls),
         # Hooks travel as plain data (JSON reports, xdist), each as the product reported it.
-        hooks=tuple(asdict(hook) if is_dataclass(hook) else dict(hook) for hook in result.hooks),
+        hooks=tuple(asdict(h) if is_dataclass(h) else dict(h) for h in hooks) if hooks else (),
     )
 
 

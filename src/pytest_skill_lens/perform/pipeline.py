@@ -33,7 +33,7 @@ from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from .calls import grade, run_case
 from .outcome import CaseIdentity, Outcome, outcome_of
-from .replay import open_tape, with_replay
+from .replay import judge_name, open_tape, with_replay
 
 # What a case that was cut off spent is unknown, never "free".
 TIMED_OUT = "not measured: the case did not finish within case_timeout_seconds"
@@ -64,7 +64,7 @@ def perform(
     deadline, whether the workspace is kept, the judge's name if it has none, and
     whether the act records to or replays from ``identity.cassette`` (replay.py).
     """
-    taping = open_tape(skill, case, runner, judge, identity, settings, _judge_name(judge, settings))
+    taping = open_tape(skill, case, runner, judge, identity, settings)
     tape = taping.tape
     if taping.refusal is not None:  # replaying only, and nothing to replay: no call at all
         result, verdict = RunResult(error=taping.refusal), None
@@ -112,7 +112,7 @@ def _act(
         result = run_case(skill, case, runner, runner_name, workspace)
         if result.error is not None or case.judge is None:
             return result, None
-        name = f"judge {_judge_name(judge, settings)!r}"
+        name = f"judge {judge_name(judge, settings)!r}"
         judging.append((name, result))
         return result, grade(case, judge, result, workspace, name)
 
@@ -142,8 +142,3 @@ def _worker() -> DeadlineWorker:
     if worker is None:
         worker = _workers.act = DeadlineWorker()
     return worker
-
-
-def _judge_name(judge: Judge | None, settings: Settings) -> str:
-    name = getattr(judge, "name", None)
-    return name if isinstance(name, str) else settings.judge

@@ -37,6 +37,16 @@ class Taping:
     untaped: bool  # a runner or judge that sends requests the cassette never sees
 
 
+# Most items: no cassette, nothing refused, nothing live outside one.
+UNTAPED = Taping(None, None, False)
+
+
+def judge_name(judge: Judge | None, settings: Settings) -> str:
+    """The judge's own name, else the one the settings give it."""
+    name = getattr(judge, "name", None)
+    return name if isinstance(name, str) else settings.judge
+
+
 def open_tape(
     skill: Skill,
     case: EvalCase,
@@ -44,12 +54,11 @@ def open_tape(
     judge: Judge | None,
     identity: CaseIdentity,
     settings: Settings,
-    judge_name: str,
 ) -> Taping:
     """The item's tape (None when no seat records), and a refusal when it must not act."""
     mode = settings.record
     if identity.cassette is None or not mode:
-        return Taping(None, None, False)
+        return UNTAPED
     runner_taped = _records(runner)
     judging = case.judge is not None
     judge_taped = judging and _records(judge)
@@ -57,7 +66,7 @@ def open_tape(
     if not runner_taped and not is_plain_fake(runner):
         untaped.append(f"runner {identity.runner!r}")
     if judging and not judge_taped and not isinstance(judge, FakeJudge):
-        untaped.append(f"judge {judge_name!r}")
+        untaped.append(f"judge {judge_name(judge, settings)!r}")
     if untaped and mode == "none":
         refusal = (
             f"{' and '.join(untaped)} cannot be replayed from a cassette (it does not record "
@@ -76,7 +85,8 @@ def open_tape(
             skill, case, identity.runner, settings, identity.repeat_index, own=_own_parts(runner)
         )
     if judge_taped:
-        key += judge_parts(case, _judge_settings(judge_name, settings), own=_own_parts(judge))
+        named = judge_name(judge, settings)
+        key += judge_parts(case, _judge_settings(named, settings), own=_own_parts(judge))
     item = {
         "skill": identity.skill_name,
         "case": identity.case_name,

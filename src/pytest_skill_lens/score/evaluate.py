@@ -38,16 +38,20 @@ def evaluate(
     if result.error is not None:
         return "errored", []
     scores = [evaluator.evaluate(case, result, context) for evaluator in BUILTIN_EVALUATORS]
-    scores += [_run_extra(evaluator, case, result, context) for evaluator in extra]
+    if extra:
+        scores += [_run_extra(evaluator, case, result, context) for evaluator in extra]
     return status_of(scores), scores
 
 
 def status_of(scores: Sequence[Score]) -> Status:
-    if any(score.errored for score in scores):
-        return "errored"
-    if all(score.passed for score in scores):
-        return "passed"
-    return "failed"
+    """Errored if any score is, else passed only if every score passed."""
+    status: Status = "passed"
+    for score in scores:
+        if score.errored:
+            return "errored"
+        if not score.passed:
+            status = "failed"
+    return status
 
 
 def _run_extra(
