@@ -38,7 +38,6 @@ RUN_PHASE = [
         "score.budget",
         "score.trajectory",
         "score.artifacts",
-        "score.shapes",
         "gate.delta",
         "gate.intervals",
         "gate.judging",
@@ -54,6 +53,9 @@ RUN_PHASE = [
         "plugin.report_files",
     )
 ]
+# Run-phase modules that only checking another's work needs (a plugin runner's result, a
+# judge's verdict, a plugin evaluator's score): a fake run imports them never.
+CHECKING_ONLY = [f"{PACKAGE}.{name}" for name in ("run.result_shape", "score.shapes")]
 
 PROBE_CONFTEST = """\
 import json
@@ -146,7 +148,7 @@ def run_phase_at_collection(root: Path) -> list[str]:
     """The run-phase modules already imported when collection finished."""
     at_collection = modules(root, "at-collection.json")
     assert f"{PACKAGE}.plugin.session" in at_collection  # the plugin was on: a real probe
-    return sorted(set(RUN_PHASE) & at_collection)
+    return sorted(set(RUN_PHASE + CHECKING_ONLY) & at_collection)
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -190,6 +192,7 @@ def test_the_full_run_of_the_same_tree_still_passes(pytester: pytest.Pytester, t
     # Collection stayed light here too; the run then imported what it used.
     assert run_phase_at_collection(tree) == []
     assert sorted(set(RUN_PHASE) - modules(tree, "at-end.json")) == []
+    assert sorted(set(CHECKING_ONLY) & modules(tree, "at-end.json")) == []
     report = json.loads((tree / "out/report.json").read_text(encoding="utf-8"))
     assert report["gate"]["passed"] is True
     assert report["summary"]["passed"] == 4

@@ -19,7 +19,6 @@ from ..run.sessions import run_sessions
 from ..run.workspace import Workspace
 from ..score.artifacts import collect_artifacts
 from ..score.judge import Judge, JudgeVerdict, build_request
-from ..score.shapes import verdict_problems
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from ..wellformed import summary
@@ -64,6 +63,8 @@ def grade(
         return JudgeVerdict(
             checks=None, error=f"judge returned {type(verdict).__name__}, not a JudgeVerdict"
         )
+    from ..score.shapes import verdict_problems  # its models: only where a judge ran
+
     found = verdict_problems(verdict)
     if found:
         error = f"{name} returned a malformed JudgeVerdict: {summary(found)}"

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import JsonValue
-
-from ..wellformed import Count, Figure, Shape, instance_of, problems_of
+from ..wellformed import problems_of
 
 
 @dataclass(frozen=True)
@@ -77,44 +75,6 @@ class RunResult:
         return asdict(self)
 
 
-class _ToolCallShape(Shape):
-    name: str
-    # JSON data only: arguments are reported and sent between xdist processes as JSON.
-    arguments: dict[str, JsonValue]
-
-
-class _HookShape(Shape):
-    name: str
-    event: str
-    outcome: str
-    exit_code: int | None
-    stdout: str
-    stderr: str
-
-
-class _RunResultShape(Shape):
-    """Every field a runner fills, in RunResult's order, so problems come in that order."""
-
-    output: str
-    tool_calls: list[Annotated[_ToolCallShape, instance_of(ToolCall)]]
-    input_tokens: Count
-    output_tokens: Count
-    cost_usd: Figure
-    latency_ms: Figure
-    model: str
-    transcript: list[dict[str, Any]]  # never reported, so its entries are not inspected
-    error: str | None
-    skill_triggered: bool | None
-    skill_triggered_by_session: list[bool | None] | None
-    cost_note: str | None
-    usage_note: str | None
-    stop_note: str | None
-    retry_cost_usd: Figure
-    hooks: list[Annotated[_HookShape, instance_of(Hook)]]
-    skill_loaded: bool | None
-    load_note: str | None
-
-
 def problems(result: RunResult) -> list[str]:
     """Each field of ``result`` that is malformed, as ``field: what is wrong (got value)``.
 
@@ -122,4 +82,7 @@ def problems(result: RunResult) -> list[str]:
     ``ToolCall`` in ``tool_calls``), a negative count or figure, a NaN or infinite
     one: nothing of it is a measurement, so the case is errored, never scored.
     """
-    return problems_of(_RunResultShape, result)
+    # Its model is built where a result is first checked: a fake run never checks one.
+    from .result_shape import RunResultShape
+
+    return problems_of(RunResultShape, result)

@@ -12,7 +12,6 @@ from .assertions import AssertionEvaluator
 from .budget import BudgetEvaluator
 from .check import Evaluator, Score, ScoringContext
 from .judge import JudgeEvaluator
-from .shapes import score_problems
 from .trajectory import TrajectoryEvaluator
 
 BUILTIN_EVALUATORS: tuple[Evaluator, ...] = (
@@ -68,6 +67,8 @@ def _run_extra(
     if not isinstance(score, Score):
         got = type(score).__name__
         return Score(name, False, 0.0, f"evaluator returned {got}, not a Score", errored=True)
+    from .shapes import score_problems  # its models: only where a plugin's evaluator ran
+
     found = score_problems(score)
     if found:  # a Score of garbage would crash the reports: errored, naming the field
         detail = f"evaluator {name!r} returned a malformed Score: {summary(found)}"
