@@ -18,6 +18,7 @@ from ..run.workspace import Workspace, show
 from ..suite.errors import AuthoringError, Where
 from ..suite.model import Assertion, EvalCase
 from ..suite.regex_rules import regex_problem
+from ..suite.regex_search import bounded_search
 from ..suite.rules import check_assertion_rules
 from ..suite.schemas import NotEvaluated, schema_problem, unsafe_part, violations
 from .check import CheckResult, Score, ScoringContext, score_from_checks
@@ -141,7 +142,7 @@ def _not_contains(value: str, text: str, check_id: str, where: str) -> tuple[boo
 
 def _regex(value: str, text: str, check_id: str, where: str) -> tuple[bool, str]:
     try:
-        found = compile_regex(value, check_id).search(text, timeout=REGEX_TIMEOUT)
+        found = bounded_search(compile_regex(value, check_id), text, REGEX_TIMEOUT)
     except TimeoutError:
         # Catastrophic backtracking: the verdict is unknown, so the check fails as such.
         return False, (

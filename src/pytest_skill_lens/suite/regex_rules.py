@@ -107,6 +107,31 @@ def read_alike(pattern: str) -> bool:
     return True
 
 
+# Outside a set, what gives a backtracking matcher a choice to go back on: a repeat, an
+# optional part, an alternative, and every ``(?`` extension (lookarounds, flags, names).
+_CHOICES = frozenset("*+?{|")
+
+
+@functools.lru_cache(maxsize=16_384)
+def without_choices(pattern: str) -> bool:
+    """Whether ``pattern`` leaves the matcher nothing to go back on: only literals, ``.``,
+    ``^``, ``$``, plain groups, sets and the escapes both engines read alike; no repeat,
+    optional part, alternative, backreference or ``(?`` extension.
+
+    Searching a text of n characters for such a pattern makes at most n attempts of at
+    most ``len(pattern)`` steps each, so its time is bounded by the two lengths alone."""
+    for _, item, in_set in _items(pattern):
+        if in_set:
+            continue
+        if item.startswith("\\"):
+            follower = item[1:]
+            if not (follower in _ALIKE_ESCAPES or _stands_for_itself(follower)):
+                return False
+        elif item in _CHOICES:
+            return False
+    return True
+
+
 def _stands_for_itself(escaped: str) -> bool:
     return escaped != "" and escaped.isascii() and not escaped.isalnum()
 

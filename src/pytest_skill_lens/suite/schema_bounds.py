@@ -17,6 +17,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .regex_search import bounded_search
+
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
@@ -56,7 +58,7 @@ def search(pattern: str, text: str) -> bool:
     if left <= 0:
         raise PatternTimeout(pattern, budget)
     try:
-        return regex.search(pattern, text, timeout=left) is not None
+        return bounded_search(regex.compile(pattern), text, left) is not None
     except TimeoutError:
         raise PatternTimeout(pattern, budget) from None
 
