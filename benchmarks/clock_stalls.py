@@ -13,7 +13,9 @@ and prints per worker, in microseconds:
 * in another (no clock read of the probe's own, which would pay the stall first), each
   regex check of the plugin (the whole check: search and evidence);
 
-each as the median, the 90th percentile, how many took over 1 ms, and the sum. With
+each as the median, the 90th percentile, how many took over 1 ms, and the sum; then, in
+this process with a busy second thread, one search the regex package's default way (the
+GIL released) and the plugin's (``concurrent=False``), the minimum of 3 rounds. With
 ``--against SRC`` the same run is made with another version's ``src`` first on
 ``PYTHONPATH`` (``git archive <commit> src | tar -x -C DIR``), after this one.
 
@@ -28,7 +30,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
+
+import regex
 
 sys.path.insert(0, str(Path(__file__).parent))
 # A sibling script, not a package.
@@ -114,6 +120,31 @@ def show(label: str, workers: list[dict[str, object]]) -> None:
             )
 
 
+def search_beside_a_busy_thread() -> None:
+    pattern = regex.compile(r"request number 7\b")
+    text = "[fake] skill-001 handled: Please handle request number 7 for the 1 skill"
+    stop = threading.Event()
+
+    def busy() -> None:
+        while not stop.is_set():
+            sum(range(100))
+
+    thread = threading.Thread(target=busy, daemon=True)
+    thread.start()
+    try:
+        for label, options in (("GIL released", {}), ("GIL kept", {"concurrent": False})):
+            best = float("inf")
+            for _ in range(3):
+                start = time.perf_counter()
+                for _ in range(200):
+                    pattern.search(text, timeout=1.0, **options)
+                best = min(best, (time.perf_counter() - start) / 200)
+            print(f"  one search, busy thread beside, {label:<12} {best * 1e6:8.1f}")
+    finally:
+        stop.set()
+        thread.join()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -134,6 +165,7 @@ def main() -> None:
         if ns.against:
             other = str(Path(ns.against).resolve())
             show(f"regex checks, --against {ns.against}", run(root, other, clock_reads=False))
+    search_beside_a_busy_thread()
 
 
 if __name__ == "__main__":
