@@ -416,6 +416,21 @@ def pytest_collection_finish(session):
 """
 
 
+def collected_locations(pytester: pytest.Pytester) -> dict[str, list[object]]:
+    """Each collected item's location, as LOCATION_CONFTEST recorded it."""
+    pytester.makeconftest(LOCATION_CONFTEST)
+    result = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q")
+    assert result.ret == 0
+    locations: dict[str, list[object]] = json.loads((pytester.path / "locations.json").read_text())
+    return locations
+
+
+def hello_case(name: str, eval_file: str, line: int) -> tuple[str, list[object]]:
+    """The node id and location of the hello skill's case ``name``."""
+    nodeid = f"skills/hello/SKILL.md::{name}[fake]"
+    return nodeid, [f"skills/hello/evals/{eval_file}", line, f"hello :: {name} (fake)"]
+
+
 def test_item_location_points_at_the_case_in_its_eval_file(pytester: pytest.Pytester) -> None:
     cases = """\
     # a comment first, so the case lines are not trivially 0 and 1
@@ -428,24 +443,10 @@ def test_item_location_points_at_the_case_in_its_eval_file(pytester: pytest.Pyte
         task: wave
     """
     make_skill(pytester.path / "skills", "hello", cases)
-    pytester.makeconftest(LOCATION_CONFTEST)
 
-    result = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q")
-
-    assert result.ret == 0
-    locations = json.loads((pytester.path / "locations.json").read_text())
-    assert locations == {
-        "skills/hello/SKILL.md::greets[fake]": [
-            "skills/hello/evals/cases.yaml",
-            2,
-            "hello :: greets (fake)",
-        ],
-        "skills/hello/SKILL.md::waves[fake]": [
-            "skills/hello/evals/cases.yaml",
-            5,
-            "hello :: waves (fake)",
-        ],
-    }
+    assert collected_locations(pytester) == dict(
+        [hello_case("greets", "cases.yaml", 2), hello_case("waves", "cases.yaml", 5)]
+    )
 
 
 def test_each_eval_file_of_a_skill_gives_its_own_cases_their_path(
@@ -455,24 +456,10 @@ def test_each_eval_file_of_a_skill_gives_its_own_cases_their_path(
     make_skill(pytester.path / "skills", "hello", "cases:\n  - name: greets\n    task: hi\n")
     more = pytester.path / "skills" / "hello" / "evals" / "more.yaml"
     more.write_text("cases:\n  - name: waves\n    task: wave\n", encoding="utf-8")
-    pytester.makeconftest(LOCATION_CONFTEST)
 
-    result = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q")
-
-    assert result.ret == 0
-    locations = json.loads((pytester.path / "locations.json").read_text())
-    assert locations == {
-        "skills/hello/SKILL.md::greets[fake]": [
-            "skills/hello/evals/cases.yaml",
-            1,
-            "hello :: greets (fake)",
-        ],
-        "skills/hello/SKILL.md::waves[fake]": [
-            "skills/hello/evals/more.yaml",
-            1,
-            "hello :: waves (fake)",
-        ],
-    }
+    assert collected_locations(pytester) == dict(
+        [hello_case("greets", "cases.yaml", 1), hello_case("waves", "more.yaml", 1)]
+    )
 
 
 TWO_RUNNERS_CONFTEST = """\
