@@ -99,8 +99,7 @@ def read_alike(pattern: str) -> bool:
     checks it over generated patterns), so the loader need not ask it."""
     for i, item, in_set in _items(pattern):
         if item.startswith("\\"):
-            follower = item[1:]
-            if not (follower in _ALIKE_ESCAPES or _stands_for_itself(follower)):
+            if not _escape_read_alike(item):
                 return False
         elif item in "{}" or pattern.startswith("(?", i) or (item == "[" and in_set):
             return False
@@ -124,12 +123,17 @@ def without_choices(pattern: str) -> bool:
         if in_set:
             continue
         if item.startswith("\\"):
-            follower = item[1:]
-            if not (follower in _ALIKE_ESCAPES or _stands_for_itself(follower)):
+            if not _escape_read_alike(item):
                 return False
         elif item in _CHOICES:
             return False
     return True
+
+
+def _escape_read_alike(item: str) -> bool:
+    """Whether the escape ``item`` (its backslash and what follows) is one of the above."""
+    follower = item[1:]
+    return follower in _ALIKE_ESCAPES or _stands_for_itself(follower)
 
 
 def _stands_for_itself(escaped: str) -> bool:
