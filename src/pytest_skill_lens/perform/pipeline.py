@@ -27,13 +27,13 @@ from ..run.runner import Runner
 from ..run.workspace import Workspace
 from ..score.check import Evaluator, Score, ScoringContext
 from ..score.evaluate import evaluate
-from ..score.judge import Judge, JudgeVerdict
+from ..score.judge import Judge, JudgeVerdict, judge_name
 from ..settings import Settings
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from .calls import grade, run_case
 from .outcome import CaseIdentity, Outcome, outcome_of
-from .replay import judge_name, open_tape, with_replay
+from .replay import open_tape, with_replay
 
 # What a case that was cut off spent is unknown, never "free".
 TIMED_OUT = "not measured: the case did not finish within case_timeout_seconds"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..run.fake import is_plain_fake
 from ..run.runner import Runner
-from ..score.judge import FakeJudge, Judge
+from ..score.judge import FakeJudge, Judge, judge_name
 from ..score.judges.resolve import judge_base_url, judge_model, judge_temperature
 from ..settings import Settings
 from ..suite.model import EvalCase
@@ -39,12 +39,6 @@ class Taping:
 
 # Most items: no cassette, nothing refused, nothing live outside one.
 UNTAPED = Taping(None, None, False)
-
-
-def judge_name(judge: Judge | None, settings: Settings) -> str:
-    """The judge's own name, else the one the settings give it."""
-    name = getattr(judge, "name", None)
-    return name if isinstance(name, str) else settings.judge
 
 
 def open_tape(

@@ -65,6 +65,12 @@ class Judge(Protocol):
     def judge(self, request: JudgeRequest) -> JudgeVerdict: ...
 
 
+def judge_name(judge: Judge | None, settings: Settings) -> str:
+    """The judge's own name, else the one the settings give it."""
+    name = getattr(judge, "name", None)
+    return name if isinstance(name, str) else settings.judge
+
+
 @dataclass(frozen=True)
 class JudgeContext:
     """What a judge factory may read to build its judge."""
