@@ -198,3 +198,59 @@ def test_xdist_stopped_by_x_lists_each_item_once_as_ran_or_not_run(
     assert waiting, "-x stopped the run before every case ran"
     assert sorted(ran + waiting) == sorted(cases)  # each once: ran, or owed and not run
     assert all("the session stopped before they ran" in e["reason"] for e in report["not_run"])
+
+
+def test_xdist_a_case_whose_worker_crashed_is_listed_as_not_run(
+    pytester: pytest.Pytester,
+) -> None:
+    # The crashed worker sends nothing; the others' collection facts still owe its case.
+    cases = ["pass-1", "crash-2", "pass-3", "pass-4"]
+    _folder(pytester, {"alpha": cases})
+    conftest = pytester.path / "conftest.py"  # beside the scripted runner's registration
+    conftest.write_text(
+        conftest.read_text(encoding="utf-8")
+        + textwrap.dedent(
+            """
+            import os
+
+            def pytest_runtest_setup(item):
+                if "crash-2" in item.nodeid:
+                    os._exit(1)
+            """
+        ),
+        encoding="utf-8",
+    )
+    result = _run(pytester, "out", "-n", "2")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*crashed while running*crash-2*"])
+    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert sorted(o["case_name"] for o in report["outcomes"]) == ["pass-1", "pass-3", "pass-4"]
+    (owed,) = report["not_run"]
+    assert owed["case_name"] == "crash-2"
+    assert owed["skill_name"] == "alpha" and owed["runner"] == "scripted"
+    assert "a crash" in owed["reason"]
+
+
+def test_xdist_controller_freezes_the_outcomes_it_holds(pytester: pytest.Pytester) -> None:
+    # It collects no items to freeze; without this, every full cyclic-GC pass (and
+    # pytest's closing ones) walked every report and outcome received so far again.
+    cases = "".join(f"  - name: c{i}\n    task: t\n" for i in range(600))
+    (pytester.path / "skills" / "alpha" / "evals").mkdir(parents=True)
+    (pytester.path / "skills" / "alpha" / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: d\n---\nbody\n", encoding="utf-8"
+    )
+    (pytester.path / "skills" / "alpha" / "evals" / "cases.yaml").write_text(
+        f"cases:\n{cases}", encoding="utf-8"
+    )
+    pytester.makeconftest(
+        """
+        import gc
+
+        def pytest_unconfigure(config):
+            if not hasattr(config, "workerinput"):
+                (config.rootpath / "frozen.txt").write_text(str(gc.get_freeze_count()))
+        """
+    )
+    result = pytester.runpytest("--skill-lens", "skills", "-n", "2", *QUIET_PLUGINS)
+    result.assert_outcomes(passed=600)
+    assert int((pytester.path / "frozen.txt").read_text()) > 0

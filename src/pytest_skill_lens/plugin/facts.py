@@ -55,7 +55,8 @@ class CollectionFacts:
             "deselected": sorted(self.deselected_skills),
             "deselected_cases": sorted(self.deselected_cases),
             "deselected_by": sorted(self.deselected_by),
-            "planned": {nodeid: identity._asdict() for nodeid, identity in self.planned.items()},
+            # Rows, not mappings: a worker's lists every item the other workers ran.
+            "planned": [[nodeid, *identity] for nodeid, identity in self.planned.items()],
             "idle_scripts": dict(self.idle_scripts),
             "collection_errors": self.collection_errors,
             "baseline_notes": [
@@ -76,9 +77,7 @@ class CollectionFacts:
             deselected_skills=set(data["deselected"]),
             deselected_cases=set(data["deselected_cases"]),
             deselected_by=set(data["deselected_by"]),
-            planned={
-                nodeid: PlannedItem(**identity) for nodeid, identity in data["planned"].items()
-            },
+            planned={row[0]: PlannedItem(*row[1:]) for row in data["planned"]},
             idle_scripts=dict(data["idle_scripts"]),
             collection_errors=int(data["collection_errors"]),
             baseline_notes={

@@ -9,6 +9,7 @@ per-session caches, and carries every hook that reads or writes them.
 from __future__ import annotations
 
 import gc
+import json
 import sys
 import tempfile
 import threading
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 WORKER_OUTPUT = "skill_lens"  # the key of an xdist worker's workeroutput
 LEDGER_INPUT = "skill_lens_ledger"  # the key of the spend ledger's directory in workerinput
 # pytest's progress letters for a baseline item: never ".", "F" or "E", which are verdicts.
+_FREEZE_EVERY = 500  # outcomes between two freezes of what the session holds
 BASELINE_LETTERS = {"passed": "b", "failed": "B", "errored": "e"}
 
 
@@ -174,14 +176,16 @@ class SkillLensSession:
     def worker_output(self) -> dict[str, Any]:
         """What an xdist worker learnt, as plain data for the controller's gate."""
         return {
-            "facts": self.facts.to_dict(),
+            # One JSON text: execnet's serialiser is pure Python, a call per object, and a
+            # worker's facts name every item the other workers ran (still owed, to it).
+            "facts": json.dumps(self.facts.to_dict()),
             "sandbox_overrides": sorted(self.results.sandbox_overrides),
         }
 
     def take_worker_output(self, output: dict[str, Any] | None) -> None:
         if not output:
             return
-        self.facts.merge(CollectionFacts.from_dict(output["facts"]))
+        self.facts.merge(CollectionFacts.from_dict(json.loads(output["facts"])))
         self.results.sandbox_overrides.update(output["sandbox_overrides"])
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -427,6 +431,10 @@ class SkillLensSession:
         if outcome is not None:
             self.results.outcomes[report.nodeid] = outcome
             self.facts.planned.pop(report.nodeid, None)  # owed no more
+            if len(self.results.outcomes) % _FREEZE_EVERY == 0:
+                # Reports and outcomes live to the session's end (an xdist controller
+                # collects no items to freeze): out of every later cyclic-GC pass. O(1).
+                gc.freeze()
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
             self.results.other_failures += 1  # an ordinary test in a mixed run
 
