@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from types import SimpleNamespace
 from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.plugin.outcome_wire import (
@@ -16,7 +20,7 @@ from pytest_skill_lens.plugin.outcome_wire import (
 )
 from pytest_skill_lens.report.junit_properties import case_properties
 from pytest_skill_lens.run.result import ToolCall
-from pytest_skill_lens.score.check import CheckResult, Score
+from pytest_skill_lens.score.check import CheckResult, Score, score_from_checks
 
 PLAIN = Outcome(skill_name="s", case_name="c", runner="fake", status="passed")
 BUSY = Outcome(
@@ -169,3 +173,72 @@ def test_properties_that_are_not_exactly_the_cases_are_sent_as_they_are() -> Non
     report = SimpleNamespace(user_properties=list(changed))
     restore_properties(data, report, {BUSY.nodeid: BUSY})
     assert report.user_properties == changed  # nothing added twice
+
+
+_TEXT = st.text(max_size=12)
+_FIGURE = st.one_of(st.integers(0, 5), st.floats(0, 5, allow_nan=False))  # int or float
+_CHECKS = st.lists(
+    st.builds(CheckResult, id=_TEXT, passed=st.booleans(), evidence=_TEXT), max_size=3
+).map(tuple)
+_SCORES = st.one_of(
+    st.builds(
+        lambda name, checks: score_from_checks(name, list(checks), "no " + name),
+        st.sampled_from(["assertion", "trajectory", "budget"]),
+        _CHECKS,
+    ),
+    st.builds(
+        Score,
+        evaluator=_TEXT,
+        passed=st.booleans(),
+        score=_FIGURE,
+        detail=_TEXT,
+        checks=_CHECKS,
+        errored=st.booleans(),
+        cost_usd=_FIGURE,
+    ),
+)
+_OUTCOMES = st.builds(
+    Outcome,
+    skill_name=_TEXT,
+    case_name=_TEXT,
+    runner=st.sampled_from(["fake", "cli:x, y", ""]),
+    status=st.sampled_from(["passed", "failed", "errored"]),
+    arm=st.sampled_from(["candidate", "baseline"]),
+    repeat_index=st.integers(0, 3),
+    scores=st.lists(_SCORES, max_size=3),
+    output=_TEXT,
+    error=st.none() | _TEXT,
+    tokens=st.integers(0, 3),
+    latency_ms=_FIGURE,
+    cost_usd=_FIGURE,
+    skill_triggered=st.none() | st.booleans(),
+    skill_triggered_by_session=st.none() | st.lists(st.none() | st.booleans(), max_size=2),
+    tool_calls=st.lists(
+        st.builds(ToolCall, name=_TEXT, arguments=st.dictionaries(_TEXT, _TEXT, max_size=2)),
+        max_size=2,
+    ).map(tuple),
+    hooks=st.lists(st.dictionaries(_TEXT, _TEXT, max_size=2), max_size=2).map(tuple),
+    nodeid=_TEXT,
+    replayed=st.booleans(),
+)
+
+
+def _typed(value: Outcome | Score) -> list[tuple[str, type, Any]]:
+    # == alone reads 0 as 0.0 and False as 0: the wire must keep each value's type.
+    values = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
+    return [(name, type(v), v) for name, v in values]
+
+
+@given(_OUTCOMES, st.booleans(), st.booleans(), st.booleans())
+def test_every_outcome_reads_back_exactly_whatever_its_report_says(
+    outcome: Outcome, same_node: bool, same_label: bool, same_word: bool
+) -> None:
+    report = ReportFacts(
+        outcome.nodeid if same_node else outcome.nodeid + "x",
+        f"{outcome.skill_name} :: {outcome.case_name} ({outcome.runner})" if same_label else "",
+        outcome.status if same_word else "skipped",
+    )
+    sent = compact_outcome(outcome, report)
+    back = outcome_from_wire(json.loads(json.dumps(sent)), report)
+    assert _typed(back) == _typed(outcome)
+    assert [_typed(s) for s in back.scores] == [_typed(s) for s in outcome.scores]

@@ -85,7 +85,7 @@ class Outcome:
         """
         data = {f.name: getattr(self, f.name) for f in _OUTCOME_FIELDS}
         data["scores"] = [s.to_dict() for s in self.scores]
-        data["tool_calls"] = [{"name": c.name, "arguments": c.arguments} for c in self.tool_calls]
+        data["tool_calls"] = tool_calls_data(self.tool_calls)
         data["hooks"] = list(self.hooks)
         return data
 
@@ -96,6 +96,11 @@ class Outcome:
         values["tool_calls"] = tuple(ToolCall(**c) for c in data.get("tool_calls", []))
         values["hooks"] = tuple(data.get("hooks", ()))
         return cls(**values)
+
+
+def tool_calls_data(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
+    """An outcome's tool calls as plain data (what :meth:`Outcome.from_dict` reads)."""
+    return [{"name": c.name, "arguments": c.arguments} for c in calls]
 
 
 _OUTCOME_FIELDS = fields(Outcome)

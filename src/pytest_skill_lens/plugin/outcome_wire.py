@@ -21,7 +21,7 @@ import dataclasses
 from typing import Any, NamedTuple
 
 from ..labels import names_in_label
-from ..perform.outcome import Outcome
+from ..perform.outcome import Outcome, tool_calls_data
 from ..report.junit_properties import case_properties
 from ..score.check import CheckResult, Score, held_trivially, score_from_checks
 
@@ -59,12 +59,24 @@ def _defaults(cls: type) -> dict[str, object]:
     }
 
 
-_DEFAULTS = _defaults(Outcome)
 _SCORE_DEFAULTS = _defaults(Score)
-# The sequences (plain data: lists) an outcome leaves out when empty.
-_EMPTY_LISTS = frozenset(
-    f.name for f in dataclasses.fields(Outcome) if f.default_factory is list or f.default == ()
-)
+_REQUIRED = object()  # what no value of a field without a default equals
+
+
+def _left_out_at(f: dataclasses.Field[Any]) -> object:
+    """The value of an outcome's field that is not sent: its default, or the empty
+    sequence (scores, tool calls, hooks). A field without a default is always sent,
+    and so is the node id: the report's stands in for a missing one."""
+    if f.name == "nodeid" or (
+        f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ):
+        return _REQUIRED
+    if f.default is dataclasses.MISSING:
+        return f.default_factory()  # type: ignore[operator]  # it has one: checked above
+    return f.default
+
+
+_LEFT_OUT_AT = tuple((f.name, _left_out_at(f)) for f in dataclasses.fields(Outcome))
 _NAMES = ("skill_name", "case_name", "runner")  # what a case item's label names
 
 
@@ -74,8 +86,12 @@ _TRIVIAL = ("evaluator", "passed", "score", "detail")  # the keys of a trivially
 def compact_outcome(outcome: Outcome, report: ReportFacts) -> dict[str, Any]:
     """The outcome as plain data for ``report``, leaving out what the controller can
     tell from the report (:func:`outcome_from_wire` puts it back)."""
-    data = outcome.to_dict()
-    _drop_defaults(data, _DEFAULTS)
+    data: dict[str, Any] = {}
+    for name, left_out_at in _LEFT_OUT_AT:
+        value = getattr(outcome, name)
+        # By type too: 0 must not stand in for a False default, nor 0 for 0.0.
+        if type(value) is not type(left_out_at) or value != left_out_at:
+            data[name] = value
     if data.get("nodeid") == report.nodeid:
         del data["nodeid"]
     if names_in_label(report.label) == (outcome.skill_name, outcome.case_name, outcome.runner):
@@ -83,22 +99,21 @@ def compact_outcome(outcome: Outcome, report: ReportFacts) -> dict[str, Any]:
             del data[name]
     if outcome.status == report.word:
         del data["status"]
-    for name in _EMPTY_LISTS:
-        if data[name] == []:
-            del data[name]
     if "scores" in data:
-        data["scores"] = [
-            _compact_score(score, as_dict)
-            for score, as_dict in zip(outcome.scores, data["scores"], strict=True)
-        ]
+        data["scores"] = [_compact_score(score) for score in outcome.scores]
+    if "tool_calls" in data:
+        data["tool_calls"] = tool_calls_data(outcome.tool_calls)
+    if "hooks" in data:
+        data["hooks"] = list(outcome.hooks)
     return data
 
 
-def _compact_score(score: Score, data: dict[str, Any]) -> dict[str, Any] | list[Any] | str:
-    """``score`` (``data`` is its :meth:`Score.to_dict`) in its shortest wire form."""
+def _compact_score(score: Score) -> dict[str, Any] | list[Any] | str:
+    """``score`` in its shortest wire form."""
     checks = list(score.checks)
     if checks and score == score_from_checks(score.evaluator, checks, ""):
         return [score.evaluator, [[c.id, c.passed, c.evidence] for c in checks]]
+    data = score.to_dict()
     _drop_defaults(data, _SCORE_DEFAULTS)
     if data["checks"] == []:  # Score.from_dict reads a missing list as ()
         del data["checks"]
