@@ -432,9 +432,7 @@ class SkillLensSession:
             self.results.outcomes[report.nodeid] = outcome
             self.facts.planned.pop(report.nodeid, None)  # owed no more
             if len(self.results.outcomes) % _FREEZE_EVERY == 0:
-                # Reports and outcomes live to the session's end (an xdist controller
-                # collects no items to freeze): out of every later cyclic-GC pass. O(1).
-                gc.freeze()
+                _freeze_what_is_held()
         elif report.failed and f"/{SKILL_FILE}::" not in f"/{report.nodeid}":
             self.results.other_failures += 1  # an ordinary test in a mixed run
 
@@ -483,6 +481,18 @@ class SkillLensSession:
 
 
 _OUTCOME_MODULE = "pytest_skill_lens.perform.outcome"
+
+
+def _freeze_what_is_held() -> None:
+    """Take what the session holds out of every later cyclic-GC pass.
+
+    Reports and outcomes live to the session's end, and an xdist controller collects no
+    items to freeze, so every full pass (pytest's closing ones too) walked them all
+    again. Collected first, so no garbage is frozen with them: that pass walks only
+    what came since the last freeze.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def _is_outcome(value: object) -> TypeGuard[Outcome]:
