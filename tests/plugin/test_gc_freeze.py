@@ -1,0 +1,47 @@
+"""What the session holds is frozen out of later cyclic-GC passes, and no garbage with it."""
+
+from __future__ import annotations
+
+import pytest
+from skillfactory import QUIET_PLUGINS
+
+
+def test_garbage_of_a_case_is_not_frozen_with_what_the_session_holds(
+    pytester: pytest.Pytester,
+) -> None:
+    # A cycle left by each case's call (as a real runner's event loop or client may
+    # leave one) must still be collectable after the freeze that follows it.
+    cases = "".join(f"  - name: c{i}\n    task: t\n" for i in range(600))
+    (pytester.path / "skills" / "alpha" / "evals").mkdir(parents=True)
+    (pytester.path / "skills" / "alpha" / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: d\n---\nbody\n", encoding="utf-8"
+    )
+    (pytester.path / "skills" / "alpha" / "evals" / "cases.yaml").write_text(
+        f"cases:\n{cases}", encoding="utf-8"
+    )
+    pytester.makeconftest(
+        """
+        import gc
+        import weakref
+
+        class Cycle:
+            pass
+
+        refs = []
+
+        def pytest_runtest_call(item):
+            left = Cycle()
+            left.me = left
+            refs.append(weakref.ref(left))
+
+        def pytest_unconfigure(config):
+            gc.collect()
+            alive = sum(ref() is not None for ref in refs)
+            (config.rootpath / "alive.txt").write_text(f"{alive} {gc.get_freeze_count()}")
+        """
+    )
+    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    result.assert_outcomes(passed=600)
+    alive, frozen = map(int, (pytester.path / "alive.txt").read_text().split())
+    assert frozen > 0  # the session froze what it holds
+    assert alive == 0
