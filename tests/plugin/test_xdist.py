@@ -254,3 +254,49 @@ def test_xdist_controller_freezes_the_outcomes_it_holds(pytester: pytest.Pyteste
     result = pytester.runpytest("--skill-lens", "skills", "-n", "2", *QUIET_PLUGINS)
     result.assert_outcomes(passed=600)
     assert int((pytester.path / "frozen.txt").read_text()) > 0
+
+
+def test_xdist_outcome_travels_packed_and_is_plain_data_on_the_controller(
+    pytester: pytest.Pytester,
+) -> None:
+    # A worker packs each outcome into one JSON text for execnet; a reader on the
+    # controller that serialises reports itself (--report-log does) gets plain data.
+    _folder(pytester, {"alpha": ["pass-1", "fail-2"]})
+    conftest = pytester.path / "conftest.py"
+    conftest.write_text(
+        conftest.read_text(encoding="utf-8")
+        + textwrap.dedent(
+            """
+            import os
+            import pytest
+
+            seen = []
+
+            @pytest.hookimpl(wrapper=True, tryfirst=True)
+            def pytest_report_to_serializable(config, report):
+                data = yield
+                if hasattr(config, "workerinput") and data.get("when") == "call":
+                    seen.append(type(data["skill_lens_outcome"]).__name__)
+                return data
+
+            def pytest_configure(config):
+                seen.append(config)
+
+            def pytest_runtest_logreport(report):
+                config = seen[0]
+                if not hasattr(config, "workerinput") and report.when == "call":
+                    data = config.hook.pytest_report_to_serializable(config=config, report=report)
+                    seen.append("controller " + type(data["skill_lens_outcome"]).__name__)
+
+            def pytest_unconfigure(config):
+                name = config.workerinput["workerid"] if hasattr(config, "workerinput") else "c"
+                (config.rootpath / f"seen-{name}.txt").write_text(" ".join(seen[1:]))
+            """
+        ),
+        encoding="utf-8",
+    )
+    result = _run(pytester, "out", "-n", "2")
+    assert result.ret == 1  # fail-2 fails
+    sent = " ".join((pytester.path / f"seen-gw{i}.txt").read_text() for i in (0, 1)).split()
+    assert sent == ["str", "str"]
+    assert (pytester.path / "seen-c.txt").read_text() == "controller dict controller dict"

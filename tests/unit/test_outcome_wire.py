@@ -16,7 +16,9 @@ from pytest_skill_lens.plugin.outcome_wire import (
     compact_outcome,
     leave_out_own_properties,
     outcome_from_wire,
+    packed_outcome,
     restore_properties,
+    wire_data,
 )
 from pytest_skill_lens.report.junit_properties import case_properties
 from pytest_skill_lens.run.result import ToolCall
@@ -141,6 +143,20 @@ def test_an_outcome_of_another_node_keeps_its_node_id() -> None:
     sent = compact_outcome(BUSY, elsewhere)
     assert sent["nodeid"] == BUSY.nodeid
     assert outcome_from_wire(sent, elsewhere) == BUSY
+
+
+def test_a_worker_packs_the_compact_outcome_into_one_json_text() -> None:
+    packed = packed_outcome(BUSY, BUSY_REPORT)
+    assert isinstance(packed, str)  # one object for execnet's serialiser, not dozens
+    assert json.loads(packed) == compact_outcome(BUSY, BUSY_REPORT)
+    assert wire_data(packed) == wire_data(compact_outcome(BUSY, BUSY_REPORT))
+    assert wire_data(None) is None and wire_data(["not", "an", "outcome"]) is None
+    received: dict[str, Outcome] = {}
+    data = {"nodeid": BUSY.nodeid, "location": ["p", 0, BUSY_REPORT.label], "outcome": "passed"}
+    arrived = SimpleNamespace()
+    restore_properties({**data, "skill_lens_outcome": packed}, arrived, received)
+    assert arrived.skill_lens_outcome == BUSY
+    assert received == {BUSY.nodeid: BUSY}
 
 
 def _teardown(properties: list[Any]) -> dict[str, Any]:

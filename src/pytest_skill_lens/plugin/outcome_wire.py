@@ -18,6 +18,7 @@ outcome: they are left out of the teardown report and rebuilt from it on arrival
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any, NamedTuple
 
 from ..labels import names_in_label
@@ -129,6 +130,19 @@ def _nothing_for(evaluator: str) -> str:
     return f"no {evaluator}"
 
 
+def packed_outcome(outcome: Outcome, report: ReportFacts) -> str:
+    """:func:`compact_outcome` as one JSON text, as a worker sends it: execnet's
+    serialiser is pure Python, a call per object, where json's is C."""
+    return json.dumps(compact_outcome(outcome, report), separators=(",", ":"))
+
+
+def wire_data(value: object) -> dict[str, Any] | None:
+    """The compact outcome a serialised report carries, packed or as plain data."""
+    if isinstance(value, str):
+        value = json.loads(value)
+    return value if isinstance(value, dict) else None
+
+
 def outcome_from_wire(data: dict[str, Any], report: ReportFacts) -> Outcome:
     """The outcome :func:`compact_outcome` sent with ``report``."""
     values: dict[str, Any] = {"nodeid": report.nodeid, "status": report.word}
@@ -183,8 +197,8 @@ def restore_properties(data: dict[str, Any], report: Any, received: dict[str, Ou
     nodeid = data.get("nodeid")
     if not isinstance(nodeid, str):
         return
-    outcome = data.get(_OUTCOME_FIELD)
-    if isinstance(outcome, dict):
+    outcome = wire_data(data.get(_OUTCOME_FIELD))
+    if outcome is not None:
         # Rebuilt once, here: every hook after this reads the object.
         facts = ReportFacts.of_data(data)
         received[nodeid] = report.skill_lens_outcome = outcome_from_wire(outcome, facts)

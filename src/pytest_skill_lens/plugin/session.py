@@ -401,11 +401,13 @@ class SkillLensSession:
         data = yield
         # pytest-xdist sends reports between processes as plain data.
         if isinstance(data, dict) and _is_outcome(data.get("skill_lens_outcome")):
-            from .outcome_wire import ReportFacts, compact_outcome
+            from .outcome_wire import ReportFacts, compact_outcome, packed_outcome
 
-            self.outcomes_sent[report.nodeid] = data["skill_lens_outcome"]
+            outcome = self.outcomes_sent[report.nodeid] = data["skill_lens_outcome"]
             facts = ReportFacts.of_data(data)
-            data["skill_lens_outcome"] = compact_outcome(data["skill_lens_outcome"], facts)
+            # To the controller packed; as plain data where a reader keeps it (--report-log).
+            pack = packed_outcome if self.is_worker else compact_outcome
+            data["skill_lens_outcome"] = pack(outcome, facts)
         elif isinstance(data, dict) and data.get("when") == "teardown":
             sent = self.outcomes_sent.pop(report.nodeid, None)
             if sent is not None:
@@ -506,10 +508,11 @@ def _outcome_of(report: Any) -> Outcome | None:
     """The outcome a report carries: the object itself, or rebuilt from the plain data
     of a report not rebuilt on arrival."""
     data = getattr(report, "skill_lens_outcome", None)
-    if isinstance(data, dict):
-        from .outcome_wire import ReportFacts, outcome_from_wire
+    if isinstance(data, dict | str):
+        from .outcome_wire import ReportFacts, outcome_from_wire, wire_data
 
-        return outcome_from_wire(data, ReportFacts.of_report(report))
+        plain = wire_data(data)
+        return None if plain is None else outcome_from_wire(plain, ReportFacts.of_report(report))
     return data if _is_outcome(data) else None
 
 
