@@ -12,10 +12,12 @@ cases, printing the median ratio of each:
   small tree of 100 items to the full one, divided by the items added, so the fixed
   cost of imports cancels out;
 * ``-n 2`` (pytest-xdist) wall time of a full run;
-* bytes per report on the wire under ``-n 2``: each worker sums ``len(json.dumps(data))``
-  of every test report's data as xdist sends it (the outermost
-  ``pytest_report_to_serializable`` wrapper), in one extra run per side (the count is
-  deterministic, so one run is enough).
+* bytes per report on the wire under ``-n 2``: each worker sums the bytes execnet's
+  serialiser makes of every test report's data as xdist sends it (the outermost
+  ``pytest_report_to_serializable`` wrapper; ``execnet.gateway_base.dumps_internal``,
+  what goes down the pipe but for a message's 9-byte header), and, as before round 7,
+  ``len(json.dumps(data))``, in one extra run per side (the count is deterministic, so
+  one run is enough).
 
 Two floors, each a side of every round (``bench_collection.py`` writes both):
 
@@ -60,7 +62,7 @@ import json, os, resource
 import pytest
 
 _out = os.environ.get("BENCH_OUT")
-_wire = [0, 0]
+_wire = [0, 0, 0]
 
 
 def _write(line):
@@ -75,15 +77,18 @@ def pytest_report_to_serializable(report):
     data = yield
     wanted = os.environ.get("BENCH_WIRE") and os.environ.get("PYTEST_XDIST_WORKER")
     if wanted and isinstance(data, dict) and data.get("$report_type") == "TestReport":
-        _wire[0] += len(json.dumps(data))
+        from execnet.gateway_base import dumps_internal
+
+        _wire[0] += len(dumps_internal(data))
         _wire[1] += 1
+        _wire[2] += len(json.dumps(data))
     return data
 
 
 def pytest_unconfigure(config):
     if os.environ.get("PYTEST_XDIST_WORKER"):
         if os.environ.get("BENCH_WIRE"):
-            _write(f"wire {_wire[0]} {_wire[1]}")
+            _write(f"wire {_wire[0]} {_wire[1]} {_wire[2]}")
         return
     _write(f"rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
 """
@@ -124,10 +129,13 @@ def rss_kib(lines: list[str]) -> int:
     return next(int(line.split()[1]) for line in lines if line.startswith("rss "))
 
 
-def wire_per_report(lines: list[str]) -> float:
+def wire_per_report(lines: list[str]) -> tuple[float, float]:
+    """Bytes per report: as execnet sends it, and as the JSON text of its data."""
     sizes = [line.split()[1:] for line in lines if line.startswith("wire ")]
-    total, reports = (sum(int(pair[i]) for pair in sizes) for i in (0, 1))
-    return total / reports if reports else float("nan")
+    sent, reports, as_json = (sum(int(row[i]) for row in sizes) for i in (0, 1, 2))
+    if not reports:
+        return float("nan"), float("nan")
+    return sent / reports, as_json / reports
 
 
 Side = tuple[list[str], Path, str | None]  # pytest's arguments, its directory, a src first
@@ -255,9 +263,11 @@ def main() -> None:
             }
             for floor in FLOORS:
                 for name in (n for n in wire if n not in FLOORS):
+                    (sent, as_json), (floor_sent, floor_json) = wire[name], wire[floor]
                     print(
-                        f"  wire/report {floor:<5} {wire[floor]:6.0f} B  {name:<7}"
-                        f" {wire[name]:6.0f} B  {wire[name] / wire[floor]:.2f}x"
+                        f"  wire/report {floor:<5} {floor_sent:6.0f} B  {name:<7}"
+                        f" {sent:6.0f} B  {sent / floor_sent:.2f}x  (as JSON text:"
+                        f" {floor_json:.0f} B / {as_json:.0f} B, {as_json / floor_json:.2f}x)"
                     )
 
 
