@@ -1,7 +1,9 @@
 """An item's outcome and JUnit properties on their way from an xdist worker.
 
-pytest-xdist sends every report as JSON. The outcome travels once per item, with
-the report that carries it (the call report, or a failed setup's), and without what
+pytest-xdist sends every report as plain data through execnet's serialiser. The outcome
+travels once per item, packed into one JSON text (:func:`packed_outcome`: one object for
+that pure-Python serialiser instead of dozens), with the report that carries it (the
+call report, or a failed setup's), and without what
 the controller can tell otherwise: the fields that hold their default; the node id,
 the skill, case and runner names and the status where the report itself says them
 (its node id, its location's label, its outcome); a score that holds trivially
