@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from skillfactory import QUIET_PLUGINS
+from skillfactory import QUIET_PLUGINS, make_skill
 
 
 def test_garbage_of_a_case_is_not_frozen_with_what_the_session_holds(
@@ -11,14 +11,8 @@ def test_garbage_of_a_case_is_not_frozen_with_what_the_session_holds(
 ) -> None:
     # A cycle left by each case's call (as a real runner's event loop or client may
     # leave one) must still be collectable after the freeze that follows it.
-    cases = "".join(f"  - name: c{i}\n    task: t\n" for i in range(600))
-    (pytester.path / "skills" / "alpha" / "evals").mkdir(parents=True)
-    (pytester.path / "skills" / "alpha" / "SKILL.md").write_text(
-        "---\nname: alpha\ndescription: d\n---\nbody\n", encoding="utf-8"
-    )
-    (pytester.path / "skills" / "alpha" / "evals" / "cases.yaml").write_text(
-        f"cases:\n{cases}", encoding="utf-8"
-    )
+    cases = [{"name": f"c{i}", "task": "t"} for i in range(600)]
+    make_skill(pytester.path / "skills", "alpha", cases)
     pytester.makeconftest(
         """
         import gc

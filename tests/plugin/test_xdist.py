@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_scripted_skills
+from skillfactory import QUIET_PLUGINS, make_scripted_skills, make_skill
 
 # slow: pytest-xdist workers (-m "not slow" skips it)
 pytestmark = pytest.mark.slow
@@ -234,14 +234,8 @@ def test_xdist_a_case_whose_worker_crashed_is_listed_as_not_run(
 def test_xdist_controller_freezes_the_outcomes_it_holds(pytester: pytest.Pytester) -> None:
     # It collects no items to freeze; without this, every full cyclic-GC pass (and
     # pytest's closing ones) walked every report and outcome received so far again.
-    cases = "".join(f"  - name: c{i}\n    task: t\n" for i in range(600))
-    (pytester.path / "skills" / "alpha" / "evals").mkdir(parents=True)
-    (pytester.path / "skills" / "alpha" / "SKILL.md").write_text(
-        "---\nname: alpha\ndescription: d\n---\nbody\n", encoding="utf-8"
-    )
-    (pytester.path / "skills" / "alpha" / "evals" / "cases.yaml").write_text(
-        f"cases:\n{cases}", encoding="utf-8"
-    )
+    cases = [{"name": f"c{i}", "task": "t"} for i in range(600)]
+    make_skill(pytester.path / "skills", "alpha", cases)
     pytester.makeconftest(
         """
         import gc
