@@ -33,9 +33,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before pytest's own loader (trylast): a skill's conftest.py must never load.
-    from .isolation import initial_conftest_anchors, plugin_enabled
+    from .isolation import initial_conftest_anchors, plugin_enabled, skill_paths_as_arguments
 
     if plugin_enabled(early_config):
+        skill_paths_as_arguments(early_config)
         anchors = initial_conftest_anchors(early_config)
         if anchors is not None:
             early_config.known_args_namespace.file_or_dir = anchors

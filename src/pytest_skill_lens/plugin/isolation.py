@@ -76,6 +76,28 @@ def plugin_enabled(early_config: pytest.Config) -> bool:
     )
 
 
+def skill_paths_as_arguments(early_config: pytest.Config) -> None:
+    """With no positional path, read initial conftests from the skill paths, not ``testpaths``.
+
+    pytest would fall back to ``testpaths`` (or the invocation directory) and import
+    their conftests before configure narrows collection to the skill paths
+    (``configure._choose_args``); a skills-only job must not depend on a unit-test
+    conftest it never collects. A path that does not exist is left to configure,
+    which names it (exit 2); with none left, only the invocation directory's own
+    conftest is read, never its ``test*`` subdirectories'.
+    """
+    namespace = early_config.known_args_namespace
+    if namespace.file_or_dir:
+        return
+    here = early_config.invocation_params.dir
+    given = namespace.skill_lens_paths or early_config.getini("skill_lens_paths")
+    existing = [str(path) for path in given if _exists(here / str(path))]
+    if not existing:
+        loader = _loader_file(here)
+        existing = [str(loader)] if loader is not None else []
+    namespace.file_or_dir = existing
+
+
 def initial_conftest_anchors(early_config: pytest.Config) -> list[str] | None:
     """Paths to read the initial conftests from, or ``None`` to leave pytest's own.
 
