@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from ..matching import clip
 from ..settings import Settings
 from ..suite.model import EvalCase
 from ..suite.model import Judge as JudgeBlock
@@ -24,6 +25,11 @@ if TYPE_CHECKING:  # annotations only: configure (the judge catalog) never check
     from ..run.result import RunResult
 
 NO_EVIDENCE = "passed with no evidence"
+# What a report keeps of a judge's words: evidence quotes the response, a reason says
+# why it could not grade; a judge (or its model) that answers megabytes must not make
+# a report of that size. Past these, the text is cut and says how much was removed.
+EVIDENCE_SHOWN = 1_000
+ERROR_SHOWN = 2_000
 
 
 @dataclass(frozen=True)
@@ -148,7 +154,7 @@ class JudgeEvaluator:
             self.name,
             False,
             0.0,
-            f"judge failed: {why}",
+            f"judge failed: {clip(why, ERROR_SHOWN)}",
             errored=True,
             cost_usd=cost,
             cost_note=note,
@@ -173,8 +179,9 @@ def id_mismatch(expected: Sequence[str], seen: Sequence[str]) -> str | None:
 
 
 def _recorded(check: JudgeCheck) -> CheckResult:
-    evidence = check.evidence if isinstance(check.evidence, str) else ""
-    if check.passed is True and not evidence.strip():
+    evidence = check.evidence.strip() if isinstance(check.evidence, str) else ""
+    if check.passed is True and not evidence:
         # An unsupported PASS is the judge's characteristic failure: it never counts.
         return CheckResult(check.id, False, NO_EVIDENCE)
-    return CheckResult(check.id, check.passed is True, evidence.strip() or "(no evidence given)")
+    shown = clip(evidence, EVIDENCE_SHOWN) if evidence else "(no evidence given)"
+    return CheckResult(check.id, check.passed is True, shown)
