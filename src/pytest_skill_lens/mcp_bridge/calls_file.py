@@ -11,12 +11,20 @@ Each record carries an ``event`` and the writing process's ``pid``:
 A record is one ``write`` to a file opened for appending, so nothing sits in a
 buffer when the product kills the bridge, and two bridges of one run (a product
 that restarts its server) never interleave within a line.
+
+The product shares the bridge's directory and can replace the file (a FIFO, a link,
+another file). The harness reads back only the file it made, through the descriptor
+it kept (:func:`read_calls_fd`), never blocks, never follows a link, reads at most
+its cap, and says when what is at the path is no longer that file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +33,8 @@ from typing import Any
 
 MAX_READ_BYTES = 64 * 1024 * 1024
 """The harness reads at most this much back; the rest is reported as truncated."""
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class CallsFileError(Exception):
@@ -40,12 +50,17 @@ class CallsFile:
     @classmethod
     def open(cls, path: Path) -> CallsFile:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-        # A link planted at the path is refused, never followed out of the directory.
-        flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        # A link planted at the path is refused, never followed out of the directory;
+        # a FIFO fails at once (no reader) instead of blocking the bridge.
+        flags |= _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0)
         try:
-            return cls(os.open(path, flags, 0o600))
+            fd = os.open(path, flags, 0o600)
         except OSError as exc:
             raise CallsFileError(f"cannot open the calls file {path}: {exc.strerror}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise CallsFileError(f"cannot open the calls file {path}: not a regular file")
+        return cls(fd)
 
     def initialized(self, protocol_version: str, client: Mapping[str, Any]) -> None:
         self._append(
@@ -111,20 +126,85 @@ class BridgeLog:
     """Lines that are not a record: a bridge stopped in the middle of one, or worse."""
     truncated: bool
     """The file was over :data:`MAX_READ_BYTES`; what follows the cap was not read."""
+    replaced: bool = False
+    """What is at the path is not the file the harness made (a FIFO, a link, another
+    file): only the harness's own file was read, and what went elsewhere was not."""
 
     @property
     def complete(self) -> bool:
         """Whether every record was read: nothing damaged, nothing left unread."""
-        return not self.damaged and not self.truncated
+        return not self.damaged and not self.truncated and not self.replaced
+
+
+def read_calls_fd(
+    fd: int, path: Path, *, max_bytes: int = MAX_READ_BYTES
+) -> tuple[BridgeLog, bytes]:
+    """The log in the file the harness made and kept open as ``fd``, and its bytes.
+
+    Read from its start through the descriptor, never by path, so nothing put at the
+    path since (a FIFO, a link, another file) is opened; ``path`` is only examined,
+    never opened, to tell whether it still names this file.
+    """
+    chunks: list[bytes] = []
+    wanted, offset = max_bytes + 1, 0
+    try:
+        while wanted > 0:
+            chunk = os.pread(fd, min(wanted, 1 << 20), offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            wanted -= len(chunk)
+            offset += len(chunk)
+        mine = os.fstat(fd)
+    except OSError:
+        return parse_calls(b"", max_bytes=max_bytes, replaced=True), b""
+    data = b"".join(chunks)
+    return parse_calls(data, max_bytes=max_bytes, replaced=not _still_at(path, mine)), data
+
+
+def _still_at(path: Path, mine: os.stat_result) -> bool:
+    try:
+        there = os.lstat(path)  # never opens it, never follows a link
+    except OSError:
+        return False
+    return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 def read_calls_file(path: Path, *, max_bytes: int = MAX_READ_BYTES) -> BridgeLog:
-    """The log at ``path``; a missing file is a bridge that never started."""
+    """The log at ``path``; a missing file is a bridge that never started.
+
+    Only a regular file is opened (judged by ``lstat``, then again on the descriptor,
+    opened without following a link and without blocking); anything else is a log
+    that was ``replaced``, read as empty.
+    """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+        seen = os.lstat(path)
     except FileNotFoundError:
-        data = b""
+        return parse_calls(b"", max_bytes=max_bytes)
+    except OSError:
+        return parse_calls(b"", max_bytes=max_bytes, replaced=True)
+    if not stat.S_ISREG(seen.st_mode):
+        return parse_calls(b"", max_bytes=max_bytes, replaced=True)
+    flags = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        missing = exc.errno == errno.ENOENT
+        return parse_calls(b"", max_bytes=max_bytes, replaced=not missing)
+    try:
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino):
+            return parse_calls(b"", max_bytes=max_bytes, replaced=True)
+        return read_calls_fd(fd, path, max_bytes=max_bytes)[0]
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def parse_calls(
+    data: bytes, *, max_bytes: int = MAX_READ_BYTES, replaced: bool = False
+) -> BridgeLog:
+    """The log that ``data`` (the file's first ``max_bytes + 1`` bytes) holds."""
     truncated = len(data) > max_bytes
     lines = data[:max_bytes].split(b"\n")
     # The last piece is what follows the final newline: empty, or a record cut short.
@@ -149,7 +229,7 @@ def read_calls_file(path: Path, *, max_bytes: int = MAX_READ_BYTES) -> BridgeLog
             refused += 1
         else:
             damaged += 1
-    return BridgeLog(started, listed, tuple(calls), refused, damaged, truncated)
+    return BridgeLog(started, listed, tuple(calls), refused, damaged, truncated, replaced)
 
 
 def _record(line: bytes) -> dict[str, Any] | None:

@@ -8,6 +8,10 @@ config naming the bridge as its one stdio server. :attr:`BridgeFiles.argument` i
 the flag that hands the config over, to be placed last on the product's command
 line; :func:`read_calls` reads back what the bridge served and
 :func:`remove_bridge` deletes the directory, ``--keep-workspace`` or not.
+
+The product can write that directory, so the harness keeps the calls file it made
+open (:attr:`BridgeFiles.calls_fd`) and reads it back through that descriptor only:
+a FIFO, a link or another file put at the path later is never opened.
 :func:`check_bridge` is the preflight: it starts the bridge with ``--check``.
 """
 
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..mcp_bridge.calls_file import BridgeLog, read_calls_file
+from ..mcp_bridge.calls_file import BridgeLog, read_calls_fd
 from ..mcp_bridge.dispatch import SERVER_NAME
 from ..mcp_bridge.spec import SpecError, encode_spec
 from ..suite.model import ToolSpec
@@ -51,6 +55,7 @@ __all__ = [
     "mcp_config",
     "prepare_bridge",
     "read_calls",
+    "read_calls_data",
     "remove_bridge",
 ]
 
@@ -69,6 +74,8 @@ class BridgeFiles:
     config: Path
     argument: str
     """The flag that gives the product the config; it goes last on the product's argv."""
+    calls_fd: int = -1
+    """The calls file as the harness made it, open for reading until :func:`remove_bridge`."""
 
 
 def bridge_command(spec: Path, calls: Path | None, *, python: str = sys.executable) -> list[str]:
@@ -135,26 +142,40 @@ def prepare_bridge(
     except SpecError as exc:
         raise BridgeSetupError(f"the mock tools cannot be served: {exc}") from None
     directory = _new_directory(Path(parent) if parent is not None else system_temp_dir())
+    calls_fd = -1
     try:
         if directory.is_relative_to(Path(working_directory).resolve()):
             raise BridgeSetupError(
                 f"the bridge directory {directory} would be inside the working directory"
             )
+        calls = directory / "calls.jsonl"
+        config = mcp_config(product, directory / "spec.json", calls, python=python)
+        calls_fd = _create_calls(calls)
         files = BridgeFiles(
             directory,
             directory / "spec.json",
-            directory / "calls.jsonl",
+            calls,
             directory / "mcp.json",
             _config_argument(product, directory / "mcp.json"),
+            calls_fd,
         )
-        config = mcp_config(product, files.spec, files.calls, python=python)
         _write_new(files.spec, text)
-        _write_new(files.calls, "")
         _write_new(files.config, json.dumps(config, indent=1))
     except BaseException:
+        if calls_fd >= 0:
+            os.close(calls_fd)
         remove_tree(directory)
         raise
     return files
+
+
+def _create_calls(path: Path) -> int:
+    """The empty calls file, made here and kept open for reading it back."""
+    flags = os.O_RDONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        raise BridgeSetupError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _new_directory(base: Path) -> Path:
@@ -178,11 +199,19 @@ def _write_new(path: Path, text: str) -> None:
 
 def read_calls(files: BridgeFiles) -> BridgeLog:
     """What the bridges of this invocation served, in the order they served it."""
-    return read_calls_file(files.calls)
+    return read_calls_data(files)[0]
+
+
+def read_calls_data(files: BridgeFiles) -> tuple[BridgeLog, bytes]:
+    """:func:`read_calls`, and the bytes it read (at most the reader's cap, for a cassette)."""
+    return read_calls_fd(files.calls_fd, files.calls)
 
 
 def remove_bridge(files: BridgeFiles) -> None:
-    """Delete the bridge directory; never raises."""
+    """Close the calls file and delete the bridge directory; never raises."""
+    if files.calls_fd >= 0:
+        with contextlib.suppress(OSError):
+            os.close(files.calls_fd)
     remove_tree(files.directory)
 
 

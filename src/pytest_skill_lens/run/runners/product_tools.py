@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...mcp_bridge.calls_file import MAX_READ_BYTES
 from ...settings import ProductTable, Settings
 from ...suite.model import ToolSpec
 from ..bridge_config import (
@@ -36,7 +35,7 @@ from ..bridge_config import (
     BridgeSetupError,
     bridge_for,
     check_bridge,
-    read_calls,
+    read_calls_data,
 )
 from ..result import RunResult
 from .product import Preset, Problem
@@ -189,16 +188,10 @@ def start_with_tools(
     with bridge_for(tools, use.product, working_directory=cwd, parent=run.root) as files:
         command = [*argv, files.argument]  # last, after the table's args
         ran = _start(command, run, cwd, {**env, **use.env}, timeout, max_output_bytes)
-        return ToolRun(ran, read_calls(files), _calls_data(files.calls))
-
-
-def _calls_data(path: Path) -> bytes | None:
-    """The calls file's bytes, as much as its reader reads; None when it cannot be read."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_READ_BYTES + 1)
-    except OSError:
-        return None
+        # Through the descriptor kept since the file was made: whatever the product put
+        # at the path since (a FIFO, a link) is never opened.
+        log, data = read_calls_data(files)
+        return ToolRun(ran, log, data)
 
 
 def _start(
@@ -254,6 +247,12 @@ def _never_listed(preset: Preset, log: BridgeLog, note: str | None) -> str:
 
 
 def _log_note(log: BridgeLog) -> str | None:
+    notes = []
+    if log.replaced:
+        notes.append(
+            "the MCP bridge's calls file was replaced during the run (by the product or "
+            "something it ran): only the file the harness made was read"
+        )
     parts = []
     if log.damaged:
         parts.append(f"{log.damaged} damaged line(s)")
@@ -261,6 +260,6 @@ def _log_note(log: BridgeLog) -> str | None:
         parts.append("more than the harness reads (the rest was not read)")
     if log.refused:
         parts.append(f"{log.refused} message(s) over the bridge's size cap, dropped unread")
-    if not parts:
-        return None
-    return "the MCP bridge's calls log holds " + ", ".join(parts)
+    if parts:
+        notes.append("the MCP bridge's calls log holds " + ", ".join(parts))
+    return "; ".join(notes) or None
