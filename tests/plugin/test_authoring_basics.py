@@ -297,9 +297,9 @@ def test_under_xdist_an_unknown_runner_is_still_exit_2(pytester: pytest.Pytester
     )
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stderr.fnmatch_lines(
         [
-            "skill-lens: --skill-lens-runner: unknown runner 'spyy'; "
+            "Exit: skill-lens: --skill-lens-runner: unknown runner 'spyy'; "
             "available: claude-code, cli, copilot, fake, langchain, pydantic-ai, spy"
         ]
     )

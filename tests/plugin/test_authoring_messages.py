@@ -362,9 +362,10 @@ def test_an_unknown_runner_names_the_file_the_key_and_an_unloaded_conftest(
     result = pytester.runpytest("--skill-lens", "skills")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stderr.fnmatch_lines(
         [
-            "skill-lens: */skill-lens.toml, field 'default_runner': unknown runner 'scripted'; "
+            "Exit: skill-lens: */skill-lens.toml, field 'default_runner': "
+            "unknown runner 'scripted'; "
             "available: claude-code, cli, copilot, fake, langchain, pydantic-ai",
             "  fix: name one of them with default_runner in skill-lens.toml, or register "
             "'scripted' with pytest_skill_lens_runners in a conftest.py this run loads "
@@ -394,7 +395,7 @@ def test_an_unknown_judge_names_an_unloaded_conftest_too(pytester: pytest.Pytest
     result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-judge", "strict")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stderr.fnmatch_lines(
         [
             "  note: checks/conftest.py registers 'strict' (pytest_skill_lens_judges), but "
             "this run does not load it: *"
@@ -408,9 +409,9 @@ def test_an_unknown_runner_from_the_flag_names_the_flag(pytester: pytest.Pyteste
     result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "scripted")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stderr.fnmatch_lines(
         [
-            "skill-lens: --skill-lens-runner: unknown runner 'scripted'; available: *",
+            "Exit: skill-lens: --skill-lens-runner: unknown runner 'scripted'; available: *",
             "  fix: name one of them with --skill-lens-runner, or register 'scripted' *",
         ],
         consecutive=True,

@@ -150,16 +150,31 @@ def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
     result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "nosuch")
 
     assert result.ret == 2
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(
+    # A configuration error, found before collection: no skill is blamed for it.
+    result.stdout.no_fnmatch_line("*ERROR collecting*")
+    result.stderr.fnmatch_lines(
         [
-            "skill-lens: --skill-lens-runner: unknown runner 'nosuch'; "
+            "Exit: skill-lens: --skill-lens-runner: unknown runner 'nosuch'; "
             "available: claude-code, cli, copilot, echo, fake, langchain, pydantic-ai",
             "  fix: name one of them with --skill-lens-runner, or register 'nosuch' with "
             "pytest_skill_lens_runners in a conftest.py this run loads (docs/extending.md)",
         ]
     )
-    assert result.stdout.str().count("unknown runner 'nosuch'") == 1
+    assert result.stderr.str().count("unknown runner 'nosuch'") == 1
+
+
+def test_a_runner_a_conftest_below_the_skill_path_registers_is_found_at_collection(
+    pytester: pytest.Pytester,
+) -> None:
+    """A name unknown before collection is not refused while a conftest.py collection
+    would still load (below the skill path, outside every skill) may register it."""
+    make_skill(pytester.path / "skills" / "team", "alpha", ONE_CASE)
+    write_file(pytester.path / "skills" / "team" / "conftest.py", ECHO_CONFTEST)
+
+    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "echo")
+
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
 
 
 def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) -> None:
@@ -168,9 +183,10 @@ def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) ->
     result = half.runpytest("--skill-lens", "skills")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stdout.no_fnmatch_line("*ERROR collecting*")
+    result.stderr.fnmatch_lines(
         [
-            "skill-lens: */skill-lens.toml, field 'default_runner': unknown runner 'nosuch'; "
+            "Exit: skill-lens: */skill-lens.toml, field 'default_runner': unknown runner 'nosuch'; "
             "available: claude-code, cli, copilot, fake*",
             "  fix: name one of them with default_runner in skill-lens.toml, or register*",
         ]
@@ -182,7 +198,7 @@ def test_an_unknown_judge_is_refused_naming_every_judge(half: pytest.Pytester) -
     result = half.runpytest("--skill-lens", "skills")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stderr.fnmatch_lines(
         [
             "*unknown judge 'nosuch'; available: "
             "claude-code, cli, copilot, fake, langchain, pydantic-ai*"
@@ -244,7 +260,7 @@ def test_a_runner_name_taken_by_a_builtin_is_refused(pytester: pytest.Pytester) 
     result = pytester.runpytest("--skill-lens", "hello")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(["*registers the runner 'fake', which is already taken*"])
+    result.stderr.fnmatch_lines(["*registers the runner 'fake', which is already taken*"])
 
 
 # --- settings refused at startup -----------------------------------------------------------

@@ -105,14 +105,15 @@ def test_an_unknown_judge_from_the_flag_names_the_flag_and_every_judge(
     result = _run(graded, "--skill-lens-judge", "aproving")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stderr.fnmatch_lines(
         [
-            f"skill-lens: --skill-lens-judge: unknown judge 'aproving'; available: {_EVERY_JUDGE}",
+            "Exit: skill-lens: --skill-lens-judge: unknown judge 'aproving'; "
+            f"available: {_EVERY_JUDGE}",
             _FIX,
         ]
     )
-    assert result.stdout.str().count("unknown judge 'aproving'") == 1
-    result.assert_outcomes(errors=1)  # the collection error; no case ran
+    assert result.stderr.str().count("unknown judge 'aproving'") == 1
+    assert "collected" not in result.stdout.str()  # refused before collection: no case ran
     report = json.loads((graded.path / "report.json").read_text())
     assert report["aborted"] is True and report["outcomes"] == []
 
@@ -124,9 +125,9 @@ def test_an_unknown_judge_from_the_file_names_the_file_and_the_key(
     result = _run(graded)
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stderr.fnmatch_lines(
         [
-            f"skill-lens: {config}, field 'judge': unknown judge 'aproving'; "
+            f"Exit: skill-lens: {config}, field 'judge': unknown judge 'aproving'; "
             f"available: {_EVERY_JUDGE}",
             _FIX,
         ]

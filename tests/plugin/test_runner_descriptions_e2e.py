@@ -77,9 +77,9 @@ def test_its_missing_extra_stops_the_run_naming_the_install(pytester: pytest.Pyt
     result = run(pytester, "--collect-only")
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
+    result.stderr.fnmatch_lines(
         [
-            "skill-lens: the runner 'mine' needs the mine extra, which is not installed "
+            "Exit: skill-lens: the runner 'mine' needs the mine extra, which is not installed "
             """(no module named 'mine_sdk'); install it: pip install "mine[x]\""""
         ]
     )
@@ -92,7 +92,7 @@ def test_its_settings_check_stops_the_run_with_the_fix(pytester: pytest.Pytester
     result = run(pytester)
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(["skill-lens: no 'openai:gpt-4o-mini' here; use mine:model"])
+    result.stderr.fnmatch_lines(["Exit: skill-lens: no 'openai:gpt-4o-mini' here; use mine:model"])
 
 
 def test_a_runner_that_reads_the_model_needs_its_key_except_to_list(
@@ -105,9 +105,9 @@ def test_a_runner_that_reads_the_model_needs_its_key_except_to_list(
     listed = run(pytester, "--collect-only")
 
     assert refused.ret == 2
-    refused.stdout.fnmatch_lines(
+    refused.stderr.fnmatch_lines(
         [
-            "skill-lens: the runner 'mine' needs OPENAI_API_KEY for the model "
+            "Exit: skill-lens: the runner 'mine' needs OPENAI_API_KEY for the model "
             "'openai:gpt-4o-mini', and it is not set; export OPENAI_API_KEY=...*"
         ]
     )
@@ -184,7 +184,7 @@ def test_a_description_that_cannot_be_used_is_refused(
     result = run(pytester)
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines([f"skill-lens: {said}"])
+    result.stderr.fnmatch_lines([f"Exit: skill-lens: {said}"])
 
 
 def test_a_builtin_name_is_taken(pytester: pytest.Pytester) -> None:
@@ -198,7 +198,7 @@ def test_a_builtin_name_is_taken(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(["*registers the runner 'cli', which is already taken*"])
+    result.stderr.fnmatch_lines(["*registers the runner 'cli', which is already taken*"])
 
 
 def test_a_judge_description_with_a_missing_extra_stops_the_run(
@@ -210,6 +210,6 @@ def test_a_judge_description_with_a_missing_extra_stops_the_run(
     result = run(pytester)
 
     assert result.ret == 2
-    result.stdout.fnmatch_lines(
-        ["skill-lens: the judge 'judged' needs the mine extra, which is not installed*"]
+    result.stderr.fnmatch_lines(
+        ["Exit: skill-lens: the judge 'judged' needs the mine extra, which is not installed*"]
     )

@@ -11,11 +11,12 @@ not loaded, and the message says where it is and how to load it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
+from ..suite.discovery import holds_skill, skill_home
 from ..suite.errors import AuthoringError
 from ..suite.quoting import shown
 from ..suite.regular_files import read_regular, special_kind
@@ -74,10 +75,31 @@ def _loaded_conftests(config: pytest.Config) -> set[Path]:
     return files
 
 
+def conftest_to_come(config: pytest.Config, roots: Iterable[Path]) -> bool:
+    """Whether collecting ``roots`` may still load a conftest.py this run has not loaded.
+
+    Only conftests outside every skill count (a skill's own is never loaded), so a
+    name unknown now can be refused before collection when this is ``False``.
+    """
+    loaded = _loaded_conftests(config)
+    tops = [root if root.is_dir() else root.parent for root in roots]
+    outside = [top for top in tops if skill_home(top) is None]
+    return any(path.resolve() not in loaded for path in _conftests_below(outside, skip_skills=True))
+
+
 def _candidates(config: pytest.Config) -> Iterator[Path]:
     """conftest.py files in the rootdir's and the invocation directory's trees, then in the
-    directories above them: links are not followed, hidden and tool directories skipped."""
+    directories above them."""
     tops = list(dict.fromkeys([config.rootpath, config.invocation_params.dir]))
+    yield from _conftests_below(tops, skip_skills=False)
+    for top in tops:
+        for parent in top.parents[:_ANCESTORS]:
+            yield parent / "conftest.py"
+
+
+def _conftests_below(tops: list[Path], *, skip_skills: bool) -> Iterator[Path]:
+    """conftest.py files in the trees of ``tops`` (bounded): links are not followed, hidden
+    and tool directories skipped, and skill directories too when ``skip_skills``."""
     seen = 0
     for top in tops:
         pending = [(top, 0)]
@@ -96,8 +118,6 @@ def _candidates(config: pytest.Config) -> Iterator[Path]:
                     and entry.is_dir(follow_symlinks=False)
                     and not entry.name.startswith(".")
                     and entry.name not in _SKIPPED_DIRS
+                    and not (skip_skills and holds_skill(Path(entry.path)))
                 ):
                     pending.append((Path(entry.path), depth + 1))
-    for top in tops:
-        for parent in top.parents[:_ANCESTORS]:
-            yield parent / "conftest.py"

@@ -49,20 +49,23 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from .aborted import rewrite_reports_before_state, watch_session
     from .configure import build_run_config
+    from .registry import check_names_before_collection
     from .session import SkillLensSession
     from .xdist_workers import adopt_packages
 
     adopt_packages(getattr(config, "workerinput", None))  # before the preflight starts one
     try:
         run = build_run_config(config)
-    except BaseException:
-        rewrite_reports_before_state(config)  # a refused run leaves no earlier green report
-        raise
-    if run is not None:
+        if run is None:
+            return
         session = SkillLensSession(config, run)
         config.stash[SESSION_KEY] = session
         config.pluginmanager.register(session, PLUGIN_NAME)
-        watch_session(config, run, session.results)
+        check_names_before_collection(config)
+    except BaseException:
+        rewrite_reports_before_state(config)  # a refused run leaves no earlier green report
+        raise
+    watch_session(config, run, session.results)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

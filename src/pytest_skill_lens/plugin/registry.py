@@ -9,7 +9,7 @@ import pytest
 
 from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
 from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
-from .conftest_hint import unloaded_conftest_hint
+from .conftest_hint import conftest_to_come, unloaded_conftest_hint
 from .state import get_session, listing_only
 
 if TYPE_CHECKING:
@@ -123,6 +123,20 @@ def check_names(config: pytest.Config, runner_names: Sequence[str], judge_name: 
         )
     if settings is not None:
         _require(judges[judge_name], settings, config, builtin_judge(judge_name) is None)
+
+
+def check_names_before_collection(config: pytest.Config) -> None:
+    """Refuse an unknown runner or judge as a configuration error (exit 2), before
+    collection, unless a conftest.py collection would still load might register it;
+    then the first skill collected checks again (``collect._registry_ok``)."""
+    session = get_session(config)
+    if session is None or conftest_to_come(config, session.run.roots):
+        return
+    try:
+        check_names(config, session.run.runner_names, session.run.settings.judge)
+    except RegistryError as exc:
+        pytest.exit(f"skill-lens: {exc}", returncode=2)
+    session.caches.registry_checked = True
 
 
 _JUDGE_FIX = (
