@@ -81,6 +81,9 @@ class Settings(_Strict):
     # once replays what exists and records what is missing, all records everything.
     record: Literal["", "none", "once", "all"] = ""
     cassettes: str = ""  # their directory; "": cassettes/ beside each eval file
+    # Every departure of a SKILL.md from the Agent Skills specification stops the run
+    # (exit 2) instead of being a warning.
+    strict_skill_md: bool = False
 
     @field_validator("min_delta")
     @classmethod

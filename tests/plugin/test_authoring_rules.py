@@ -1113,6 +1113,13 @@ FILE_RULES = [
     FileRule(
         "no-cases-key",
         "case:\n  - name: x\n    task: t\n",
+        "an eval file needs a top-level 'cases:' list, and this one has 'case'",
+        "did you mean 'cases'? rename 'case:' to 'cases:'",
+        "case",
+    ),
+    FileRule(
+        "no-cases-key-at-all",
+        "tests:\n  - name: x\n    task: t\n",
         "an eval file needs a top-level 'cases:' list",
         "put the cases under 'cases:'",
     ),

@@ -22,8 +22,15 @@ from pytest_skill_lens.suite.skill import Skill
 def skill(tmp_path: Path) -> Skill:
     directory = tmp_path / "order-support"
     (directory / "evals").mkdir(parents=True)
-    (directory / "SKILL.md").write_text("---\nname: order-support\n---\nHelp.\n", "utf-8")
-    return Skill(name="order-support", description="", instructions="", path=directory / "SKILL.md")
+    (directory / "SKILL.md").write_text(
+        "---\nname: order-support\ndescription: Handles orders.\n---\nHelp.\n", "utf-8"
+    )
+    return Skill(
+        name="order-support",
+        description="Handles orders.",  # an offered case needs one
+        instructions="",
+        path=directory / "SKILL.md",
+    )
 
 
 def load(skill: Skill, files: dict[str, str | bytes]) -> SkillSuite:

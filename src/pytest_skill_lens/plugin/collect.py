@@ -109,6 +109,10 @@ class SkillFile(SkillHooks, pytest.File):
             return
         run, facts = session.run, session.facts
         skill = load_skill(self.path)
+        strict = run.settings.strict_skill_md
+        if not strict:  # the run goes on: pytest's warnings summary names each one
+            for departure in skill.departures:
+                self.warn(SkillLensWarning(departure.message))
         _claim_name(facts, skill)
         files = eval_files_for(skill.directory, run.evals_override)
         skill = _withholding(skill, run.evals_override, files)
@@ -117,6 +121,7 @@ class SkillFile(SkillHooks, pytest.File):
         elif not run.settings.allow_scripts:
             _note_idle_scripts(skill, run.settings, facts)
         suite, errors = gather_suite(skill, files, session.caches.parse_cache)
+        errors = [*skill.unfinished, *(skill.departures if strict else ()), *errors]
         misplaced = [] if run.evals_override else misplaced_eval_files(skill.directory, files)
         if not suite.cases and not errors and misplaced:
             errors = [_unread_eval_file(found, alone=True) for found in misplaced]

@@ -116,6 +116,7 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
         "case_timeout_seconds": _above_zero("case-timeout", option.skill_lens_case_timeout),
         "record": _choice("record", option.skill_lens_record, ("none", "once", "all")),
         "cassettes": option.skill_lens_cassettes,
+        "strict_skill_md": option.skill_lens_strict_skill_md,
     }
 
 
@@ -141,6 +142,7 @@ _FLAGS = {
     "case_timeout_seconds": "--skill-lens-case-timeout",
     "record": "--skill-lens-record",
     "cassettes": "--skill-lens-cassettes",
+    "strict_skill_md": "--skill-lens-strict-skill-md",
 }
 
 

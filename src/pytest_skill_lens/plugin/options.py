@@ -66,6 +66,7 @@ def add_options(parser: pytest.Parser) -> None:
     _tristate(add, "allow-scripts", "let the agent run the skill's bundled scripts")
     _value(add, "product-sandbox", "auto|required|off", "how product runners are contained")
     _tristate(add, "full-output", "print whole outputs in failure reports (no 500-char cap)")
+    _tristate(add, "strict-skill-md", "make every SKILL.md warning an authoring error (exit 2)")
     _value(add, "json", "PATH", "write the JSON report to PATH")
     _value(add, "markdown", "PATH", "write a Markdown summary to PATH")
     _value(add, "markdown-max-chars", "N", "fit the Markdown summary into N characters")

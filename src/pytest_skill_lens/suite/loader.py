@@ -7,6 +7,7 @@ other files are still read; in a file, each case is checked on its own.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from .parse_cache import ParseCache
 from .quoting import shown
 from .rules import PLACEHOLDER, Fail, case_errors, placeholder_errors
 from .skill import Skill
+from .skill_md_errors import offered_without_description
 from .tool_libraries import ToolLibraries
 from .tool_rules import raw_returns_errors
 from .validation import authoring_errors_from, line_at, parse_field_path
@@ -61,6 +63,11 @@ def gather_suite(
             mistakes.add(error)
     for error in unique_name_errors(cases):
         mistakes.add(error)
+    offered = offered_without_description(
+        skill.path, skill.description, skill.key_lines.get("description"), cases
+    )
+    if offered is not None:
+        mistakes.add(offered)
     suite = SkillSuite(skill=skill, eval_files=tuple(eval_files), cases=tuple(cases))
     return suite, mistakes.found
 
@@ -105,11 +112,7 @@ def _parse_yaml_eval_file(
 ) -> tuple[list[LoadedCase], list[AuthoringError]]:
     data = load_yaml_text(text, path)
     if not isinstance(data, dict) or "cases" not in data:
-        raise AuthoringError(
-            "an eval file needs a top-level 'cases:' list",
-            where=Where(path, getattr(data, "line", None)),
-            fix="put the cases under 'cases:', each starting with '- name: ...'",
-        )
+        raise _no_cases(path, data)
     raw_cases = data["cases"]
     if not isinstance(raw_cases, list):
         raise AuthoringError(
@@ -155,6 +158,26 @@ def _parse_yaml_eval_file(
         if loaded is not None:
             cases.append(loaded)
     return cases, mistakes.found
+
+
+def _no_cases(path: Path, data: Any) -> AuthoringError:
+    """No top-level ``cases:``; a key spelt close to it (``case:``) is named with its line."""
+    fix = "put the cases under 'cases:', each starting with '- name: ...'"
+    keys = {str(key).lower(): str(key) for key in data} if isinstance(data, dict) else {}
+    found = difflib.get_close_matches("cases", list(keys), n=1, cutoff=0.7)
+    guess = [keys[found[0]]] if found else []
+    if not guess:
+        return AuthoringError(
+            "an eval file needs a top-level 'cases:' list",
+            where=Where(path, getattr(data, "line", None)),
+            fix=fix,
+        )
+    lines = data.key_lines if isinstance(data, MarkedDict) else {}
+    return AuthoringError(
+        f"an eval file needs a top-level 'cases:' list, and this one has {shown(guess[0])}",
+        where=Where(path, lines.get(guess[0], getattr(data, "line", None)), field=guess[0]),
+        fix=f"did you mean 'cases'? rename {guess[0] + ':'!r} to 'cases:'",
+    )
 
 
 def _uses_ref(raw: Any) -> bool:

@@ -9,11 +9,14 @@ from pathlib import Path
 from .errors import AuthoringError, Where
 from .names import name_problem
 from .quoting import escaped, shown
+from .skill_md_errors import placeholder_errors
+from .skill_md_rules import Frontmatter, skill_md_warnings
 from .yamlload import load_yaml_text, read_text
 
 # Where the Agent Skills layout puts a skill's runnable scripts (run_script runs only these).
 SCRIPTS_DIR = "scripts"
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:^|\n)---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_OPENED = re.compile(r"\A---[ \t]*(?:\r?\n|\Z)")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,13 @@ class Skill:
     # More eval paths kept out of the skill's bundle: what --skill-lens-evals names,
     # which no name rule (evals/, *.eval.yaml) recognises.
     withheld: tuple[Path, ...] = field(default=(), compare=False, hash=False)
+    # Where the frontmatter departs from the Agent Skills specification: warnings, or
+    # errors under strict_skill_md (suite/skill_md_rules.py).
+    departures: tuple[AuthoringError, ...] = field(default=(), compare=False, hash=False)
+    # Each TODO(skill-lens) left in the file (a new skill from init): the run refuses it.
+    unfinished: tuple[AuthoringError, ...] = field(default=(), compare=False, hash=False)
+    # The line of each frontmatter key in SKILL.md.
+    key_lines: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def directory(self) -> Path:
@@ -44,6 +54,14 @@ def parse_skill_text(text: str, path: Path) -> Skill:
     lines: dict[str, int] = {}
     body = text
     match = _FRONTMATTER.match(text)
+    if match is None and _OPENED.match(text):
+        raise AuthoringError(
+            "the frontmatter opened by '---' on line 1 is never closed: no line holding only "
+            "'---' follows it",
+            where=Where(path, 1),
+            fix="add a line holding only '---' after the frontmatter's last key, before the "
+            "instructions",
+        )
     if match:
         loaded = load_yaml_text(match.group(1), path)
         if loaded is None:
@@ -87,6 +105,10 @@ def parse_skill_text(text: str, path: Path) -> Skill:
         )
     if version is not None:
         _check_name("the version", version, path, "version", lines.get("version"))
+    front = Frontmatter(
+        path, meta, lines, present=match is not None, text=match.group(1) if match else ""
+    )
+    body_line = text.count("\n", 0, match.end()) + 1 if match else 1
     return Skill(
         name=name.strip(),
         description=description.strip(),
@@ -94,6 +116,9 @@ def parse_skill_text(text: str, path: Path) -> Skill:
         path=path,
         version=version,
         meta=meta,
+        departures=tuple(skill_md_warnings(front)),
+        unfinished=tuple(placeholder_errors(path, text, lines, body_line)),
+        key_lines=lines,
     )
 
 
