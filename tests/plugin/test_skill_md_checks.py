@@ -422,3 +422,20 @@ def test_a_top_level_case_key_gets_a_did_you_mean(pytester: pytest.Pytester) -> 
         ),
     )
     assert "evals/cases.yaml:2, field 'case'" in message
+
+
+def test_a_hostile_value_in_a_warning_is_shown_escaped_never_raw(
+    pytester: pytest.Pytester,
+) -> None:
+    # YAML accepts a bidirectional override in a value; the terminal must never get it raw.
+    write_skill(
+        pytester,
+        CASES,
+        frontmatter="name: order-support\ndescription: Refunds.\nowner: 'ab\u202ecd'\n",
+    )
+
+    result = run(pytester)
+
+    warned(result, 1)
+    assert "\u202e" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*unknown key 'owner' with value 'ab\\u202ecd'*"])

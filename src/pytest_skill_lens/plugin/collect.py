@@ -112,6 +112,9 @@ class SkillFile(SkillHooks, pytest.File):
         strict = run.settings.strict_skill_md
         if not strict:  # the run goes on: pytest's warnings summary names each one
             for departure in skill.departures:
+                # Node.warn puts it at the file's line 0, so pytest shows no line of the
+                # file beside it: the message says the line, escaped, and the raw text of a
+                # hostile SKILL.md never reaches the terminal.
                 self.warn(SkillLensWarning(departure.message))
         _claim_name(facts, skill)
         files = eval_files_for(skill.directory, run.evals_override)
