@@ -14,6 +14,7 @@ import pytest
 
 from pytest_skill_lens import __version__
 from pytest_skill_lens.gate.delta import BaselineNote
+from pytest_skill_lens.gate.fingerprint import Selection
 from pytest_skill_lens.gate.record import GateResult, GateSettings, RunRecord, RunSettings
 from pytest_skill_lens.gate.spend import CEILING_STOPPED, SpendCeiling
 from pytest_skill_lens.labels import Arm, Status
@@ -38,6 +39,7 @@ SETTINGS = RunSettings(
     runners=("scripted", "other"),
     repeat=2,
     shard="2/3",
+    fingerprint={"model": "0123456789abcdef", "judge": "fedcba9876543210"},
 )
 
 
@@ -139,6 +141,7 @@ def _record() -> RunRecord:
         spend_ceiling=SpendCeiling(4.0, 3.5, None),
         run=SETTINGS,
         case_order={"greet": ["b", "a", "c"], "audit": ["only"]},
+        selection=Selection(9, "d" * 64, {"audit": "a1", "greet": "g1"}),
     )
 
 
@@ -167,6 +170,7 @@ def test_the_round_trip_keeps_what_the_gate_and_the_delta_read() -> None:
         "skipped_skills", "tag_filtered_skills", "case_filtered_skills", "deselected_skills",
         "skills_found", "not_run", "full_output", "scripts", "script_notes", "baseline_kind",
         "baseline_notes", "baseline_sources", "spend_ceiling", "run", "aborted", "case_order",
+        "selection",
     ):  # fmt: skip
         assert getattr(again, name) == getattr(record, name), name
     judged, gate = judge(record)
@@ -211,6 +215,8 @@ def test_the_run_block_is_the_last_key() -> None:
         "skills_found": 4,
         "full_output": True,
         "case_order": {"greet": ["b", "a", "c"], "audit": ["only"]},
+        "selection": {"items": 9, "digest": "d" * 64, "skills": {"audit": "a1", "greet": "g1"}},
+        "settings_fingerprint": {"model": "0123456789abcdef", "judge": "fedcba9876543210"},
     }
 
 
@@ -250,12 +256,12 @@ CHANGED = [
     ),
     pytest.param(
         {"outcomes__0__cost_usd": "0.25"},
-        'outcomes[0].cost_usd: expected a number, got "0.25"',
+        'outcomes[0].cost_usd: expected a finite number of 0 or more, got "0.25"',
         id="a-figure",
     ),
     pytest.param(
         {"outcomes__0__latency_ms": None},
-        "outcomes[0].latency_ms: expected a number",
+        "outcomes[0].latency_ms: expected a finite number of 0 or more, got null",
         id="a-null-figure",
     ),
     pytest.param(
@@ -343,3 +349,93 @@ def test_a_case_order_that_is_not_lists_of_names_is_refused() -> None:
         read_report(json.dumps(data))
     data["run"]["case_order"] = None  # a whole run's report: no order, cases by name
     assert read_report(json.dumps(data)).case_order == {}
+
+
+# Issue 29, item 4: an impossible figure refuses the report, naming the field.
+NOT_NUMBERS = [
+    pytest.param('"min_pass_rate": 0.5', "NaN", "run.gate_settings.min_pass_rate", id="nan"),
+    pytest.param('"latency_ms": 12.5', "Infinity", "outcomes[0].latency_ms", id="infinity"),
+    pytest.param('"cost_usd": 0.25', "-Infinity", "outcomes[0].cost_usd", id="-infinity"),
+    pytest.param('"latency_ms": 12.5', "1e999", "outcomes[0].latency_ms", id="overflow"),
+    pytest.param('"n": [1', "[NaN", "outcomes[0].tool_calls[0].arguments.n[0]", id="deep"),
+]
+
+
+@pytest.mark.parametrize(("real", "forged", "field"), NOT_NUMBERS)
+def test_a_nan_or_an_infinity_anywhere_is_refused_naming_its_field(
+    real: str, forged: str, field: str
+) -> None:
+    text = json.dumps(json.loads(render_json(_record(), GATE)), separators=(", ", ": "))
+    assert real in text
+    value = real.rpartition(": ")[2]
+    with pytest.raises(ReportError) as refused:
+        read_report(text.replace(real, real.replace(value, forged), 1))
+    assert refused.value.message.startswith(f"{field}: ")
+    assert "is no number a report can hold" in refused.value.message
+
+
+IMPOSSIBLE = [
+    pytest.param({"run__gate_settings__min_pass_rate": 1.5}, "min_pass_rate", id="rate>1"),
+    pytest.param({"run__gate_settings__min_pass_rate": -0.1}, "min_pass_rate", id="rate<0"),
+    pytest.param({"run__gate_settings__per_skill_min__greet": 2}, "per_skill_min.greet", id="psm"),
+    pytest.param({"run__gate_settings__min_delta": 1.5}, "min_delta", id="delta>1"),
+    pytest.param({"run__gate_settings__min_delta_confidence": 1.0}, "confidence", id="level=1"),
+    pytest.param({"run__gate_settings__min_case_pass_rate": -1}, "min_case_pass_rate", id="case"),
+    pytest.param({"run__gate_settings__max_spend_usd": 0}, "max_spend_usd", id="no-spend"),
+    pytest.param({"run__gate_settings__fail_on_error": 0}, "fail_on_error", id="flag-as-0"),
+    pytest.param({"run__repeat": 0}, "run.repeat", id="no-repeat"),
+    pytest.param({"run__skills_found": True}, "run.skills_found", id="bool-count"),
+    pytest.param({"run__selection__items": -1}, "run.selection.items", id="selection"),
+    pytest.param({"run__settings_fingerprint__model": 1}, "settings_fingerprint.model", id="fp"),
+    pytest.param({"outcomes__0__cost_usd": -1e308}, "outcomes[0].cost_usd", id="cost<0"),
+    pytest.param({"outcomes__0__latency_ms": -1}, "outcomes[0].latency_ms", id="latency<0"),
+    pytest.param({"outcomes__0__retry_cost_usd": -0.5}, "retry_cost_usd", id="retry<0"),
+    pytest.param({"outcomes__0__replayed_usd": -2}, "replayed_usd", id="replayed<0"),
+    pytest.param({"outcomes__0__tokens": 2**60}, "outcomes[0].tokens", id="tokens-past-2^53"),
+    pytest.param({"outcomes__0__input_tokens": 1.5}, "input_tokens", id="half-a-token"),
+    pytest.param({"outcomes__0__scores__1__score": 1.5}, "scores[1].score", id="score>1"),
+    pytest.param({"outcomes__0__scores__1__cost_usd": -1}, "scores[1].cost_usd", id="judge<0"),
+    pytest.param({"outcomes__0__hooks__0__exit_code": "1"}, "hooks[0].exit_code", id="hook"),
+    pytest.param({"spend_ceiling__spent_usd": -3}, "spend_ceiling.spent_usd", id="spent<0"),
+    pytest.param({"not_run__0__repeat_index": -1}, "not_run[0].repeat_index", id="not-run"),
+    pytest.param({"not_run__0__order": 1.5}, "not_run[0].order", id="not-run-order"),
+    pytest.param({"script_notes__0__script_count": -2}, "script_count", id="scripts"),
+    pytest.param({"summary__pass_rate": 1.2}, "summary.pass_rate", id="summary-rate"),
+    pytest.param({"summary__total_cost_usd": -1}, "summary.total_cost_usd", id="summary-cost"),
+    pytest.param({"summary__by_arm__candidate__tokens": True}, "by_arm.candidate.tokens", id="arm"),
+    pytest.param({"summary__pass_rate_by_skill__greet": 7}, "pass_rate_by_skill.greet", id="psk"),
+    pytest.param({"delta__pass_rate_delta": 3}, "delta.pass_rate_delta", id="delta-figure"),
+    pytest.param({"delta__cases__0__candidate__mean_cost_usd": -1}, "mean_cost_usd", id="arm$"),
+    pytest.param({"delta__intervals__delta__level": 95}, "intervals.delta.level", id="level"),
+    pytest.param({"gate__exit_code": -1}, "gate.exit_code", id="exit-code"),
+    pytest.param({"gate__passed": True}, "gate.exit_code: a gate that passed exits 0", id="gate"),
+]
+
+
+@pytest.mark.parametrize(("changes", "field"), IMPOSSIBLE)
+def test_an_impossible_figure_is_refused_naming_its_field(
+    changes: dict[str, Any], field: str
+) -> None:
+    judged, gate = judge(_record())  # with a delta, and a failed gate (exit code 1)
+    with pytest.raises(ReportError) as refused:
+        read_report(_text(judged, gate, **changes))
+    assert field in refused.value.message
+
+
+def test_figures_that_add_up_past_a_float_are_refused() -> None:
+    text = _text(_record(), outcomes__0__cost_usd=1e308, outcomes__1__cost_usd=1e308)
+    with pytest.raises(ReportError, match="outcomes: their cost_usd add up past what a number"):
+        read_report(text)
+
+
+def test_an_unknown_summary_key_is_left_open() -> None:
+    # A later version's summary field (or another helper's) must not break the reader.
+    again = read_report(_text(_record(), summary__products_unsandboxed=True))
+    assert again.outcomes == _record().outcomes
+
+
+def test_a_merged_report_reads_back_and_draws() -> None:
+    judged, gate = judge(_record())
+    text = render_json(judged, gate)
+    assert read_report(text).outcomes == judged.outcomes
+    assert "NaN" not in text and "Infinity" not in text

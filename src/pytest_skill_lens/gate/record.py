@@ -10,6 +10,7 @@ if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run
     from ..perform.outcome import Outcome
     from ..run.product_sandbox import ProductEntry
     from .delta import BaselineNote, Delta
+    from .fingerprint import Selection
     from .spend import SpendCeiling
 
 EXIT_FAILED = 1  # the gate's code for a failed verdict (verdict.py holds the rules)
@@ -49,6 +50,8 @@ class RunSettings:
     runners: tuple[str, ...] = ()  # in the order given: the planned order's runner rank
     repeat: int = 1
     shard: str | None = None  # "K/N" under --skill-lens-shard
+    # Each setting's digest by name (gate/fingerprint.py): shards of one run agree on all.
+    fingerprint: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -87,6 +90,8 @@ class RunRecord:
     # Under a shard: each skill's selected cases in eval-file order, every shard's
     # included (a merge orders by it); empty for a whole run and a merge.
     case_order: dict[str, list[str]] = field(default_factory=dict)
+    # Under a shard: what every shard selected together (None for a whole run and a merge).
+    selection: Selection | None = None
 
     @property
     def candidates(self) -> list[Outcome]:

@@ -26,6 +26,7 @@ from typing import Any
 from ..atomic_file import write_atomically
 from ..gate.record import GateResult, RunRecord
 from ..report.html import render_html
+from ..report.json_fields import parse_json
 from ..report.json_read import ReportError, read_report
 from ..report.json_report import render_json
 from ..report.markdown import render_markdown
@@ -108,7 +109,7 @@ def _report_data(path: Path) -> dict[str, Any]:
     the page draws it: the JSON itself, with the gate and the delta it recorded."""
     text = _read_text(path, HTML_FIX)
     _checked(path, text)  # a MergeError naming the field when it is no report of ours
-    data: dict[str, Any] = json.loads(text)  # read_report accepted it: a JSON object
+    data: dict[str, Any] = parse_json(text)  # read_report accepted it: a JSON object
     return data
 
 

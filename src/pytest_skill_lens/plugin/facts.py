@@ -46,6 +46,8 @@ class CollectionFacts:
     # Under a shard only: each skill's selected cases in eval-file order, every shard's
     # included, so a merge of the shards' reports lists them as one session would.
     case_order: dict[str, list[str]] = field(default_factory=dict)
+    # Under a shard only: the whole selection's digests (gate/fingerprint.Selection's data).
+    selection: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (what xdist can send between processes)."""
@@ -65,6 +67,7 @@ class CollectionFacts:
             ],
             "baseline_sources": {name: dict(s) for name, s in self.baseline_sources.items()},
             "case_order": {name: list(cases) for name, cases in self.case_order.items()},
+            "selection": dict(self.selection),
         }
 
     @classmethod
@@ -86,6 +89,7 @@ class CollectionFacts:
             },
             baseline_sources={name: dict(s) for name, s in data["baseline_sources"].items()},
             case_order={name: list(cases) for name, cases in data["case_order"].items()},
+            selection=dict(data["selection"]),
         )
 
     def merge(self, other: CollectionFacts) -> None:
@@ -105,6 +109,7 @@ class CollectionFacts:
         self.baseline_notes.update(other.baseline_notes)
         self.baseline_sources.update(other.baseline_sources)
         self.case_order.update(other.case_order)
+        self.selection = self.selection or dict(other.selection)  # every worker's is alike
 
     def add_baseline_note(self, note: BaselineNote) -> None:
         self.baseline_notes[(note.skill_name, note.case_name)] = note

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..gate.fingerprint import Selection
 from ..gate.record import GateResult, RunRecord
 from ..run.product_sandbox import adopted, product_entries
 from .aborted import aborted_code, aborted_gate, first_line, get_watch
@@ -78,7 +79,12 @@ def build_record(
         run=run.recorded(),
         products=products,
         case_order=facts.case_order,
+        selection=_selection(facts),
     )
+
+
+def _selection(facts: CollectionFacts) -> Selection | None:
+    return Selection(**facts.selection) if facts.selection else None
 
 
 def _product_note(products: list[ProductEntry]) -> str | None:

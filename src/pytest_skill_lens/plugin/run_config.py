@@ -37,10 +37,12 @@ class RunConfig:
 
     def recorded(self) -> RunSettings:
         """What the report must say of this run for a merge of shards to judge it again."""
+        from ..gate.fingerprint import settings_digests
         from ..gate.record import GateSettings, RunSettings
 
         s = self.settings
         return RunSettings(
+            fingerprint=settings_digests(s.model_dump(mode="json")),
             shard=self.shard.label if self.shard is not None else None,
             runners=self.runner_names,
             repeat=s.repeat,

@@ -13,6 +13,7 @@ cases) are not ours to split and stay on every shard.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 import pytest
 
 if TYPE_CHECKING:
+    from ..gate.fingerprint import Selection
     from .facts import CollectionFacts
     from .items import CaseItem
 
@@ -77,7 +79,9 @@ def apply_shard(
     def key_of(item: pytest.Item) -> CaseKey | None:
         return (item.skill.name, item.case_name) if isinstance(item, CaseItem) else None
 
-    facts.case_order = case_order(item for item in items if isinstance(item, CaseItem))
+    cases = [item for item in items if isinstance(item, CaseItem)]
+    facts.case_order = case_order(cases)
+    facts.selection = selection(cases).as_dict()
     kept, dropped = split(items, key_of, shard)
     if not dropped:
         return
@@ -99,6 +103,37 @@ def case_order(items: Iterable[CaseItem]) -> dict[str, list[str]]:
     for item in items:
         positions.setdefault(item.skill.name, {}).setdefault(item.case_name, item.position)
     return {skill: sorted(cases, key=cases.__getitem__) for skill, cases in positions.items()}
+
+
+def selection(items: Sequence[CaseItem]) -> Selection:
+    """Every selected item and each skill's content, as digests a merge compares."""
+    from ..gate.fingerprint import Selection, content_digest, items_digest
+
+    identities = [
+        (item.skill.name, item.case_name, item.runner_name, item.arm, item.repeat_index)
+        for item in items
+    ]
+    definitions: dict[str, dict[str, str]] = {}
+    for item in items:  # each case's definition once, whatever its runners, arms and repeats
+        cases = definitions.setdefault(item.skill.name, {})
+        if item.case_name not in cases:
+            cases[item.case_name] = item.loaded.case.model_dump_json()
+    skills = {item.skill.name: item.skill for item in items}
+    return Selection(
+        items=len(identities),
+        digest=items_digest(identities),
+        skills={
+            name: content_digest(
+                [
+                    json.dumps(skill.meta, sort_keys=True, default=str),
+                    skill.description,
+                    skill.instructions,
+                    *(f"{case}\0{text}" for case, text in sorted(definitions[name].items())),
+                ]
+            )
+            for name, skill in sorted(skills.items())
+        },
+    )
 
 
 def _say_empty(config: pytest.Config, shard: Shard, cases: int) -> None:

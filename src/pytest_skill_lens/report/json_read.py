@@ -7,134 +7,54 @@ guess. What the gate and the delta read comes back whole: every outcome with its
 scores, checks, tool calls, token split and node id, in the report's order (which is
 the planned order, so each outcome's ``order`` is its place in the list); the not-run
 entries; the skipped and deselected skills; the baseline notes and sources; the spend
-ceiling; and the ``run`` block's settings. The delta is not read: it is a function of
-the outcomes, recomputed by whoever needs it.
+ceiling; and the ``run`` block's settings, selection and settings digests. The delta is
+not read: it is a function of the outcomes, recomputed by whoever needs it; but it is
+checked, with the summary and the gate, since ``html`` draws them as written
+(:mod:`.json_derived`). Every number is of its kind (:mod:`.json_fields`): no NaN, no
+infinity, no negative cost, no rate above 1, no flag for a count, and no sums that
+overflow a float.
 """
 
 from __future__ import annotations
 
-import json
+import math
 from typing import Any, get_args
 
 from .. import __version__
 from ..gate.delta import BaselineNote, NoteKind
+from ..gate.fingerprint import Selection
 from ..gate.record import GateSettings, RunRecord, RunSettings
 from ..gate.spend import SpendCeiling
 from ..labels import Arm, Status
 from ..perform.outcome import Outcome
 from ..run.result import ToolCall
 from ..score.check import CheckResult, Score
-from .json_report import REPORT_TOOL
+from .json_derived import check_derived
+from .json_fields import (
+    LEVEL,
+    POSITIVE,
+    POSITIVE_COUNT,
+    RATE,
+    SIGNED_RATE,
+    WHOLE,
+    Fields,
+    ReportError,
+    parse_json,
+)
+from .json_report import REPORT_TOOL, Totals
 
-_RERUN = "re-run the shard with this version of pytest-skill-lens and --skill-lens-json"
-
-
-class ReportError(ValueError):
-    """The report cannot be used: what is wrong, and the fix."""
-
-    def __init__(self, message: str, fix: str = _RERUN) -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
-
-
-class _Fields:
-    """One JSON object's values, each checked for its type; ``where`` names it in errors."""
-
-    def __init__(self, data: object, where: str) -> None:
-        if not isinstance(data, dict):
-            raise ReportError(f"{where}: expected an object, got {_shown(data)}")
-        self.data: dict[str, Any] = data
-        self.where = where
-
-    def at(self, key: str) -> str:
-        return f"{self.where}.{key}" if self.where else key
-
-    def _get(self, key: str) -> Any:
-        if key not in self.data:
-            raise ReportError(f"{self.at(key)}: missing")
-        return self.data[key]
-
-    def _wrong(self, key: str, expected: str) -> ReportError:
-        return ReportError(f"{self.at(key)}: expected {expected}, got {_shown(self.data[key])}")
-
-    def text(self, key: str) -> str:
-        value = self._get(key)
-        if not isinstance(value, str):
-            raise self._wrong(key, "text")
-        return value
-
-    def optional_text(self, key: str) -> str | None:
-        return None if self._get(key) is None else self.text(key)
-
-    def flag(self, key: str) -> bool:
-        value = self._get(key)
-        if not isinstance(value, bool):
-            raise self._wrong(key, "true or false")
-        return value
-
-    def optional_flag(self, key: str) -> bool | None:
-        return None if self._get(key) is None else self.flag(key)
-
-    def count(self, key: str) -> int:
-        value = self._get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise self._wrong(key, "a whole number of 0 or more")
-        return value
-
-    def figure(self, key: str) -> float:
-        value = self._get(key)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self._wrong(key, "a number")
-        return float(value)
-
-    def optional_figure(self, key: str) -> float | None:
-        return None if self._get(key) is None else self.figure(key)
-
-    def items(self, key: str) -> list[Any]:
-        value = self._get(key)
-        if not isinstance(value, list):
-            raise self._wrong(key, "a list")
-        return value
-
-    def names(self, key: str) -> list[str]:
-        values = self.items(key)
-        if not all(isinstance(v, str) for v in values):
-            raise self._wrong(key, "a list of names")
-        return list(values)
-
-    def objects(self, key: str) -> list[_Fields]:
-        return [_Fields(v, f"{self.at(key)}[{i}]") for i, v in enumerate(self.items(key))]
-
-    def mapping(self, key: str) -> dict[str, Any]:
-        value = self._get(key)
-        if not isinstance(value, dict):
-            raise self._wrong(key, "an object")
-        return value
-
-    def optional_mapping(self, key: str) -> dict[str, Any] | None:
-        return None if self._get(key) is None else self.mapping(key)
-
-    def word(self, key: str, words: tuple[str, ...]) -> str:
-        value = self.text(key)
-        if value not in words:
-            raise self._wrong(key, " or ".join(repr(w) for w in words))
-        return value
+__all__ = ["ReportError", "read_report"]
 
 
 def read_report(text: str) -> RunRecord:
     """The record a JSON report holds; a :class:`ReportError` for anything else."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: nested beyond reason
-        raise ReportError(f"not JSON: {exc}", "name each shard's --skill-lens-json report") from exc
-    top = _Fields(data, "")
+    top = Fields(parse_json(text), "")
     if not isinstance(top.data.get("run"), dict) or top.data["run"].get("tool") != REPORT_TOOL:
         raise ReportError(
             'not a pytest-skill-lens report with a "run" block (another tool\'s file, or a '
             "report written before shard merging existed)"
         )
-    run = _Fields(top.data["run"], "run")
+    run = Fields(top.data["run"], "run")
     version = run.text("version")
     if version != __version__:
         raise ReportError(
@@ -144,7 +64,8 @@ def read_report(text: str) -> RunRecord:
         )
     # An aborted report always says why; one that does not still must not read as judged.
     aborted = (top.optional_text("aborted_reason") or "aborted") if top.flag("aborted") else None
-    return RunRecord(
+    check_derived(top)  # the summary, delta and gate a page draws as they are written
+    record = RunRecord(
         outcomes=[_outcome(o, order) for order, o in enumerate(top.objects("outcomes"))],
         skipped_skills=top.names("skipped_skills"),
         tag_filtered_skills=top.names("tag_filtered_skills"),
@@ -154,7 +75,7 @@ def read_report(text: str) -> RunRecord:
         not_run=[_not_run(entry) for entry in top.objects("not_run")],
         full_output=run.flag("full_output"),
         scripts=top.optional_mapping("scripts"),
-        script_notes=[entry.data for entry in top.objects("script_notes")],
+        script_notes=[_script_note(entry) for entry in top.objects("script_notes")],
         aborted=aborted,
         baseline_kind=run.optional_text("baseline_kind") or "",
         baseline_notes=[_note(note) for note in top.objects("baseline_notes")],
@@ -162,18 +83,33 @@ def read_report(text: str) -> RunRecord:
         spend_ceiling=_ceiling(top),
         run=_run_settings(run),
         case_order=_case_order(run),
+        selection=_selection(run),
     )
+    finite_totals(record)
+    return record
 
 
-def _case_order(run: _Fields) -> dict[str, list[str]]:
+def finite_totals(record: RunRecord, where: str = "outcomes") -> None:
+    """Every figure is finite, and so must their sums be: a cost printed as "$inf" is none."""
+    totals = Totals.of(record)
+    for name, value in (
+        ("cost_usd", totals.cost_usd),
+        ("judge cost_usd", totals.judge_cost_usd),
+        ("latency_ms", totals.latency_ms),
+    ):
+        if not math.isfinite(value):
+            raise ReportError(f"{where}: their {name} add up past what a number holds")
+
+
+def _case_order(run: Fields) -> dict[str, list[str]]:
     """A shard's cases in eval-file order; {} for a report without them (a whole run)."""
     if run.data.get("case_order") is None:
         return {}
-    order = _Fields(run.mapping("case_order"), run.at("case_order"))
+    order = Fields(run.mapping("case_order"), run.at("case_order"))
     return {skill: order.names(skill) for skill in order.data}
 
 
-def _outcome(o: _Fields, order: int) -> Outcome:
+def _outcome(o: Fields, order: int) -> Outcome:
     return Outcome(
         skill_name=o.text("skill_name"),
         case_name=o.text("case_name"),
@@ -200,7 +136,7 @@ def _outcome(o: _Fields, order: int) -> Outcome:
         tool_calls=tuple(
             ToolCall(c.text("name"), c.mapping("arguments")) for c in o.objects("tool_calls")
         ),
-        hooks=tuple(hook.data for hook in o.objects("hooks")),
+        hooks=tuple(_hook(hook) for hook in o.objects("hooks")),
         workspace=o.optional_text("workspace"),
         nodeid=o.text("nodeid"),
         order=order,  # the report lists outcomes in planned order
@@ -214,7 +150,14 @@ def _outcome(o: _Fields, order: int) -> Outcome:
     )
 
 
-def _by_session(o: _Fields) -> list[bool | None] | None:
+def _hook(hook: Fields) -> dict[str, Any]:
+    for key in ("name", "event", "outcome", "stdout", "stderr"):
+        hook.optional_text(key)
+    hook.optional_number("exit_code", WHOLE)
+    return hook.data
+
+
+def _by_session(o: Fields) -> list[bool | None] | None:
     if o.data.get("skill_triggered_by_session") is None:
         return None
     values = o.items("skill_triggered_by_session")
@@ -223,11 +166,11 @@ def _by_session(o: _Fields) -> list[bool | None] | None:
     return list(values)
 
 
-def _score(s: _Fields) -> Score:
+def _score(s: Fields) -> Score:
     return Score(
         evaluator=s.text("evaluator"),
         passed=s.flag("passed"),
-        score=s.figure("score"),
+        score=s.figure("score", RATE),
         detail=s.text("detail"),
         checks=tuple(
             CheckResult(c.text("id"), c.flag("passed"), c.text("evidence"))
@@ -239,49 +182,60 @@ def _score(s: _Fields) -> Score:
     )
 
 
-def _not_run(entry: _Fields) -> dict[str, object]:
+def _not_run(entry: Fields) -> dict[str, object]:
     for key in ("skill_name", "case_name", "runner"):
         entry.optional_text(key)  # a not-run entry may lack its case (a bare node id)
     entry.word("arm", get_args(Arm))
     entry.count("repeat_index")
+    for key in ("nodeid", "reason"):
+        if key in entry.data:
+            entry.optional_text(key)
+    if "order" in entry.data:
+        entry.count("order")
     return dict(entry.data)
 
 
-def _note(note: _Fields) -> BaselineNote:
+def _script_note(entry: Fields) -> dict[str, Any]:
+    entry.text("skill_name")
+    entry.count("script_count")
+    return entry.data
+
+
+def _note(note: Fields) -> BaselineNote:
     kind: NoteKind = note.word("kind", get_args(NoteKind))  # type: ignore[assignment]
     return BaselineNote(note.text("skill_name"), kind, note.text("reason"), note.text("case_name"))
 
 
-def _source(source: _Fields) -> dict[str, str]:
+def _source(source: Fields) -> dict[str, str]:
     return {key: source.text(key) for key in source.data}
 
 
-def _ceiling(top: _Fields) -> SpendCeiling | None:
+def _ceiling(top: Fields) -> SpendCeiling | None:
     if top.data.get("spend_ceiling") is None:
         return None
-    ceiling = _Fields(top.data["spend_ceiling"], "spend_ceiling")
+    ceiling = Fields(top.data["spend_ceiling"], "spend_ceiling")
     return SpendCeiling(
-        max_spend_usd=ceiling.figure("max_spend_usd"),
+        max_spend_usd=ceiling.figure("max_spend_usd", POSITIVE),
         spent_usd=ceiling.figure("spent_usd"),
         unpriced=ceiling.optional_text("unpriced"),
     )
 
 
-def _run_settings(run: _Fields) -> RunSettings | None:
+def _run_settings(run: Fields) -> RunSettings | None:
     """None for a report that never reached a gate (refused while configuring)."""
     if run.data.get("gate_settings") is None:
         return None
-    gate = _Fields(run.data["gate_settings"], "run.gate_settings")
+    gate = Fields(run.data["gate_settings"], "run.gate_settings")
     per_skill = gate.mapping("per_skill_min")
-    minimums = _Fields(per_skill, "run.gate_settings.per_skill_min")
+    minimums = Fields(per_skill, "run.gate_settings.per_skill_min")
     settings = GateSettings(
-        min_pass_rate=gate.figure("min_pass_rate"),
+        min_pass_rate=gate.figure("min_pass_rate", RATE),
         fail_on_error=gate.flag("fail_on_error"),
-        per_skill_min={name: minimums.figure(name) for name in per_skill},
-        min_delta=gate.optional_figure("min_delta"),
-        min_delta_confidence=gate.optional_figure("min_delta_confidence"),
-        min_case_pass_rate=gate.optional_figure("min_case_pass_rate"),
-        max_spend_usd=gate.optional_figure("max_spend_usd"),
+        per_skill_min={name: minimums.figure(name, RATE) for name in per_skill},
+        min_delta=gate.optional_figure("min_delta", SIGNED_RATE),
+        min_delta_confidence=gate.optional_figure("min_delta_confidence", LEVEL),
+        min_case_pass_rate=gate.optional_figure("min_case_pass_rate", RATE),
+        max_spend_usd=gate.optional_figure("max_spend_usd", POSITIVE),
     )
     if settings.min_delta_confidence is not None and settings.min_delta is None:
         raise ReportError("run.gate_settings: min_delta_confidence is set without min_delta")
@@ -291,12 +245,25 @@ def _run_settings(run: _Fields) -> RunSettings | None:
     return RunSettings(
         gate=settings,
         runners=runners,
-        repeat=run.count("repeat"),
+        repeat=run.count("repeat", POSITIVE_COUNT),
         shard=run.optional_text("shard"),
+        fingerprint=_fingerprint(run),
     )
 
 
-def _shown(value: object) -> str:
-    """A value as an error shows it: its JSON, cut short (a report can hold anything)."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 60 else text[:59] + "…"
+def _fingerprint(run: Fields) -> dict[str, str]:
+    digests = run.optional_child("settings_fingerprint")
+    return {} if digests is None else {name: digests.text(name) for name in digests.data}
+
+
+def _selection(run: Fields) -> Selection | None:
+    """Under a shard, what every shard selected together; None for a whole run."""
+    if run.data.get("selection") is None:
+        return None
+    selection = run.child("selection")
+    skills = selection.child("skills")
+    return Selection(
+        items=selection.count("items"),
+        digest=selection.text("digest"),
+        skills={name: skills.text(name) for name in skills.data},
+    )

@@ -87,6 +87,10 @@ def run_dict(record: RunRecord) -> dict[str, Any]:
         "case_order": {skill: list(cases) for skill, cases in record.case_order.items()}
         if record.case_order
         else None,
+        # Additive, under a shard only: what every shard selected together, as digests.
+        "selection": record.selection.as_dict() if record.selection is not None else None,
+        # Additive: a digest of each setting, so a merge refuses shards run with others.
+        "settings_fingerprint": dict(run.fingerprint) if run is not None else None,
     }
 
 

@@ -1,0 +1,52 @@
+"""A shard's report as a merge holds it, the merge's refusal, and an item's identity."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..gate.record import RunRecord, RunSettings
+from ..perform.outcome import Outcome
+
+SAME_FLAGS = "run every shard with the same flags and skill-lens.toml"
+ItemKey = tuple[str, str, str, str, int]  # skill, case, runner, arm, repeat
+
+
+class MergeError(Exception):
+    """The reports cannot be merged: what is wrong, and the fix."""
+
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+
+@dataclass(frozen=True)
+class ShardReport:
+    source: str  # the file, as named on the command line
+    record: RunRecord
+
+    @property
+    def settings(self) -> RunSettings:
+        assert self.record.run is not None  # checked by consistent.one_run
+        return self.record.run
+
+
+def keys(outcome: Outcome) -> dict[str, Any]:
+    """The fields of ``outcome`` that name its item, as a not-run entry holds them."""
+    return {name: getattr(outcome, name) for name in _IDENTITY_FIELDS}
+
+
+_IDENTITY_FIELDS = ("skill_name", "case_name", "runner", "arm", "repeat_index")
+
+
+def identity(entry: Mapping[str, Any]) -> ItemKey:
+    repeat = entry.get("repeat_index")
+    return (
+        str(entry.get("skill_name") or ""),
+        str(entry.get("case_name") or ""),
+        str(entry.get("runner") or ""),
+        str(entry.get("arm") or "candidate"),
+        repeat if isinstance(repeat, int) else 0,
+    )

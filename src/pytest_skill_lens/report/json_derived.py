@@ -1,0 +1,127 @@
+"""The parts of a JSON report a merge recomputes but ``html`` draws as written.
+
+The summary, the delta and the gate are functions of the outcomes: a merge never reads
+them, but the page of one report shows them, so a figure there is held to its kind as
+strictly as an outcome's (a count, a cost of 0 or more, a rate from 0 to 1, a delta
+from -1 to 1, every one finite). Keys this module does not know are left open: a later
+summary field is added without breaking the reader.
+"""
+
+from __future__ import annotations
+
+from .json_fields import COUNT, FINITE, LEVEL, RATE, SIGNED_RATE, Fields, ReportError
+
+_SUMMARY_COUNTS = (
+    "total", "passed", "failed", "errored", "baseline_errored", "total_tokens", "not_run",
+    "skill_not_loaded", "fake_outcomes",
+)  # fmt: skip
+_SUMMARY_FIGURES = ("total_cost_usd", "total_latency_ms", "judge_cost_usd")
+_DELTA_SIGNED = ("tokens_delta", "cost_usd_delta", "latency_ms_delta")
+
+
+def check_derived(top: Fields) -> None:
+    """A :class:`ReportError` naming the first impossible value of the summary, delta,
+    gate or products."""
+    _summary(top.child("summary"))
+    delta = top.optional_child("delta")
+    if delta is not None:
+        _delta(delta)
+    _gate(top.child("gate"))
+    if "products" in top.data:
+        for product in top.objects("products"):
+            for key in ("name", "executable", "trust"):
+                product.text(key)
+            product.optional_text("version")
+
+
+def _summary(summary: Fields) -> None:
+    for key in _SUMMARY_COUNTS:
+        summary.count(key)
+    for key in _SUMMARY_FIGURES:
+        summary.figure(key)
+    summary.figure("pass_rate", RATE)
+    rates = summary.child("pass_rate_by_skill")
+    for skill in rates.data:
+        rates.figure(skill, RATE)
+    by_arm = summary.child("by_arm")
+    for arm in by_arm.data:
+        spend = by_arm.child(arm)
+        spend.count("tokens")
+        spend.flag("cost_unpriced")
+        for key in ("cost_usd", "judge_cost_usd", "latency_ms"):
+            spend.figure(key)
+    summary.optional_text("fake_note")
+    replay = summary.optional_child("replay")
+    if replay is not None:
+        for key in ("replayed", "partly_replayed", "recorded", "of"):
+            replay.count(key)
+        replay.figure("replayed_usd")
+        replay.optional_text("oldest_recorded_at")
+        replay.optional_text("note")
+
+
+def _delta(delta: Fields) -> None:
+    delta.text("baseline_kind")
+    _figures(delta)
+    for case in delta.objects("cases"):
+        for key in ("skill_name", "case_name", "runner"):
+            case.text(key)
+        _arm(case.child("candidate"))
+        baseline = case.optional_child("baseline")
+        if baseline is not None:
+            _arm(baseline)
+        case.flag("comparable")
+        case.flag("high_variance")
+        case.optional_text("exclusion_reason")
+        case.names("low_signal")
+    for varying in delta.objects("high_variance"):
+        varying.optional_figure("pass_rate", RATE)
+        varying.figure("stddev")
+    delta.names("notes")
+    for runner in delta.objects("runners"):
+        runner.text("runner")
+        _figures(runner)
+
+
+def _figures(figures: Fields) -> None:
+    figures.count("comparable_cases")
+    figures.optional_figure("pass_rate_candidate", RATE)
+    figures.optional_figure("pass_rate_baseline", RATE)
+    figures.optional_figure("pass_rate_delta", SIGNED_RATE)
+    for key in _DELTA_SIGNED:
+        figures.optional_figure(key, FINITE)
+    intervals = figures.child("intervals")
+    for key in ("candidate", "baseline", "delta"):
+        _interval(intervals.optional_child(key))
+    figures.optional_text("confidence")
+
+
+def _arm(stats: Fields) -> None:
+    for key in ("runs", "errored", "passed"):
+        stats.count(key)
+    stats.optional_figure("pass_rate", RATE)
+    for key in ("stddev", "mean_tokens", "mean_cost_usd", "mean_latency_ms"):
+        stats.figure(key)
+    _interval(stats.optional_child("interval"))
+    for estimate in stats.objects("k_estimates"):
+        estimate.count("k")
+        estimate.figure("pass_at_k", RATE)
+        estimate.figure("pass_hat_k", RATE)
+
+
+def _interval(interval: Fields | None) -> None:
+    if interval is None:
+        return
+    for key in ("estimate", "low", "high"):
+        interval.figure(key, SIGNED_RATE)
+    interval.figure("level", LEVEL)
+    interval.text("method")
+    interval.count("n", COUNT)
+
+
+def _gate(gate: Fields) -> None:
+    passed = gate.flag("passed")
+    code = gate.count("exit_code")
+    gate.names("reasons")
+    if passed and code != 0:
+        raise ReportError(f"{gate.at('exit_code')}: a gate that passed exits 0, not {code}")
