@@ -131,6 +131,11 @@ def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) ->
     # Every shard says every skill's cases in eval-file order, its own and the others'.
     assert all(r["run"]["case_order"] == {s: CASES for s in SKILLS} for r in reports)
     assert _load(pytester, "whole.json")["run"]["case_order"] is None
+    # ... and what the whole run selected, as digests: every shard says the same.
+    selections = [r["run"]["selection"] for r in reports]
+    assert selections[0]["items"] == 40 and sorted(selections[0]["skills"]) == list(SKILLS)
+    assert selections == [selections[0]] * 3
+    assert _load(pytester, "whole.json")["run"]["selection"] is None
     # pytest counts the other shards' items as deselected; the session does not call it -k.
     assert all(r["deselected_skills"] == [] for r in reports)
     shards[0].stdout.fnmatch_lines(["*deselected*"])
@@ -275,6 +280,9 @@ def test_a_shard_under_xdist_runs_the_same_items(pytester: pytest.Pytester) -> N
     assert got["deselected_skills"] == []
     assert got["gate"] == expected["gate"]
     assert got["run"]["case_order"] == expected["run"]["case_order"] == {s: CASES for s in SKILLS}
+    # The workers' selection reaches the controller's report: a merge compares it.
+    assert got["run"]["selection"] == expected["run"]["selection"]
+    assert expected["run"]["selection"]["items"] == 40  # 10 cases, 2 arms, 2 repeats
 
 
 def test_a_bad_shard_is_exit_2_with_the_fix(pytester: pytest.Pytester) -> None:
