@@ -170,7 +170,15 @@ def test_a_planted_link_at_the_target_is_replaced_not_followed(
             "--force rewrites one skill's scaffold; it is refused for a directory of skills",
             "name one skill's directory with --force",
         ),
-        (None, ["nowhere"], "nowhere is not a directory", "name a skill's directory"),
+        ("file", ["notes.txt"], "notes.txt is not a directory", "name a skill's directory"),
+        (
+            None,
+            ["Release Notes"],
+            "'Release Notes' cannot name a new skill: a skill takes its directory's name, and "
+            "'Release Notes' is not a valid Agent Skills name: it holds characters other than "
+            "lowercase a-z, 0-9 and '-' ('R', ' ', 'N')",
+            "name the directory release-notes",
+        ),
         ("empty", ["empty"], "no SKILL.md under empty", "name a skill's directory"),
         ("broken", ["broken"], "broken/SKILL.md", "quote a value"),
         (
@@ -180,7 +188,14 @@ def test_a_planted_link_at_the_target_is_replaced_not_followed(
             "make the directory writable",
         ),
     ],
-    ids=["force-in-batch", "missing", "no-skills", "malformed-skill-md", "unwritable"],
+    ids=[
+        "force-in-batch",
+        "not-a-directory",
+        "new-skill-bad-name",
+        "no-skills",
+        "malformed-skill-md",
+        "unwritable",
+    ],
 )
 def test_refusals_exit_2_with_the_reason_and_the_fix(
     pytester: pytest.Pytester,
@@ -193,7 +208,9 @@ def test_refusals_exit_2_with_the_reason_and_the_fix(
 ) -> None:
     monkeypatch.chdir(pytester.path)
     make_skill(pytester.path / "skills", "a")
-    if setup == "empty":
+    if setup == "file":
+        write_file(pytester.path / "notes.txt", "not a skill\n")
+    elif setup == "empty":
         (pytester.path / "empty" / "sub").mkdir(parents=True)
     elif setup == "broken":
         make_skill(pytester.path, "broken", frontmatter="name: [unclosed\n")
@@ -206,3 +223,56 @@ def test_refusals_exit_2_with_the_reason_and_the_fix(
     assert first.startswith("pytest-skill-lens init: ")
     assert message in first
     assert second.startswith("  fix: ") and fix in second
+    assert not (pytester.path / "Release Notes").exists()  # a refusal writes nothing
+
+
+NEW_SKILL_TODOS = {
+    # What an author writes in a new skill's SKILL.md, per placeholder.
+    "TODO(skill-lens) what the skill does, and when an agent should use it": (
+        "Writes release notes from merged pull requests. Use when asked for release notes."
+    ),
+    "TODO(skill-lens) the instructions the agent follows when it uses the skill": (
+        "List each merged change under Added, Changed or Fixed."
+    ),
+}
+
+
+def test_init_on_a_new_directory_scaffolds_a_skill_refused_until_filled(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(pytester.path)
+    code, out, err = _init(capsys, "skills/release-notes")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "Wrote skills/release-notes/SKILL.md",
+        "Wrote skills/release-notes/evals/release-notes.eval.yaml",
+        "Fill in every TODO(skill-lens), then run: "
+        "pytest --skill-lens skills/release-notes --collect-only",
+    ]
+    skill_md = pytester.path / "skills" / "release-notes" / "SKILL.md"
+    evals = skill_md.parent / "evals" / "release-notes.eval.yaml"
+    text = skill_md.read_text(encoding="utf-8")
+    assert text.startswith("---\nname: release-notes\ndescription: TODO(skill-lens) ")
+
+    refused = pytester.runpytest("--skill-lens", "skills/release-notes", *QUIET_PLUGINS)
+    assert refused.ret == 2
+    shown = refused.stdout.str()
+    assert f"{skill_md}:3, field 'description': still holds the placeholder TODO(skill-lens)" in (
+        shown
+    )
+    assert f"{skill_md}:7: the instructions still hold the placeholder TODO(skill-lens)" in shown
+    assert "release-notes.eval.yaml:" in shown  # the eval file's placeholders, in the same run
+
+    for placeholder, value in NEW_SKILL_TODOS.items():
+        assert placeholder in text
+        text = text.replace(placeholder, value)
+    skill_md.write_text(text, encoding="utf-8")
+    evals.write_text(fill(evals.read_text(encoding="utf-8")), encoding="utf-8")
+    ran = pytester.runpytest("--skill-lens", "skills/release-notes", *QUIET_PLUGINS)
+    ran.assert_outcomes(passed=2, failed=3, warnings=0)  # as for an existing skill, no warning
+    assert ran.ret == 1
+
+    # Run again, it is an existing skill: only its eval file may be rewritten, with --force.
+    code, _, err = _init(capsys, "skills/release-notes")
+    assert code == 2
+    assert "release-notes.eval.yaml already exists" in err

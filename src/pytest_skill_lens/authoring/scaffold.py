@@ -1,4 +1,5 @@
-"""The ``init`` scaffold: an eval file with every field a new author needs.
+"""The ``init`` scaffold: an eval file with every field a new author needs, and for a
+directory that does not exist yet, the new skill's ``SKILL.md``.
 
 Every value only the author can know is the placeholder ``TODO(skill-lens)``, which the
 loader refuses (``suite/rules.py``): an unfilled scaffold stops the run with exit 2 naming
@@ -14,7 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..suite.discovery import SKILL_FILE, eval_files_for
+from ..suite.quoting import shown
+from ..suite.rules import PLACEHOLDER
 from ..suite.skill import Skill, load_skill
+from ..suite.skill_md_rules import slug, spec_name_problems
 from .yaml_emit import comment
 
 # Directories pytest does not collect by default (its norecursedirs): a skill in one of
@@ -95,9 +99,45 @@ def _by_name(skill: Skill) -> tuple[str, str]:
     return skill.name.casefold(), str(skill.path)
 
 
+def new_skill_problem(directory: Path) -> tuple[str, str] | None:
+    """Why ``directory`` cannot hold a new skill, and the fix; ``None`` when it can.
+
+    The skill is named after its directory, as the specification asks, so the directory's
+    name must be a valid skill name."""
+    problems = spec_name_problems(directory.name)
+    if not problems:
+        return None
+    return (
+        f"{shown(directory.name)} cannot name a new skill: a skill takes its directory's name, "
+        f"and {shown(directory.name)} is not a valid Agent Skills name: " + "; ".join(problems),
+        f"name the directory {slug(directory.name) or 'my-skill'} (lowercase a-z, 0-9 and "
+        "single hyphens, at most 64 characters)",
+    )
+
+
+def new_skill_text(name: str) -> str:
+    """A new skill's ``SKILL.md``: the frontmatter the specification requires, and a
+    ``TODO(skill-lens)`` for each thing only the author knows (the run refuses the file
+    until none is left)."""
+    return _NEW_SKILL.format(name=name, todo=PLACEHOLDER)
+
+
+_NEW_SKILL = """\
+---
+name: {name}
+description: {todo} what the skill does, and when an agent should use it
+---
+# {name}
+
+{todo} the instructions the agent follows when it uses the skill
+"""
+
+
 def scaffold_text(skill: Skill) -> str:
     """The scaffold for ``skill``: five cases, one of each kind a suite usually needs."""
     description = skill.description or "(none: a mode: offered case shows the agent no description)"
+    if PLACEHOLDER in description:
+        description = "(not written yet: SKILL.md still holds the placeholder)"
     return _SCAFFOLD.format(
         name=comment(repr(skill.name)), description=comment(repr(description)[:300])
     )

@@ -1,9 +1,11 @@
 """``pytest-skill-lens init PATH [--force]``: an eval-file scaffold for one skill, or for
-every skill under ``PATH`` that has none.
+every skill under ``PATH`` that has none; when ``PATH`` does not exist, a new skill there
+(its ``SKILL.md`` and its eval file).
 
 Exit 0 when every scaffold was written (or there was nothing to do), 2 when ``PATH`` is no
-skill and holds none, a ``SKILL.md`` does not parse, a target exists without ``--force``,
-``--force`` is given in batch mode, or a file cannot be written.
+skill and holds none, a new skill's directory name is not a valid skill name, a
+``SKILL.md`` does not parse, a target exists without ``--force``, ``--force`` is given in
+batch mode, or a file cannot be written.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..authoring.scaffold import Pending, Skipped, plan_batch, scaffold_target, scaffold_text
+from ..authoring.scaffold import (
+    Pending,
+    Skipped,
+    new_skill_problem,
+    new_skill_text,
+    plan_batch,
+    scaffold_target,
+    scaffold_text,
+)
 from ..suite.discovery import SKILL_FILE
 from ..suite.errors import AuthoringError
 from ..suite.skill import Skill, load_skill
@@ -27,9 +37,14 @@ def main(argv: Sequence[str]) -> int:
         prog=PROG,
         description="Write an eval-file scaffold whose every author-supplied value is "
         "TODO(skill-lens): for the skill at PATH, or for each skill under PATH that has no "
-        "eval file yet.",
+        "eval file yet. A PATH that does not exist becomes a new skill: its SKILL.md and its "
+        "eval file.",
     )
-    parser.add_argument("path", metavar="PATH", help="a skill's directory, or one holding skills")
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="a skill's directory, one holding skills, or a new skill's directory",
+    )
     parser.add_argument(
         "--force", action="store_true", help="overwrite one skill's existing scaffold"
     )
@@ -38,7 +53,35 @@ def main(argv: Sequence[str]) -> int:
     skill_file = path if path.name == SKILL_FILE and path.is_file() else path / SKILL_FILE
     if skill_file.is_file():
         return _one_skill(skill_file, options.path, force=options.force)
+    if not _exists(path):
+        return _new_skill(path, options.path)
     return _batch(path, options.path, force=options.force)
+
+
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()  # a dangling link is in the way, not absent
+
+
+def _new_skill(directory: Path, shown: str) -> int:
+    """A new skill in ``directory``, which does not exist: SKILL.md, then its eval file."""
+    problem = new_skill_problem(directory)
+    if problem is not None:
+        return refuse(PROG, *problem)
+    skill_file = directory / SKILL_FILE
+    try:
+        write_new(skill_file, new_skill_text(directory.name), replace=False)
+    except OSError as exc:
+        return refuse(
+            PROG, f"cannot write {skill_file}: {cause(exc)}", "make the directory writable"
+        )
+    say([f"Wrote {skill_file}"])
+    skill = load_skill(skill_file)  # what was just written: it parses
+    target = scaffold_target(skill)
+    written = _write(skill, target, force=False)
+    if written is not None:
+        return written
+    say([f"Wrote {target}", _hint(shown)])
+    return EXIT_OK
 
 
 def _one_skill(skill_file: Path, shown: str, *, force: bool) -> int:
