@@ -118,7 +118,7 @@ def test_a_lone_surrogate_stays_escaped_and_reads_back_exactly(tmp_path: Path) -
         (encoded(cassette(extra=1)), "has the wrong shape: extra: Extra inputs are not permitted"),
         (encoded({**cassette(), "calls": [{"seat": "runner"}]}), "has the wrong shape: calls.0.by"),
         (encoded([1, 2]), "has the wrong shape: the top level"),
-        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b"[" * 100_000 + b"]" * 100_000, "is nested more than 100 levels deep"),
     ],
     ids=[
         "truncated",
@@ -156,16 +156,16 @@ def test_a_fifo_or_a_huge_file_is_refused_without_reading_it(
 ) -> None:
     fifo = tmp_path / "c.json"
     os.mkfifo(fifo)
-    with pytest.raises(CassetteError, match="is a FIFO, not a regular file"):
+    with pytest.raises(CassetteError, match="is a FIFO \\(named pipe\\), not a regular file"):
         read_cassette(fifo)  # would block for ever if it were opened
     big = tmp_path / "big.json"
     big.write_bytes(encoded(cassette()))
     monkeypatch.setattr(files, "MAX_BYTES", 10)
     with pytest.raises(CassetteError, match="more than a cassette may be"):
         read_cassette(big)
-    link = tmp_path / "gone.json"
+    link = tmp_path / "gone.json"  # a link is never followed, whatever it points at
     link.symlink_to(tmp_path / "nowhere.json")
-    with pytest.raises(CassetteError, match="broken symbolic link"):
+    with pytest.raises(CassetteError, match=r"gone\.json is a symbolic link"):
         read_cassette(link)
 
 

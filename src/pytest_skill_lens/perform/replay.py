@@ -71,6 +71,7 @@ def open_tape(
     if not (runner_taped or judge_taped):
         return Taping(None, None, bool(untaped))
     from ..run.cassettes import Tape
+    from ..run.cassettes.files import cassette_root
     from ..run.cassettes.key import judge_parts, runner_parts
 
     key: list[KeyPart] = []
@@ -88,7 +89,10 @@ def open_tape(
         "arm": identity.arm,
         "repeat": identity.repeat_index + 1,
     }
-    tape = Tape(Path(identity.cassette), mode, key, item)
+    path = Path(identity.cassette)
+    # Never read or written through a link below the directory you chose (or the skill's).
+    root = cassette_root(path, named=bool(settings.cassettes))
+    tape = Tape(path, mode, key, item, root=root)
     return Taping(tape, tape.refusal, bool(untaped))
 
 

@@ -7,39 +7,43 @@ indents, so a pull request shows what a re-recording changed line by line; nothi
 it is a secret by construction (no headers, no settings objects, no keys: endpoints
 and models appear only as hashes in the key).
 
-Reading never trusts the file: it must be a regular file under :data:`MAX_BYTES`,
-strict JSON (no NaN), and the exact shape below, or the item is errored naming the
-file and what is wrong (:class:`CassetteError`).
+Reading never trusts the file: it is reached without following a link below its
+root (:mod:`.place`), and it must be a regular file of at most :data:`MAX_BYTES`,
+nested at most :data:`MAX_DEPTH` deep with at most :data:`MAX_VALUES` values (both
+counted before it is parsed, so a small file cannot make a large parse), strict JSON
+(no NaN), and the exact shape below, or the item is errored naming the file and what
+is wrong (:class:`CassetteError`). Recording holds itself to the same bounds: what
+it could not read back it does not write.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from ...atomic_file import write_atomically
-from ...suite.errors import AuthoringError
-from ...suite.regular_files import read_regular
+from .place import CassetteError as CassetteError
+from .place import LinkRefused as LinkRefused
+from .place import check_place as check_place
+from .place import read_under, write_under
 
 FORMAT: Literal[1] = (
     1  # the "cassette" field: a file of another format is refused, never guessed at
 )
 MAX_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 100  # a recording nests ~15 levels, plus what a model nests in tool arguments
+MAX_VALUES = 1_000_000  # entries of its lists and objects: what a parse holds in memory
+MAX_CALLS = 1_000  # runner calls (one per session) and judge calls of one item
+MAX_EXCHANGES = 1_000  # requests in one call (pydantic-ai stops a run at 50)
 SUFFIX = ".json"
 Seat = Literal["runner", "judge"]
 _DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 _SHA = r"^[0-9a-f]{64}$"
 NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-
-
-class CassetteError(Exception):
-    """A cassette that cannot be used as it is: unreadable, not JSON, or the wrong shape."""
 
 
 class _Strict(BaseModel):
@@ -82,14 +86,14 @@ class StoredCall(_Strict):
     by: str  # the runner's or the judge's name
     recorded_at: Annotated[str, Field(pattern=_DATE)]
     figures: StoredFigures
-    exchanges: list[Exchange]
+    exchanges: Annotated[list[Exchange], Field(max_length=MAX_EXCHANGES)]
 
 
 class CassetteFile(_Strict):
     cassette: Literal[1]
     item: dict[str, JsonValue]  # for people reading the file; never compared
     key: dict[str, KeyEntry]
-    calls: list[StoredCall]
+    calls: Annotated[list[StoredCall], Field(max_length=MAX_CALLS)]
 
 
 def cassette_path(
@@ -112,27 +116,11 @@ def _safe(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "x"
 
 
-def read_cassette(path: Path) -> CassetteFile | None:
-    """The cassette at ``path``; ``None`` when there is none; :class:`CassetteError` if unusable."""
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        if os.path.islink(path):
-            raise CassetteError(f"{path} is a broken symbolic link") from None
-        return None
-    except OSError as exc:
-        raise CassetteError(f"{path} cannot be read: {exc.strerror or exc}") from None
-    if size > MAX_BYTES:
-        raise CassetteError(
-            f"{path} is {size:,} bytes, more than a cassette may be ({MAX_BYTES:,})"
-        )
-    try:
-        data = read_regular(path)
-    except AuthoringError as exc:  # a FIFO, a device: refused before it is opened
-        raise CassetteError(f"{path} {exc.problem}") from None
-    except OSError as exc:
-        raise CassetteError(f"{path} cannot be read: {exc.strerror or exc}") from None
-    return parse_cassette(data, path)
+def read_cassette(path: Path, root: Path | None = None) -> CassetteFile | None:
+    """The cassette at ``path``; ``None`` when there is none; :class:`CassetteError` if
+    unusable. Nothing below ``root`` (by default the file's directory) may be a link."""
+    data = read_under(path, path.parent if root is None else root, MAX_BYTES)
+    return None if data is None else parse_cassette(data, path)
 
 
 def parse_cassette(data: bytes, path: Path) -> CassetteFile:
@@ -140,6 +128,9 @@ def parse_cassette(data: bytes, path: Path) -> CassetteFile:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CassetteError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+    problem = bulk_problem(text)
+    if problem is not None:
+        raise CassetteError(f"{path} {problem}")
     try:
         raw = json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:  # JSONDecodeError, or a NaN refused
@@ -156,16 +147,65 @@ def parse_cassette(data: bytes, path: Path) -> CassetteFile:
     try:
         return CassetteFile.model_validate(raw)
     except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in error["loc"]) or "the top level"
-        raise CassetteError(f"{path} has the wrong shape: {where}: {error['msg']}") from None
+        raise CassetteError(f"{path} has the wrong shape: {shape_error(exc)}") from None
     except RecursionError:
         raise CassetteError(f"{path} is nested too deeply to be read") from None
 
 
-def write_cassette(path: Path, cassette: CassetteFile) -> None:
-    """Write ``cassette`` in one rename (a reader never sees half a file); raises OSError."""
-    write_atomically(path, render(cassette))
+def shape_error(exc: ValidationError) -> str:
+    """The first fault pydantic found, where it is and what: one line, never the value."""
+    error = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in error["loc"]) or "the top level"
+    return f"{where}: {error['msg']}"
+
+
+def write_cassette(path: Path, cassette: CassetteFile, root: Path | None = None) -> None:
+    """Write ``cassette`` in one rename (a reader never sees half a file), never through a
+    link below ``root`` (by default the file's directory). Raises ``ValueError`` when it
+    is more than a cassette may be (replay would refuse it), :class:`LinkRefused` or
+    ``OSError``."""
+    text = render(cassette)
+    data = text.encode("utf-8")
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"it would be {len(data):,} bytes, more than a cassette may be")
+    problem = bulk_problem(text)
+    if problem is not None:
+        raise ValueError(f"it {problem}")
+    write_under(path, path.parent if root is None else root, data)
+
+
+def cassette_root(path: Path, *, named: bool) -> Path:
+    """The directory ``path`` (from :func:`cassette_path`) is trusted down to: the one
+    you ``named`` (``--skill-lens-cassettes``, ``cassettes`` in skill-lens.toml);
+    else the skill's directory, when the eval file lies in its ``evals/`` (a skill
+    ships that directory, so it may be a link), else the eval file's own directory
+    (the skill's, or one you named with ``--skill-lens-evals``)."""
+    if named:
+        return path.parents[1]
+    evals = path.parents[2]
+    if evals.name == "evals" and (evals.parent / "SKILL.md").is_file():
+        return evals.parent
+    return evals
+
+
+# A JSON string, or an unterminated one to the end: possessive, so nothing is retried.
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+\\?(?:"|\Z)', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def bulk_problem(text: str) -> str | None:
+    """What makes JSON ``text`` too much to parse (too deep, too many values), counted
+    on its structure with every string taken out, so no parse is needed to tell."""
+    bare = _STRING.sub("", text)
+    values = bare.count(",") + bare.count("[") + bare.count("{")
+    if values > MAX_VALUES:
+        return f"holds more than {MAX_VALUES:,} JSON values (entries of its lists and objects)"
+    depth = 0
+    for bracket in _BRACKET.finditer(bare):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return f"is nested more than {MAX_DEPTH} levels deep"
+    return None
 
 
 def render(cassette: CassetteFile) -> str:

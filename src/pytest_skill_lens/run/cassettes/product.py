@@ -33,14 +33,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from ...mcp_bridge.calls_file import BridgeLog, read_calls_file
+from ...mcp_bridge.calls_file import MAX_READ_BYTES, BridgeLog, read_calls_file
 from ...suite.model import ToolSpec
 from ..mocktools import build_mock_tools
 from .seat_call import CassetteMiss
-from .workspace_changes import Change, redacted_mark
+from .workspace_changes import Change, held_problem, redacted_mark
 
 STDERR_KEPT = 2_000  # characters of stderr kept; the readers quote the last 500
 MAX_STREAM_BYTES = 32 * 1024 * 1024  # a trace past this is not kept (the file cap is 64 MiB)
+MAX_LEFT_BYTES = 1_000_000  # what Copilot reads of its usage file (copilot.MAX_USAGE_BYTES)
+MAX_CALLS_BYTES = MAX_READ_BYTES  # what the harness reads of the bridge's calls file
 PROMPT = "{prompt}"  # the prompt's place in the kept command line
 _SECRET_MIN = 8  # shorter values ("1", "true") are no credential and would mangle the text
 _PID = re.compile(rb', "pid": ([0-9]+)\}$')
@@ -86,6 +88,10 @@ def explain(
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class StartRefused(CassetteMiss):
+    """A recorded start holds more than a recording keeps; the message says what."""
 
 
 class StoredBytes(_Strict):
@@ -148,10 +154,12 @@ def capture_record(capture: Capture, secrets: Sequence[str] = ()) -> dict[str, A
 
 
 def capture_from(stored: Any) -> Capture:
-    """The recorded start again; a cassette of the wrong shape is a clear miss."""
+    """The recorded start again; a cassette of the wrong shape is a clear miss, and one
+    holding more than a recording keeps is refused (:class:`StartRefused`) before any
+    of it is used."""
     try:
         start = StoredStart.model_validate(stored)
-        return Capture(
+        capture = Capture(
             stdout=_bytes(start.stdout),
             exit_code=start.exit_code,
             cut=start.cut,
@@ -168,6 +176,28 @@ def capture_from(stored: Any) -> Capture:
         ) from None
     except ValueError as exc:  # base64 that is not
         raise CassetteMiss(f"a recorded product start cannot be read: {exc}") from None
+    problem = _over_bounds(capture)
+    if problem is not None:
+        raise StartRefused(problem)
+    return capture
+
+
+def _over_bounds(capture: Capture) -> str | None:
+    """What of ``capture`` is more than a recording keeps, in words; None when nothing."""
+    if len(capture.stderr) > STDERR_KEPT:
+        return (
+            f"its stderr is {len(capture.stderr):,} characters, more than a recording keeps "
+            f"({STDERR_KEPT:,})"
+        )
+    streams = (
+        ("stdout", capture.stdout, MAX_STREAM_BYTES),
+        ("left (the file the product leaves for its reader)", capture.left, MAX_LEFT_BYTES),
+        ("calls (the bridge's calls file)", capture.calls, MAX_CALLS_BYTES),
+    )
+    for name, data, cap in streams:
+        if data is not None and len(data) > cap:
+            return f"its {name} is {len(data):,} bytes, more than a recording keeps ({cap:,})"
+    return held_problem(capture.changes)
 
 
 def _stored(data: bytes) -> dict[str, Any]:

@@ -73,6 +73,11 @@ class SeatCall:
         re-recording mends it, the response having been taken already."""
         self._miss(f"the {self._label()} {detail}", later=True)
 
+    def refuse(self, detail: str) -> None:
+        """Raises :class:`CassetteMiss`: the recorded response is more than a recording
+        keeps (a hand-edited cassette, say), so nothing of it is replayed."""
+        self._miss(f"the {self._label()} {detail}", later=True, kind="refused")
+
     def cannot_keep(self, why: str) -> None:
         """This live call's record cannot be written faithfully; the file is not written."""
         self._tape.cannot_keep(why)
@@ -203,9 +208,9 @@ class SeatCall:
         self._recorded = None
         self._tape.went_live(why)
 
-    def _miss(self, detail: str, *, later: bool) -> None:
+    def _miss(self, detail: str, *, later: bool, kind: str = "miss") -> None:
         self._missed = True
-        self._tape.miss(detail, later=later)
+        self._tape.miss(detail, later=later, kind=kind)
         raise CassetteMiss(self._tape.miss_text or detail)
 
     def _label(self) -> str:

@@ -33,13 +33,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from .files import (
     FORMAT,
     CassetteError,
     CassetteFile,
+    LinkRefused,
     Seat,
     StoredCall,
+    check_place,
     read_cassette,
+    shape_error,
     write_cassette,
 )
 from .key import KeyPart, stale_parts
@@ -76,9 +81,12 @@ class Tape:
         key: list[KeyPart],
         item: dict[str, Any],
         *,
+        root: Path | None = None,
         today: str | None = None,
     ) -> None:
         self.path = path
+        # Nothing below it may be a link (files.cassette_root); by default the file's own.
+        self.root = path.parent if root is None else root
         self.mode = mode
         self.key = key
         self.item = item
@@ -96,10 +104,14 @@ class Tape:
         self._load()
 
     def _load(self) -> None:
-        if self.mode == "all":
-            return
         try:
-            stored = read_cassette(self.path)
+            if self.mode == "all":  # the old file is never read, but never written through
+                check_place(self.path, self.root)
+                return
+            stored = read_cassette(self.path, self.root)
+        except LinkRefused as exc:  # before the act: nothing is spent on what cannot be kept
+            self.refusal = f"cassette refused: {exc}"
+            return
         except CassetteError as exc:
             self.refusal = f"cassette unusable: {exc}; delete it and {_RECORD_FIX}"
             return
@@ -159,13 +171,14 @@ class Tape:
         if self.closed:  # the act was abandoned at its deadline: nothing more counts
             raise CassetteMiss("the case's act ended; this call's cassette is closed")
 
-    def miss(self, detail: str, *, later: bool) -> None:
+    def miss(self, detail: str, *, later: bool, kind: str = "miss") -> None:
         """Note the item's first miss (the rest follow from it). ``later``: the difference
-        is past a call's first request, which only a whole re-recording can mend."""
+        is past a call's first request, which only a whole re-recording can mend.
+        ``kind`` "refused": the recording itself is more than a recording may be."""
         fix = _RERECORD_FIX if later else _RECORD_FIX
         with self._lock:
             if self.miss_text is None:
-                self.miss_text = f"cassette miss: {self.path}: {detail}; {fix}"
+                self.miss_text = f"cassette {kind}: {self.path}: {detail}; {fix}"
 
     def went_live(self, why: str) -> None:
         with self._lock:
@@ -216,22 +229,28 @@ class Tape:
         return report if note is None else _with_note(report, note)
 
     def _save(self, calls: list[SeatCall], *, unchanged: bool) -> str | None:
-        stored = [c.stored(self.today) for c in calls]
+        try:
+            stored = [c.stored(self.today) for c in calls]
+        except ValidationError as exc:  # more requests in a call than a cassette keeps
+            return f"the cassette {self.path} was not written: {shape_error(exc)}"
         if any(s is None for s in stored):
             return "the cassette was not written: a call did not finish"
         if unchanged and self.mode == "once" and not self._stale:
             return None  # every call replayed under the same key: the file stands as it is
         if self.unkept is not None:
             return f"{self.path}: {self.unkept}"
-        cassette = CassetteFile(
-            cassette=FORMAT,
-            item=self.item,
-            key={p.name: p.entry() for p in self.key},
-            calls=[s for s in stored if s is not None],
-        )
         try:
-            write_cassette(self.path, cassette)
-        except (OSError, ValueError) as exc:
+            cassette = CassetteFile(
+                cassette=FORMAT,
+                item=self.item,
+                key={p.name: p.entry() for p in self.key},
+                calls=[s for s in stored if s is not None],
+            )
+        except ValidationError as exc:  # more calls than a cassette keeps
+            return f"the cassette {self.path} was not written: {shape_error(exc)}"
+        try:
+            write_cassette(self.path, cassette, self.root)
+        except (OSError, ValueError, CassetteError) as exc:
             cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             return f"the cassette {self.path} could not be written: {cause}"
         return None

@@ -178,16 +178,57 @@ def redacted_mark() -> str:
 # -- on replay ---------------------------------------------------------------------------
 
 
+def held_problem(changes: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why recorded ``changes`` are more than :func:`changes_since` keeps, or None: a
+    cassette is input, held to the bounds its recording applies before any is made."""
+    if len(changes) > MAX_ENTRIES:
+        return (
+            f"it holds {len(changes):,} workspace entries, more than a recording keeps "
+            f"({MAX_ENTRIES})"
+        )
+    seen: set[str] = set()
+    total = 0
+    for change in changes:
+        path = str(change.get("path"))
+        if path in seen:
+            return f"it names the workspace path {path!r} twice"
+        seen.add(path)
+        text, encoded = change.get("text"), change.get("base64")
+        if isinstance(text, str):
+            size = len(text.encode("utf-8", errors="surrogatepass"))
+            if size > MAX_FILE_BYTES:
+                return (
+                    f"its file {path!r} is {size:,} bytes, more than a recording keeps of "
+                    f"one file ({MAX_FILE_BYTES:,})"
+                )
+            total += size
+        elif isinstance(encoded, str):
+            size = len(encoded) * 3 // 4 - encoded[-2:].count("=")  # decoded, not decoding
+            if size > MAX_BINARY_BYTES:
+                return (
+                    f"its binary file {path!r} is {size:,} bytes, more than a recording keeps "
+                    f"of a binary file ({MAX_BINARY_BYTES:,})"
+                )
+            total += len(encoded)  # as changes_since counts it
+        if total > MAX_TOTAL_BYTES:
+            return (
+                f"its files come to more than a recording keeps ({MAX_TOTAL_BYTES:,} bytes in all)"
+            )
+    return None
+
+
 def apply_changes(root: Path, changes: Sequence[Mapping[str, Any]]) -> None:
     """Make ``changes`` again under ``root``: deletions, then files, then links, never
     through a link out of it. Raises :class:`ChangeRefused`."""
     root = Path(root).resolve()
     ordered = sorted(changes, key=lambda c: 0 if c.get("deleted") else 2 if "link" in c else 1)
-    for change in ordered:
+    for change in ordered:  # every path first: a refused one leaves nothing half made
         path = str(change.get("path"))
         problem = path_problem(path)
         if problem is not None:
             raise ChangeRefused(f"the recorded workspace path {path!r} is refused: {problem}")
+    for change in ordered:
+        path = str(change.get("path"))
         try:
             _apply(root, path, change)
         except Refused as exc:

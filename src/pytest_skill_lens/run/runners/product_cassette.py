@@ -26,6 +26,7 @@ from ..cassettes.files import Seat
 from ..cassettes.key import product_parts
 from ..cassettes.product import (
     Capture,
+    StartRefused,
     bridge_log,
     capture_from,
     capture_record,
@@ -131,6 +132,9 @@ def _recorded(
         return began[0]
     try:
         return capture_from(stored)
+    except StartRefused as exc:
+        call.refuse(f"holds a recorded start past recording's bounds: {exc}")
+        raise
     except CassetteMiss as exc:
         call.differs(f"was recorded in a form that cannot be read: {exc}")
         raise  # differs raised already; this keeps mypy's flow honest
