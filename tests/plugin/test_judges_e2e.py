@@ -691,7 +691,7 @@ def test_without_the_extra_the_judge_is_exit_2_naming_the_install(
         f"skill-lens: the judge '{judge}' needs the {judge} extra, which is not installed "
         f"(no module named {blocked!r}); install it: "
         f'pip install "pytest-skill-lens[{judge}]"'
-    ) in result.stdout.str()
+    ) in result.stderr.str()  # a configuration error, refused before collection
 
 
 MODULES_CONFTEST = """

@@ -375,7 +375,7 @@ def test_without_the_extra_the_runner_is_exit_2_naming_the_install(
         "skill-lens: the runner 'langchain' needs the langchain extra, which is not "
         f"installed (no module named {blocked!r}); install it: "
         'pip install "pytest-skill-lens[langchain]"'
-    ) in result.stdout.str()
+    ) in result.stderr.str()  # refused before collection
 
 
 MODULES_CONFTEST = """

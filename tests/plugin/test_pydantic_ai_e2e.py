@@ -281,7 +281,7 @@ def test_without_the_extra_the_runner_is_exit_2_naming_the_install(
         "skill-lens: the runner 'pydantic-ai' needs the pydantic-ai extra, which is not "
         "installed (no module named 'pydantic_ai'); install it: "
         'pip install "pytest-skill-lens[pydantic-ai]"'
-    ) in result.stdout.str()
+    ) in result.stderr.str()  # refused before collection
 
 
 def test_an_undeclared_trajectory_name_is_exit_2_before_any_request(

@@ -23,6 +23,7 @@ class PlannedRun:
     skill_name: str
     case_name: str
     max_cost_usd: float | None  # the case's budget, when it declares one
+    has_rubric: bool | None = None  # None on an xdist controller, which sees node ids only
 
 
 @dataclass(frozen=True)
@@ -101,3 +102,21 @@ def spend_line(plan: Plan) -> str:
     if not parts:
         return "Spend: nothing is planned"
     return "Spend: " + "; ".join(parts)
+
+
+def ungraded_line(runs: Sequence[PlannedRun], judge: str) -> str | None:
+    """For a judge that grades no rubric: the cases with a ``judge:`` block, which will be
+    errored after their runs; ``None`` when there is none (or nothing to say)."""
+    fix = 'Name a real judge with --skill-lens-judge NAME or judge = "<name>" in skill-lens.toml'
+    if any(run.has_rubric is None for run in runs):
+        return (
+            f"Judge: judge {judge!r} grades no rubric; a case with a judge: block will be "
+            f"errored after its run is paid. {fix}"
+        )
+    judged = {(run.skill_name, run.case_name) for run in runs if run.has_rubric}
+    if not judged:
+        return None
+    return (
+        f"Judge: {len(judged)} case(s) carry a judge: rubric that judge {judge!r} cannot "
+        f"grade; each will be errored after its run is paid. {fix}"
+    )

@@ -82,6 +82,12 @@ def judge_descriptions(config: pytest.Config) -> dict[str, JudgeDescription]:
     return _merge("judge", BUILTIN_JUDGES, contributions, _judge)
 
 
+def judge_grades(config: pytest.Config, name: str) -> bool:
+    """Whether the judge ``name`` grades rubrics (an unknown name is refused elsewhere)."""
+    description = judge_descriptions(config).get(name)
+    return description is None or description.grades
+
+
 def described_runners(config: pytest.Config, names: Sequence[str]) -> list[RunnerDescription]:
     """The descriptions of the runners ``names`` (each checked to exist)."""
     runners = runner_descriptions(config)

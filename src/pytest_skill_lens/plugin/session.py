@@ -29,6 +29,7 @@ from .facts import CollectionFacts, PlannedItem
 from .isolation import skill_dir_hooks
 from .items import CaseItem
 from .overrides import FixtureOverrides
+from .registry import judge_grades
 from .results import SessionResults
 from .run_config import RunConfig
 from .shard import apply_shard
@@ -283,23 +284,30 @@ class SkillLensSession:
         settings = self.run.settings
         self.plan_printed = True
         seats = [*self.run.runner_names, settings.judge]
-        if listing_only(self.config) or all(seat == "fake" for seat in seats):
-            return  # the fake runner and judge spend nothing
+        # The fake runner and judge spend nothing; a listing spends nothing either.
+        spends = not listing_only(self.config) and any(seat != "fake" for seat in seats)
+        # An xdist controller cannot count rubrics: it warns only when a run is paid for.
+        ungraded = not judge_grades(self.config, settings.judge) and (spends or budgets_known)
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is None:
+        if reporter is None or not (spends or ungraded):
             return
-        from .plan import plan_lines, plan_of
+        from .plan import plan_lines, plan_of, ungraded_line
 
-        plan = plan_of(
-            runs(),
-            arms=2 if settings.baseline else 1,
-            repeats=settings.repeat,
-            runners=len(self.run.runner_names),
-            max_spend_usd=settings.max_spend_usd,
-            processes=processes,
-            budgets_known=budgets_known,
-        )
-        for line in plan_lines(plan):
+        planned = runs()
+        lines = []
+        if spends:
+            plan = plan_of(
+                planned,
+                arms=2 if settings.baseline else 1,
+                repeats=settings.repeat,
+                runners=len(self.run.runner_names),
+                max_spend_usd=settings.max_spend_usd,
+                processes=processes,
+                budgets_known=budgets_known,
+            )
+            lines = plan_lines(plan)
+        said = ungraded_line(planned, settings.judge) if ungraded else None
+        for line in [*lines, *([said] if said else [])]:
             reporter.write_line(line)
 
     def _prepare_baseline(self, item: CaseItem) -> bool:
@@ -522,7 +530,9 @@ def _planned_runs(items: list[pytest.Item]) -> list[PlannedRun]:
     from .plan import PlannedRun
 
     return [
-        PlannedRun(item.skill.name, item.case_name, _budget_of(item))
+        PlannedRun(
+            item.skill.name, item.case_name, _budget_of(item), item.loaded.case.judge is not None
+        )
         for item in items
         if isinstance(item, CaseItem)
     ]

@@ -27,6 +27,8 @@ class JudgeDescription:
     ``check_start``: what must hold for it to start at all (a product's executable
     found and executed), checked before any case runs but not when cases are only
     listed. ``never_priced``: why its spend can never be priced, or None.
+    ``grades``: False for a judge that grades no rubric (the built-in ``fake``), so a
+    case with a ``judge:`` block is named before it is run and paid for.
     """
 
     name: str
@@ -36,6 +38,7 @@ class JudgeDescription:
     reads_model: bool = False
     check_start: SettingsCheck | None = None
     never_priced: str | None = None
+    grades: bool = True
 
     def extra_problem(self, settings: Settings) -> Problem | None:
         if self.extra is None:
@@ -138,7 +141,7 @@ COPILOT_NEVER_PRICED = (
 CLI_NEVER_PRICED = "the cli judge reports no cost for the command it runs"
 
 BUILTIN_JUDGES: tuple[JudgeDescription, ...] = (
-    JudgeDescription("fake", FakeJudge),
+    JudgeDescription("fake", FakeJudge, grades=False),
     JudgeDescription(
         "pydantic-ai",
         _pydantic_ai,
