@@ -96,7 +96,8 @@ def test_an_evals_json_in_the_wild_converts_then_loads_and_runs(pytester: pytest
         "Once they are resolved it loads: pytest --skill-lens skills/csv-charts --collect-only",
         "1 case(s) have a judge: rubric: the default judge grades nothing and reports them "
         'errored; set judge = "pydantic-ai" (or another) in skill-lens.toml',
-        f"Next: remove {SOURCE}; discovery still reads it, and {OUT} replaces it",
+        f"Next: discovery still reads {SOURCE}, and {OUT} replaces it: remove it, or run "
+        "this again with --replace --force to move it aside to evals.json.converted",
     ]
     out = pytester.path / OUT
     text = out.read_text(encoding="utf-8")
@@ -275,3 +276,71 @@ def test_a_fifo_is_refused_never_opened(
     code, _, err = _convert(capsys, SOURCE)
     assert code == 2
     assert "is a FIFO, not a regular file" in err
+
+
+def test_replace_moves_the_evals_json_aside_and_collection_then_works(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(pytester.path)
+    _skill(pytester.path, {"evals": [{"id": 1, "prompt": "p", "assertions": ["s"]}]})
+    source = pytester.path / SOURCE
+    original = source.read_bytes()
+    assert _convert(capsys, SOURCE)[0] == 0
+    both = pytester.runpytest("--skill-lens", "skills", "--collect-only", *QUIET_PLUGINS)
+    assert both.ret == 2  # evals.json and its conversion are both read: eval-1 twice
+    assert "the case name 'eval-1' repeats 'eval-1'" in both.stdout.str()
+    capsys.readouterr()  # the in-process run's own output
+
+    code, out, err = _convert(capsys, SOURCE, "--replace", "--force")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        f"Wrote {OUT}: 1 case(s) from {SOURCE}",
+        f"Moved {SOURCE} aside to {SOURCE}.converted: discovery no longer reads it",
+        "It loads: pytest --skill-lens skills/csv-charts --collect-only",
+        "1 case(s) have a judge: rubric: the default judge grades nothing and reports them "
+        'errored; set judge = "pydantic-ai" (or another) in skill-lens.toml',
+    ]
+    assert not source.exists()
+    assert (pytester.path / f"{SOURCE}.converted").read_bytes() == original
+    listed = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS)
+    assert listed.ret == 0, listed.stdout.str()
+    assert "skills/csv-charts/SKILL.md::eval-1[fake]" in listed.outlines
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "message", "fix"),
+    [
+        (
+            None,
+            ["-o", "-", "--replace"],
+            "--replace moves the evals.json aside once the YAML file is written; there is no "
+            "file with -o -",
+            "name an output file with -o, or drop --replace",
+        ),
+        (
+            "aside-exists",
+            ["--replace"],
+            f"{SOURCE}.converted already exists, so {SOURCE} cannot be moved aside",
+            f"remove {SOURCE}.converted, or drop --replace",
+        ),
+    ],
+    ids=["stdout", "aside-exists"],
+)
+def test_replace_refusals_write_and_move_nothing(
+    pytester: pytest.Pytester,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    setup: str | None,
+    args: list[str],
+    message: str,
+    fix: str,
+) -> None:
+    monkeypatch.chdir(pytester.path)
+    _skill(pytester.path, {"evals": [{"id": 1, "prompt": "p", "assertions": ["s"]}]})
+    if setup == "aside-exists":
+        write_file(pytester.path / f"{SOURCE}.converted", "an earlier one\n")
+    code, out, err = _convert(capsys, SOURCE, *args)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [f"pytest-skill-lens convert: {message}", f"  fix: {fix}"]
+    assert (pytester.path / SOURCE).is_file()
+    assert not (pytester.path / OUT).exists()

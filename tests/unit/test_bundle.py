@@ -205,6 +205,9 @@ WITHHELD = [
     "skill-lens.toml",
     "Skill-Lens.TOML",
     "nested/skill-lens.toml",
+    # What convert --replace moves an evals.json aside to: still the answer key.
+    "evals.json.converted",
+    "sub/Evals.JSON.converted",
 ]
 
 

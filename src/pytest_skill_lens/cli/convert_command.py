@@ -1,19 +1,23 @@
-"""``pytest-skill-lens convert PATH/evals.json [-o OUT] [--force]``: the YAML eval file an
-``evals.json`` in another layout means.
+"""``pytest-skill-lens convert PATH/evals.json [-o OUT] [--force] [--replace]``: the YAML
+eval file an ``evals.json`` in another layout means.
 
 What has a meaning is mapped (``authoring/convert_case.py``); everything else is kept as a
 comment beside its case, and the case is tagged ``TODO(skill-lens)`` so the run refuses the
 file until the author has resolved it. The result is then read by the loader a run uses,
-as it would be once resolved, together with the skill's other eval files.
+as it would be once resolved, together with the skill's other eval files. With
+``--replace`` the ``evals.json`` is then renamed ``evals.json.converted`` beside it, so
+discovery no longer reads both (the bundle never ships that name either).
 
 Exit 0 when the file was written and loads once its notes are resolved; 1 when it was
 written but the loader refuses it for another reason (printed); 2 when nothing was written
-(the input cannot be read or holds no evals, the output exists without ``--force``).
+(the input cannot be read or holds no evals, the output exists without ``--force``, or
+``--replace`` cannot move the input aside).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import tempfile
@@ -34,6 +38,7 @@ from .output import EXIT_OK, cause, print_document, refuse, say, write_new
 
 PROG = "pytest-skill-lens convert"
 EXIT_DOES_NOT_LOAD = 1
+ASIDE_SUFFIX = ".converted"  # evals.json.converted: read by no discovery, shipped by no bundle
 _NAMES_SHOWN = 10
 
 
@@ -51,6 +56,12 @@ def main(argv: Sequence[str]) -> int:
         help="where to write (default: <name>.eval.yaml beside it; - for stdout)",
     )
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help=f"once OUT is written, move PATH aside to <PATH>{ASIDE_SUFFIX} so discovery "
+        "reads only OUT",
+    )
     options = parser.parse_args(argv)
     try:
         source = _source(Path(options.source))
@@ -68,6 +79,10 @@ def main(argv: Sequence[str]) -> int:
         return refuse(PROG, f"internal error: {exc}", "report it, with the evals.json")
     to_stdout = options.output == "-"
     out = Path(options.output) if options.output and not to_stdout else _default_out(source)
+    if options.replace:
+        refused = _replace_problem(source, to_stdout=to_stdout)
+        if refused is not None:
+            return refused
     if to_stdout:
         print_document(text)
     else:
@@ -77,6 +92,10 @@ def main(argv: Sequence[str]) -> int:
     report = sys.stderr if to_stdout else sys.stdout
     shown_out = "stdout" if to_stdout else str(out)
     say([f"Wrote {shown_out}: {len(conversion.cases)} case(s) from {source}"], report)
+    if options.replace:
+        moved = _move_aside(source)
+        if moved is not None:
+            return moved
     problem = _load_problem(resolved_text, out, source, skill)
     say(_verdict(conversion, problem, skill, out, source, to_stdout=to_stdout), report)
     return EXIT_DOES_NOT_LOAD if problem is not None else EXIT_OK
@@ -109,6 +128,47 @@ def _skill_of(source: Path) -> Skill | None:
     for directory in (source.parent, source.parent.parent):
         if (directory / SKILL_FILE).is_file():
             return load_skill(directory / SKILL_FILE)
+    return None
+
+
+def _aside(source: Path) -> Path:
+    return source.with_name(source.name + ASIDE_SUFFIX)
+
+
+def _replace_problem(source: Path, *, to_stdout: bool) -> int | None:
+    """The refusal of ``--replace`` before anything is written; ``None`` when it can work."""
+    if to_stdout:
+        return refuse(
+            PROG,
+            "--replace moves the evals.json aside once the YAML file is written; there is no "
+            "file with -o -",
+            "name an output file with -o, or drop --replace",
+        )
+    aside = _aside(source)
+    if aside.exists() or aside.is_symlink():
+        return refuse(
+            PROG,
+            f"{aside} already exists, so {source} cannot be moved aside",
+            f"remove {aside}, or drop --replace",
+        )
+    return None
+
+
+def _move_aside(source: Path) -> int | None:
+    """Rename ``source`` to its aside name, never over a file (a link is not followed)."""
+    aside = _aside(source)
+    try:
+        # A hard link, then the unlink: unlike a rename, it never replaces a file that
+        # appeared at the aside name meanwhile.
+        os.link(source, aside, follow_symlinks=False)
+        source.unlink()
+    except OSError as exc:
+        return refuse(
+            PROG,
+            f"wrote the YAML file, but cannot move {source} aside to {aside}: {cause(exc)}",
+            f"remove {source} by hand: discovery still reads it",
+        )
+    say([f"Moved {source} aside to {aside}: discovery no longer reads it"])
     return None
 
 
@@ -201,7 +261,10 @@ def _discovery_notes(skill: Skill, out: Path, source: Path) -> list[str]:
         return []  # the load above already said what is wrong there
     lines = []
     if source.resolve() in found:
-        lines.append(f"Next: remove {source}; discovery still reads it, and {out} replaces it")
+        lines.append(
+            f"Next: discovery still reads {source}, and {out} replaces it: remove it, or run "
+            f"this again with --replace --force to move it aside to {_aside(source).name}"
+        )
     if out.resolve() not in found:
         lines.append(
             f"Note: discovery does not read {out} (it reads evals/*.yaml, else *.eval.yaml "

@@ -45,6 +45,7 @@ _WITHHELD_NAMES = frozenset(
     {
         "evals",
         "evals.json",
+        "evals.json.converted",  # where convert --replace moves one aside
         ".git",
         ".hg",
         ".svn",
