@@ -34,6 +34,8 @@ from test_replay_products_e2e import (
     without_products,
 )
 
+from pytest_skill_lens.run.cassettes.files import digest
+
 # That module's fixtures, registered here by their names (pytest reads the module's names).
 FIXTURES = (server, product_env)
 
@@ -157,7 +159,7 @@ def test_copilot_replays_its_workspace_changes_with_no_process(
     assert path.read_text(encoding="utf-8") == written  # replaying never rewrites
 
 
-def test_a_copilot_cassette_without_its_file_change_never_passes(
+def test_a_copilot_cassette_without_its_file_change_is_a_miss_never_a_pass(
     pytester: pytest.Pytester, server: AnthropicServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, path, _ = recorded_copilot(pytester, server)
@@ -169,10 +171,12 @@ def test_a_copilot_cassette_without_its_file_change_never_passes(
     result, missed = run(pytester, "copilot", [changed], "--skill-lens-record", "none")
     a_miss(result, missed["writes its greeting"], path, "the workspace: files changed")
 
-    # A recorded change that cannot be made inside the workspace: errored, never skipped.
+    # A recorded change that cannot be made inside the workspace (its digest made again,
+    # as a forger would): errored, never skipped, and nothing of it made.
     def escape(cassette: dict[str, Any]) -> None:
         response = cassette["calls"][0]["exchanges"][0]["response"]
         response["workspace"].append({"path": "../outside.txt", "text": "escaped"})
+        response["workspace_sha256"] = digest(response["workspace"])
 
     rewrite(path, escape)
     result, refused = run(pytester, "copilot", [COPILOT_CASE], "--skill-lens-record", "none")
@@ -183,21 +187,15 @@ def test_a_copilot_cassette_without_its_file_change_never_passes(
     assert "'../outside.txt'" in outcome["error"]
     assert not (pytester.path / "outside.txt").exists()
 
-    # The cassette edited so it no longer holds the file: the file checks read the
-    # workspace as replayed, without out.txt, and fail; the case never passes.
+    # The cassette edited by hand so it no longer holds the file: a miss naming the file,
+    # never a replay whose file checks fail as if Copilot had not written it.
     def drop(cassette: dict[str, Any]) -> None:
         response = cassette["calls"][0]["exchanges"][0]["response"]
         response["workspace"] = [c for c in response["workspace"] if c["path"] == "seed.txt"]
 
     rewrite(path, drop)
     result, replayed = run(pytester, "copilot", [COPILOT_CASE], "--skill-lens-record", "none")
-    assert result.ret == 1, result.stdout.str()
-    outcome = replayed["writes its greeting"]
-    assert outcome["status"] == "failed" and outcome["replayed"] is True
-    checks = {c["id"]: c for s in outcome["scores"] for c in s["checks"]}
-    failing = sorted(i for i, c in checks.items() if not c["passed"])
-    assert failing == ["contains[2]", "file-produced[1]"], checks  # the two on out.txt
-    assert "out.txt" in " ".join(checks[i]["evidence"] for i in failing)
+    a_miss(result, replayed["writes its greeting"], path, "edited since it was recorded")
 
 
 # --- sessions: under claude-code ----------------------------------------------------------

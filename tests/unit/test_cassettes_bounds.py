@@ -18,6 +18,7 @@ from pytest_skill_lens.run.cassettes.files import (
     CassetteError,
     CassetteFile,
     LinkRefused,
+    cassette_root,
     check_place,
     parse_cassette,
     read_cassette,
@@ -246,3 +247,33 @@ def test_a_start_whose_trace_or_files_are_longer_than_recording_keeps_is_refused
 def test_the_caps_are_the_ones_the_readers_apply() -> None:
     assert product.MAX_LEFT_BYTES == copilot.MAX_USAGE_BYTES
     assert product.MAX_CALLS_BYTES == MAX_READ_BYTES
+
+
+def test_the_root_is_the_named_directory_else_the_skill_holding_the_evals(tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "greet"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greet\n---\n")
+    default = skill / "evals" / "cassettes" / "greet" / "c.cli.json"
+    assert cassette_root(default, named=False) == skill  # so a linked evals/ is refused too
+    beside = skill / "cassettes" / "greet" / "c.cli.json"  # *.eval.yaml beside SKILL.md
+    assert cassette_root(beside, named=False) == skill
+    own = tmp_path / "mine" / "cassettes" / "greet" / "c.cli.json"  # --skill-lens-evals mine/
+    assert cassette_root(own, named=False) == tmp_path / "mine"
+    named = tmp_path / "recorded" / "greet" / "c.cli.json"
+    assert cassette_root(named, named=True) == tmp_path / "recorded"
+
+
+# --- a workspace change dropped (or added, or changed) by hand ----------------------------------
+
+
+def test_workspace_changes_edited_by_hand_are_a_miss_never_a_replay() -> None:
+    changes = ({"path": "out.txt", "text": "hello"}, {"path": "gone.txt", "deleted": True})
+    record = product.capture_record(product.Capture(b"done", 0, False, "", changes=changes))
+    assert capture_from(record).changes == changes  # as recorded: replayed
+    for edited in (changes[:1], (*changes, {"path": "new.txt", "text": "x"}), ()):
+        message = refused({**record, "workspace": list(edited)}, "workspace")
+        assert "edited since it was recorded" in message
+    # A cassette recorded before the seal reads as it is; a start with no changes has none.
+    unsealed = {k: v for k, v in record.items() if k != "workspace_sha256"}
+    assert capture_from(unsealed).changes == changes
+    assert "workspace_sha256" not in product.capture_record(product.Capture(b"", 0, False, ""))

@@ -29,13 +29,14 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ...mcp_bridge.calls_file import MAX_READ_BYTES, BridgeLog, read_calls_file
 from ...suite.model import ToolSpec
 from ..mocktools import build_mock_tools
+from .files import digest
 from .seat_call import CassetteMiss
 from .workspace_changes import Change, held_problem, redacted_mark
 
@@ -131,6 +132,10 @@ class StoredStart(_Strict):
     left: StoredBytes | None = None
     calls: StoredBytes | None = None
     workspace: list[StoredChange] = []
+    # The digest of ``workspace`` as recorded: a change added, edited or dropped by hand
+    # is a miss, never a replay scored as if the product had done it. None: a start with
+    # no changes, or one recorded before the seal.
+    workspace_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
 
 
 def capture_record(capture: Capture, secrets: Sequence[str] = ()) -> dict[str, Any]:
@@ -150,6 +155,7 @@ def capture_record(capture: Capture, secrets: Sequence[str] = ()) -> dict[str, A
         record["calls"] = _stored(kept.bytes(_bridge_numbers(capture.calls)))
     if capture.changes:
         record["workspace"] = [dict(change) for change in capture.changes]
+        record["workspace_sha256"] = digest(record["workspace"])
     return record
 
 
@@ -179,6 +185,11 @@ def capture_from(stored: Any) -> Capture:
     problem = _over_bounds(capture)
     if problem is not None:
         raise StartRefused(problem)
+    if start.workspace_sha256 not in (None, digest(list(capture.changes))):
+        raise CassetteMiss(
+            "its workspace changes were edited since it was recorded (an entry added, changed "
+            "or dropped by hand): they no longer match their recorded digest"
+        )
     return capture
 
 
