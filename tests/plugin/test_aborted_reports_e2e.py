@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
 
-from pytest_skill_lens.plugin.report_files import write_report_files
+from pytest_skill_lens.report.written import write_reports
 from pytest_skill_lens.report.markdown import ABORTED_HEADING
 
 CASES = [
@@ -305,11 +305,12 @@ def test_a_report_that_cannot_be_rendered_removes_the_old_file(tmp_path: Path) -
     def broken() -> str:
         raise ValueError("cannot render")
 
-    errors = write_report_files([("JSON", old, broken), ("Markdown", kept, lambda: "## ok\n")])
-    assert errors == [
+    writes = write_reports([("JSON", old, broken), ("Markdown", kept, lambda: "## ok\n")])
+    assert writes.errors == (
         f"Failed to write JSON report to {old}: ValueError: cannot render "
-        "(the previous file was removed)"
-    ]
+        "(the previous file was removed)",
+    )
+    assert writes.written == (f"Markdown report written: {kept}",)
     assert not old.exists()
     assert kept.read_text(encoding="utf-8") == "## ok\n"
     assert [p.name for p in tmp_path.iterdir()] == ["report.md"]  # no temporary left

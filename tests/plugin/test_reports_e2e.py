@@ -295,3 +295,22 @@ def test_junit_of_a_run_with_a_failure_gets_no_extra_gate_case(pytester: pytest.
     assert result.ret == 1
     root = ET.parse(pytester.path / "junit.xml").getroot()
     assert root.find("testsuite[@name='skill-lens']") is None
+
+
+def test_the_summary_names_every_report_it_wrote(pytester: pytest.Pytester) -> None:
+    _write(pytester)
+    result = _run_with_reports(pytester, "--skill-lens-html", "out/report.html")
+    out = pytester.path / "out"
+    result.stdout.fnmatch_lines(
+        [
+            f"JSON report written: {out / 'report.json'}",
+            f"Markdown report written: {out / 'report.md'}",
+            f"HTML report written: {out / 'report.html'}",
+        ],
+        consecutive=True,
+    )
+    # An aborted run's rewritten reports are named too.
+    (pytester.path / "skill-lens.toml").write_text("min_pass_rate = 5\n", encoding="utf-8")
+    refused = _run_with_reports(pytester)
+    assert refused.ret == 2
+    assert f"JSON report written: {out / 'report.json'}" in refused.stderr.str()

@@ -163,6 +163,12 @@ def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) ->
     assert got["run"] == {**expected["run"], "shard": None}
     assert "Gate passed" in merged.stdout
     assert "Delta vs baseline (none): 10 of 10 case(s) comparable" in merged.stdout
+    for label, name in (
+        ("JSON", "merged.json"),
+        ("Markdown", "merged.md"),
+        ("JUnit", "merged.xml"),
+    ):
+        assert f"{label} report written: {pytester.path / name}" in merged.stdout
     assert (pytester.path / "merged.md").read_text(encoding="utf-8").startswith("## skill-lens")
     suite = ET.parse(pytester.path / "merged.xml").getroot().find("testsuite")
     assert suite is not None

@@ -187,7 +187,9 @@ def test_html_command_says_when_it_cannot_write(
     report.write_text(render_json(RunRecord(), GateResult(True, 0)), encoding="utf-8")
     (tmp_path / "taken").mkdir()
     assert console(["html", str(report), "-o", str(tmp_path / "taken")]) == 2
-    assert "cannot write" in capsys.readouterr().err
+    assert f"Failed to write HTML report to {tmp_path / 'taken'}: Is a directory" in (
+        capsys.readouterr().err
+    )
 
 
 def test_merge_still_dispatches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

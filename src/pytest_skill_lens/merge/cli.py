@@ -16,14 +16,12 @@ was written, 2 when the report cannot be read or the page cannot be written.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..atomic_file import write_atomically
 from ..gate.record import GateResult, RunRecord
 from ..report.html import render_html
 from ..report.json_fields import parse_json
@@ -32,6 +30,7 @@ from ..report.json_report import render_json
 from ..report.markdown import render_markdown
 from ..report.printable import one_line
 from ..report.terminal import summary_lines
+from ..report.written import Writes, write_reports
 from ..suite.errors import AuthoringError
 from ..suite.regular_files import read_regular
 from .combine import MergeError, ShardReport, judge, merge_records
@@ -57,10 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         record, gate = judge(merge_records(reports))
     except MergeError as exc:
         return _refuse(exc.message, exc.fix)
-    written = _write_reports(record, gate, options)
+    writes = _write_reports(record, gate, options)
     _print([f"skill-lens merge of {len(reports)} report(s)", "", *summary_lines(record, gate)])
-    _print(one_line(line) for line in written)
-    return EXIT_REFUSED if written and gate.passed else gate.exit_code
+    _print(one_line(line) for line in (*writes.written, *writes.errors))
+    return EXIT_REFUSED if writes.errors and gate.passed else gate.exit_code
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -93,14 +92,11 @@ def html_main(argv: Sequence[str] | None = None) -> int:
         data = _report_data(Path(options.report))
     except MergeError as exc:
         return _refuse(exc.message, HTML_FIX, HTML_PROG)
-    try:
-        write_atomically(Path(options.output), render_html(data))
-    except Exception as exc:  # the page CI expects is missing: said, and never 0
-        cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
-        with contextlib.suppress(OSError):  # an earlier page must not stand in for this one
-            Path(options.output).unlink()
-        return _refuse(f"cannot write {options.output}: {cause}", "name a writable file", HTML_PROG)
-    _print([f"wrote {one_line(options.output)}"])
+    # The page CI expects is missing when it cannot be written: said, and never 0.
+    writes = write_reports([("HTML", Path(options.output), lambda: render_html(data))])
+    if writes.errors:
+        return _refuse(writes.errors[0], "name a writable file", HTML_PROG)
+    _print(one_line(line) for line in writes.written)
     return 0
 
 
@@ -137,35 +133,33 @@ def _checked(path: Path, text: str) -> RunRecord:
         raise MergeError(f"{path}: {exc.message}", exc.fix) from exc
 
 
-def _write_reports(record: RunRecord, gate: GateResult, options: argparse.Namespace) -> list[str]:
-    """Each report asked for, rendered whole and then written; a line per one that failed."""
-    targets: list[tuple[str, str | None, Callable[[], str]]] = [
-        ("JSON", options.json, lambda: render_json(record, gate)),
-        (
-            "Markdown",
-            options.markdown,
-            lambda: render_markdown(
-                record,
-                gate,
-                max_chars=options.markdown_max_chars,
-                full_output=record.full_output,
+def _write_reports(record: RunRecord, gate: GateResult, options: argparse.Namespace) -> Writes:
+    """Each report asked for, rendered whole and then written, as a session writes them."""
+
+    def path(name: str | None) -> Path | None:
+        return None if name is None else Path(name)
+
+    return write_reports(
+        [
+            ("JSON", path(options.json), lambda: render_json(record, gate)),
+            (
+                "Markdown",
+                path(options.markdown),
+                lambda: render_markdown(
+                    record,
+                    gate,
+                    max_chars=options.markdown_max_chars,
+                    full_output=record.full_output,
+                ),
             ),
-        ),
-        ("JUnit", options.junitxml, lambda: render_junit(record, gate)),
-        ("HTML", options.html, lambda: render_html(json.loads(render_json(record, gate)))),
-    ]
-    errors = []
-    for label, name, render in targets:
-        if name is None:
-            continue
-        try:
-            write_atomically(Path(name), render())
-        except Exception as exc:  # a report CI expects is missing: said, and never green
-            cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
-            errors.append(f"Failed to write {label} report to {name}: {cause}")
-            with contextlib.suppress(OSError):  # an earlier run's file must not stand in
-                Path(name).unlink()
-    return errors
+            ("JUnit", path(options.junitxml), lambda: render_junit(record, gate)),
+            (
+                "HTML",
+                path(options.html),
+                lambda: render_html(json.loads(render_json(record, gate))),
+            ),
+        ]
+    )
 
 
 def _refuse(message: str, fix: str, prog: str = PROG) -> int:

@@ -26,7 +26,7 @@ from .results import SessionResults
 from .run_config import RunConfig
 
 if TYPE_CHECKING:
-    from .report_files import Target
+    from ..report.written import Target
 
 ABORT_KEY = pytest.StashKey["AbortWatch"]()
 WATCH_NAME = "skill-lens-abort-watch"
@@ -156,7 +156,8 @@ def _rewrite_unstarted(
     # Imported here: a run that reaches its end (or a listing) never takes this path.
     from ..report.junit_gate import aborted_junit
     from ..report.printable import one_line
-    from .report_files import report_targets, write_report_files
+    from ..report.written import write_reports
+    from .report_files import report_targets
 
     record = RunRecord(aborted=reason)
     gate = aborted_gate(reason, aborted_code(code))
@@ -167,7 +168,8 @@ def _rewrite_unstarted(
     if xml:  # resolved as pytest's junitxml resolves it
         junit_path = config.invocation_params.dir / os.path.expanduser(os.path.expandvars(xml))
         targets.append(("JUnit", junit_path, lambda: aborted_junit(gate.reasons)))
-    for line in write_report_files(targets):
+    writes = write_reports(targets)
+    for line in (*writes.written, *writes.errors):
         sys.stderr.write(one_line(line) + "\n")  # no terminal summary runs now
 
 

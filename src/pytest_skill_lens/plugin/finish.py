@@ -17,7 +17,7 @@ from ..gate.record import GateResult, RunRecord
 from ..run.product_sandbox import adopted, product_entries
 from .aborted import aborted_code, aborted_gate, first_line, get_watch
 from .facts import CollectionFacts
-from .report_files import report_targets, write_report_files
+from .report_files import report_targets
 from .results import SessionResults
 from .run_config import RunConfig
 from .state import listing_only
@@ -142,9 +142,8 @@ def _finish(session: pytest.Session, lens: SkillLensSession, exitstatus: int) ->
     results.gate = gate
     results.record = record
     code = 1 if results.other_failures else gate.exit_code
-    write_errors = _write_reports(lens.run, record, gate)
-    results.write_errors = write_errors
-    if write_errors and code == 0:
+    _write_reports(lens.run, record, gate, results)
+    if results.write_errors and code == 0:
         code = 2  # a report CI expects is missing: not a green run
     return code
 
@@ -168,7 +167,7 @@ def _finish_aborted(
         record = RunRecord(aborted=reason)
     gate = aborted_gate(reason, code)
     lens.results.record, lens.results.gate = record, gate
-    lens.results.write_errors = _write_reports(lens.run, record, gate)
+    _write_reports(lens.run, record, gate, lens.results)
     return code
 
 
@@ -178,7 +177,11 @@ def _stopped_by_maxfail(session: pytest.Session, exitstatus: int) -> bool:
     return exitstatus == pytest.ExitCode.INTERRUPTED and 0 < maxfail <= session.testsfailed
 
 
-def _write_reports(run: RunConfig, record: RunRecord, gate: GateResult) -> list[str]:
+def _write_reports(
+    run: RunConfig, record: RunRecord, gate: GateResult, results: SessionResults
+) -> None:
+    from ..report.written import write_reports
+
     targets = report_targets(
         record,
         gate,
@@ -188,7 +191,9 @@ def _write_reports(run: RunConfig, record: RunRecord, gate: GateResult) -> list[
         full_output=run.settings.full_output,
         html_path=run.html_path,
     )
-    return write_report_files(targets)
+    writes = write_reports(targets)
+    results.written_reports = list(writes.written)
+    results.write_errors = list(writes.errors)
 
 
 def add_scripts_to_junit(path: Path, results: SessionResults) -> None:
@@ -247,6 +252,8 @@ def write_summary(terminalreporter: Any, results: SessionResults) -> None:
     terminalreporter.section("skill-lens")
     for line in summary_lines(record, results.gate):
         terminalreporter.write_line(line)
+    for line in results.written_reports:
+        terminalreporter.write_line(one_line(line))
     for line in results.write_errors:
         terminalreporter.write_line(one_line(line), red=True)
     if results.other_failures:

@@ -1,25 +1,19 @@
-"""Writing the report files, so that none is ever left half-written or stale.
+"""Which report files a session writes, each rendered only when it is written.
 
-Each file is rendered first, then written beside its final name and renamed over
-it: a reader never sees a truncated file, and a crash mid-write leaves the old one
-whole. When a report cannot be rendered or written, the old file at that path is
-removed (an earlier run's green must not stand in for this run), and the failure is
-returned as a line for the summary.
+The writing itself (atomic, never leaving a stale file, each file named) is
+:mod:`..report.written`, shared with ``merge``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..atomic_file import write_atomically
+from ..report.written import Target
 
 if TYPE_CHECKING:
     from ..gate.record import GateResult, RunRecord
-
-Target = tuple[str, Path | None, Callable[[], str]]  # label, path (None: not asked), render
 
 
 def report_targets(
@@ -67,32 +61,3 @@ def _html(data: dict[str, Any]) -> str:
     from ..report.html import render_html
 
     return render_html(data)
-
-
-def write_report_files(targets: Iterable[Target]) -> list[str]:
-    """Write every asked-for report; one message per report that could not be written."""
-    errors: list[str] = []
-    for label, path, render in targets:
-        if path is None:
-            continue
-        try:
-            write_atomically(path, render())
-        except Exception as exc:  # rendering is ours, but a hostile value must not crash the end
-            cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else None
-            message = f"Failed to write {label} report to {path}: "
-            message += cause or f"{type(exc).__name__}: {exc}"
-            if _remove_stale(path):
-                message += " (the previous file was removed)"
-            errors.append(message)
-    return errors
-
-
-def _remove_stale(path: Path) -> bool:
-    """Remove a regular file left at ``path``; True when there was one."""
-    try:
-        if path.is_symlink() or path.is_file():
-            path.unlink()
-            return True
-    except OSError:
-        pass
-    return False

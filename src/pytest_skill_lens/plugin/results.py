@@ -22,4 +22,5 @@ class SessionResults:
     # Filled at session end.
     gate: GateResult | None = None
     record: RunRecord | None = None
+    written_reports: list[str] = field(default_factory=list)  # a line per report file written
     write_errors: list[str] = field(default_factory=list)

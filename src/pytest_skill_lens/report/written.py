@@ -1,0 +1,59 @@
+"""Writing the report files, so that none is ever left half-written or stale.
+
+Each file is rendered first, then written beside its final name and renamed over it
+(:func:`~pytest_skill_lens.atomic_file.write_atomically`): a reader never sees a
+truncated file, and a crash mid-write leaves the old one whole. When a report cannot be
+rendered or written, the old file at that path is removed (an earlier run's green must
+not stand in for this one) and the failure is returned as a line; every file written is
+named by a line too, as pytest names its JUnit file. A session and ``merge`` both write
+through here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..atomic_file import write_atomically
+
+Target = tuple[str, Path | None, Callable[[], str]]  # label, path (None: not asked), render
+
+
+@dataclass(frozen=True)
+class Writes:
+    written: tuple[str, ...]  # "<label> report written: <absolute path>", one per file
+    errors: tuple[str, ...]  # one per report that could not be rendered or written
+
+
+def write_reports(targets: Iterable[Target]) -> Writes:
+    """Write every asked-for report; say which were written and which could not be."""
+    written: list[str] = []
+    errors: list[str] = []
+    for label, path, render in targets:
+        if path is None:
+            continue
+        try:
+            write_atomically(path, render())
+        except Exception as exc:  # rendering is ours, but a hostile value must not crash the end
+            cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else None
+            message = f"Failed to write {label} report to {path}: "
+            message += cause or f"{type(exc).__name__}: {exc}"
+            if _remove_stale(path):
+                message += " (the previous file was removed)"
+            errors.append(message)
+        else:
+            written.append(f"{label} report written: {os.path.abspath(path)}")
+    return Writes(tuple(written), tuple(errors))
+
+
+def _remove_stale(path: Path) -> bool:
+    """Remove a regular file left at ``path``; True when there was one."""
+    try:
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+            return True
+    except OSError:
+        pass
+    return False
