@@ -215,7 +215,7 @@ def load(skill_dir: Path, content: str | bytes, name: str = "cases.yaml") -> Non
         path.write_bytes(content)
     else:
         path.write_text(content, encoding="utf-8")
-    skill = Skill(name=SKILL_NAME, description="", instructions="", path=skill_dir / "SKILL.md")
+    skill = Skill(SKILL_NAME, "Handles orders.", "", skill_dir / "SKILL.md")  # offered needs one
     try:
         load_suite(skill, [path])
     except AuthoringError as exc:
@@ -229,7 +229,7 @@ def load(skill_dir: Path, content: str | bytes, name: str = "cases.yaml") -> Non
 def test_the_valid_file_loads(skill_dir: Path) -> None:
     path = skill_dir / "evals" / "cases.yaml"
     path.write_text(VALID, encoding="utf-8")
-    skill = Skill(name=SKILL_NAME, description="", instructions="", path=skill_dir / "SKILL.md")
+    skill = Skill(SKILL_NAME, "Handles orders.", "", skill_dir / "SKILL.md")  # offered needs one
     suite = load_suite(skill, [path])
     assert [c.name for c in suite.cases] == ["refund", "plan"]
 
@@ -476,7 +476,7 @@ def test_deep_nesting_is_an_authoring_error_not_a_crash(
     build, name = DEEP[shape]
     path = skill_dir / "evals" / name
     path.write_text(build(depth), encoding="utf-8")
-    skill = Skill(name=SKILL_NAME, description="", instructions="", path=skill_dir / "SKILL.md")
+    skill = Skill(SKILL_NAME, "Handles orders.", "", skill_dir / "SKILL.md")  # offered needs one
     with pytest.raises(AuthoringError) as caught:
         load_suite(skill, [path])
     assert caught.value.where.file == path
