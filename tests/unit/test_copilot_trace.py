@@ -332,8 +332,6 @@ def test_the_preset_argv_and_home_isolations_first_github_token_only(tmp_path: P
     table = ProductTable(args=["--model", "m"])
     assert argv(PRESET, table, "/greet hi") == [
         "copilot",
-        "-p",
-        "/greet hi",
         "--allow-all-tools",
         "--output-format",
         "json",
@@ -341,6 +339,7 @@ def test_the_preset_argv_and_home_isolations_first_github_token_only(tmp_path: P
         "--no-auto-update",
         "--model",
         "m",
+        "--prompt=/greet hi",  # the task bound as the value: never read as a flag
     ]
     source = {"PATH": "/bin", "GH_TOKEN": "mine", "GITHUB_TOKEN": "ci", "COPILOT_HOME": "/x"}
     env = product_env(PRESET, table, "home", tmp_path, source)

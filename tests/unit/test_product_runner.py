@@ -34,18 +34,17 @@ def problem(**fields: object) -> str:
     return found[0]
 
 
-def test_the_preset_argv_puts_the_prompt_after_p_and_the_table_args_last() -> None:
+def test_the_preset_argv_puts_the_table_args_after_the_flags_and_the_prompt_last() -> None:
     built = argv(PRESET, table(args=["--model", "sonnet"]), "/greet hi")
-    assert built[:3] == ["claude", "-p", "/greet hi"]
-    assert built[3:5] == ["--output-format", "stream-json"]
+    assert built[:4] == ["claude", "-p", "--output-format", "stream-json"]
     assert "--no-session-persistence" in built
-    assert built[-2:] == ["--model", "sonnet"]
+    assert built[-4:] == ["--model", "sonnet", "--", "/greet hi"]
 
 
 def test_command_replaces_the_argv_with_the_prompt_as_one_element_and_no_shell() -> None:
     prompt = "a; rm -rf / $(x) 'quoted'"
-    built = argv(PRESET, table(command=["wrap", "--", "{prompt}"], args=["-v"]), prompt)
-    assert built == ["wrap", "--", prompt, "-v"]
+    built = argv(PRESET, table(command=["wrap", "{prompt}", "--x"], args=["-v"]), prompt)
+    assert built == ["wrap", prompt, "--x", "-v"]
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from .mistakes import gather
 from .model import Assertion, EvalCase
 from .names import check_case_name, other_names
 from .paths import has_wildcard, path_problem, pattern_problem, segment_match
+from .product_config import config_path_problem
 from .quoting import naming, shown
 from .regex_rules import regex_problem
 from .schemas import schema_problem, unsafe_part
@@ -22,6 +23,10 @@ from .tool_rules import BUILTIN_TOOLS, offered_tool_name, tool_errors
 from .validation import field_path, line_at
 
 PLACEHOLDER = "TODO(skill-lens)"
+_PRODUCT_CONFIG_FIX = (
+    "seed the workspace with the files the skill works on; skill-lens gives each product "
+    "its configuration itself (docs/security.md, Product configuration)"
+)
 Fail = Callable[[str, str, str | None], AuthoringError]
 
 
@@ -163,6 +168,9 @@ def case_errors(
                         "workspace.files",
                         "key each file by a relative path",
                     )
+                configures = config_path_problem(name)
+                if configures:
+                    raise fail(configures, "workspace.files", _PRODUCT_CONFIG_FIX)
     return errors
 
 

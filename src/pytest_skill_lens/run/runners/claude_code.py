@@ -20,9 +20,15 @@ PRESET = Preset(
     name=PRODUCT,
     executable="claude",
     # Headless and traced (-p, stream-json needs --verbose), every hook reported, no
-    # permission prompt, none of the user's settings, hooks, plugins or MCP servers
-    # (the project's skill is still found), and nothing written under ~/.claude.
+    # permission prompt, none of the user's settings, hooks, plugins or MCP servers, and
+    # nothing written under ~/.claude. "project" is the one settings source that still
+    # finds the skill in .claude/skills (verified: "", "user" and --bare with --add-dir
+    # find none); the project's .claude/settings.json it would also read is made inert
+    # before every start (PRESET.inert_files), and a case may not seed it.
+    # The prompt comes last, after "--" (the preset's prompt_args): Claude Code reads
+    # everything after it as the prompt, so a task like "--version" is never a flag.
     flags=(
+        "-p",
         "--output-format",
         "stream-json",
         "--verbose",

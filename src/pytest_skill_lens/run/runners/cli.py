@@ -1,8 +1,11 @@
 """The ``cli`` runner: any command a ``[runners.cli]`` table names, its stdout the output.
 
 The command gets the prompt as one argument (the ``{prompt}`` element of ``command``,
-no shell), the skill delivered under ``skills_dir`` (default ``.agents/skills``) in
-its working directory, and the environment of home isolation. It has no trace: the
+no shell; a task starting with ``-`` only where ``--`` comes right before it, so the
+command never reads it as one of its options, else the case is errored unstarted), the
+skill delivered under ``skills_dir`` (default ``.agents/skills``) in its working
+directory, and the environment of home isolation. What the command reads as its own
+configuration is its own: none of it is neutralised (docs/security.md). It has no trace: the
 output is what it wrote to stdout, the latency is measured, and tokens and cost never
 are (each carries a note, so a budget on them fails "not evaluated", never passes).
 It cannot report tool calls or a skill's load either, so ``tools:``, ``trajectory:``
@@ -32,8 +35,10 @@ from .product import (
     Problem,
     command_problem,
     delivers_no_skill,
+    exposed_prompt_problem,
     pass_env_problem,
     prompt_problem,
+    with_flags,
 )
 from .product_cassette import (
     NotStarted,
@@ -220,10 +225,13 @@ class CliRunner:
     def _run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
         prompt = prompt_for(skill, case, self._invoke)
         problem = prompt_problem(prompt)
+        exposed = exposed_prompt_problem(KEY, self._command, prompt)
+        if exposed is not None:
+            problem = f"{exposed[0]}; {exposed[1]}"
         if problem is not None:
             return RunResult(error=problem)  # nothing started, nothing spent: no notes
         command = [prompt if arg == PROMPT_PLACEHOLDER else arg for arg in self._command]
-        command += self._table.args
+        command = with_flags(command, self._table.args)
         secrets = secrets_of(PRESET, self._table)
         taped = start_taped(
             self.seat,

@@ -1,6 +1,6 @@
 """The ``copilot`` runner: the real GitHub Copilot CLI, headless, skills in ``.agents/skills``.
 
-Each call delivers the skill into the working directory, starts ``copilot -p`` with the
+Each call delivers the skill into the working directory, starts ``copilot --prompt=`` with the
 preset's flags under home isolation, and reads its JSONL trace and the usage file it
 writes at exit (:mod:`.copilot_trace`). ``mode: loaded`` sends ``/<name> <task>`` as
 the specification says, although Copilot's ``-p`` mode does not expand it: the trace
@@ -18,7 +18,7 @@ from ..containment import Refused, read_regular
 from ..result import RunResult
 from .copilot_package import VARIABLE, package_directory
 from .copilot_trace import PRODUCT, read_trace
-from .product import Preset, SharedDir
+from .product import PROMPT_PLACEHOLDER, Preset, SharedDir
 from .product_process import RunDir
 from .product_run import TracedProductRunner
 from .product_trace import Ending, Expect
@@ -29,8 +29,10 @@ MAX_USAGE_BYTES = 1_000_000  # the usage file is a few KiB; anything past this i
 PRESET = Preset(
     name=PRODUCT,
     executable="copilot",
-    # Headless (-p needs --allow-all-tools), traced as JSONL, no stray AGENTS.md or
-    # personal instructions shaping the run, and never an update mid-suite.
+    # Headless (--prompt needs --allow-all-tools), traced as JSONL, no stray AGENTS.md
+    # or personal instructions shaping the run, and never an update mid-suite. No
+    # --trust-folder: Copilot then reads none of the working directory's own
+    # configuration (hooks, MCP servers, repository settings; docs/security.md).
     flags=(
         "--allow-all-tools",
         "--output-format",
@@ -38,6 +40,9 @@ PRESET = Preset(
         "--no-custom-instructions",
         "--no-auto-update",
     ),
+    # The task bound as the option's value, so one starting with "-" is never a flag
+    # (Copilot refuses "-p -- <task>").
+    prompt_args=(f"--prompt={PROMPT_PLACEHOLDER}",),
     skills_dir=".agents/skills",
     install="npm install -g @github/copilot",
     auth_hint="COPILOT_GITHUB_TOKEN: a fine-grained token with the Copilot Requests "

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
+from ...suite.product_config import CONFIG_PATHS, ConfigPath
 from ...suite.skill import Skill
 
 PROMPT_PLACEHOLDER = "{prompt}"
+SEPARATOR = "--"  # after it, a product's parser reads every argument as an operand
 # The prompt travels as one argument, and Linux caps one at 128 KiB.
 MAX_PROMPT_BYTES = 100 * 1024
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -45,8 +47,11 @@ class SharedDir:
 class Preset:
     """One product as skill-lens starts it.
 
-    ``flags`` follow ``-p <prompt>`` (the verified minimum to run headless and emit
-    the trace); ``auth_variables`` are its sign-in variables, passed through home
+    ``flags`` follow the executable (the verified minimum to run headless and emit the
+    trace); the table's ``args`` follow them, then ``prompt_args``, the prompt's own
+    elements with ``{prompt}`` in them: a form the product never reads as a flag,
+    whatever the task starts with (``--``, then the prompt; or ``--prompt=<task>``);
+    ``auth_variables`` are its sign-in variables, passed through home
     isolation; ``ranked_auth_variables`` are sign-in tokens the product reads in this
     order, of which only the first one set is passed (a later one is often a CI token
     meant for something else); ``endpoint_variables`` travel with them (where the
@@ -68,6 +73,13 @@ class Preset:
     fixed_env: Mapping[str, str] = field(default_factory=dict)
     root_env: Mapping[str, str] = field(default_factory=dict)
     shared_dirs: tuple[SharedDir, ...] = ()
+    prompt_args: tuple[str, ...] = (SEPARATOR, PROMPT_PLACEHOLDER)
+
+    @property
+    def inert_files(self) -> tuple[ConfigPath, ...]:
+        """The configuration files of the product's own that its flags still let it read
+        from the working directory: made inert before every start (suite/product_config)."""
+        return tuple(entry for entry in CONFIG_PATHS.get(self.name, ()) if entry.inert)
 
     @property
     def sign_in_variables(self) -> tuple[str, ...]:
@@ -160,13 +172,43 @@ def names_credential(table: ProductTable) -> bool:
 
 
 def argv(preset: Preset, table: ProductTable, prompt: str) -> list[str]:
-    """The product's argv: the preset's (or ``command`` with the prompt substituted as
-    one element, no shell), then the table's ``args``."""
+    """The product's argv: the preset's flags, the table's ``args`` and the prompt's own
+    elements; or ``command`` with the prompt substituted as one element (no shell) and
+    the ``args`` added by :func:`with_flags`.
+
+    ``argv(preset, table, PROMPT_PLACEHOLDER)`` is the command line a cassette keeps.
+    """
     if table.command is not None:
         base = [prompt if arg == PROMPT_PLACEHOLDER else arg for arg in table.command]
-    else:
-        base = [preset.executable, "-p", prompt, *preset.flags]
-    return [*base, *table.args]
+        return with_flags(base, table.args)
+    own = [arg.replace(PROMPT_PLACEHOLDER, prompt, 1) for arg in preset.prompt_args]
+    return [preset.executable, *preset.flags, *table.args, *own]
+
+
+def with_flags(argv: Sequence[str], flags: Sequence[str]) -> list[str]:
+    """``argv`` with ``flags`` added: before a final ``--`` and the prompt after it, where
+    they would otherwise be read as part of the prompt; else at the end."""
+    if len(argv) >= 3 and argv[-2] == SEPARATOR:
+        return [*argv[:-2], *flags, *argv[-2:]]
+    return [*argv, *flags]
+
+
+def exposed_prompt_problem(key: str, command: Sequence[str], prompt: str) -> Problem | None:
+    """A ``command`` of the table's own puts the prompt where the command could read it as
+    a flag: its ``{prompt}`` element does not follow ``--``, and the prompt starts with
+    ``-`` (``--version`` would print a version, ``--mcp-config=...`` configure it).
+    Refused before the start, with the fix; ``None`` when the prompt is safe there."""
+    if not prompt.startswith("-") or PROMPT_PLACEHOLDER not in command:
+        return None
+    at = list(command).index(PROMPT_PLACEHOLDER)
+    if at > 0 and command[at - 1] == SEPARATOR:
+        return None
+    return (
+        f"the task {prompt[:40]!r} starts with '-', and {key} command passes "
+        f"{PROMPT_PLACEHOLDER} where the command may read it as an option, not as the task",
+        f'put "{SEPARATOR}", "{PROMPT_PLACEHOLDER}" in {key} command if the command ends '
+        "its options at --, or start the task with another character",
+    )
 
 
 def delivers_no_skill(skill: Skill) -> bool:

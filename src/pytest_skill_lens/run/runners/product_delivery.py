@@ -10,14 +10,22 @@ session cannot redirect the next delivery outside the working directory.
 
 Delivery overwrites and never deletes: under ``sessions:`` an edit a session made to a
 delivered file is undone before the next one, and a file it added stays.
+
+A product's own configuration in the working directory is never delivered: no delivered
+file may land where any product reads its configuration (suite/product_config.py), and
+a configuration file the product's flags still read (``inert``: Claude Code's
+``.claude/settings.json``) is overwritten with inert content when one is there, so
+what an earlier session wrote there never configures the next.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from ...suite.paths import path_problem
+from ...suite.product_config import ConfigPath, config_path_problem
 from ...suite.skill import Skill
 from ..bundle import MAX_BUNDLE_BYTES, Bundle
 from ..containment import Refused, read_regular, why, write_within
@@ -37,15 +45,22 @@ def directory_entry_problem(name: str) -> str | None:
     return None
 
 
-def deliver(skill: Skill, cwd: Path, skills_dir: str) -> Path | None:
-    """Write ``skill`` under ``cwd / skills_dir``; the skill's directory, or ``None`` when
-    the arm has no skill (``--baseline none``). Raises :class:`DeliveryFailed`."""
+def deliver(
+    skill: Skill, cwd: Path, skills_dir: str, *, inert: Sequence[ConfigPath] = ()
+) -> Path | None:
+    """Write ``skill`` under ``cwd / skills_dir`` and make ``inert`` files inert; the
+    skill's directory, or ``None`` when the arm has no skill (``--baseline none``).
+    Raises :class:`DeliveryFailed`."""
+    root = Path(cwd).resolve()
+    for entry in inert:
+        if entry.inert is not None and os.path.lexists(root / entry.path):
+            # Replaces whatever is there (a link too), never writing through it.
+            _write(root, entry.path, entry.inert, inert=True)
     if delivers_no_skill(skill):
         return None
     problem = directory_entry_problem(skill.name) or path_problem(skills_dir)
     if problem is not None:
         raise DeliveryFailed(f"cannot deliver the skill: {problem}")
-    root = Path(cwd).resolve()
     target = f"{skills_dir}/{skill.name}"
     _write(root, f"{target}/{SKILL_FILE}", _skill_text(skill))
     bundle = Bundle.of(skill.directory, also_withheld=skill.withheld)
@@ -86,7 +101,10 @@ def _read(real: Path, shown: str) -> bytes:
         raise DeliveryFailed(f"cannot deliver {shown}: {why(exc)}") from None
 
 
-def _write(root: Path, relpath: str, data: bytes) -> None:
+def _write(root: Path, relpath: str, data: bytes, *, inert: bool = False) -> None:
+    configures = None if inert else config_path_problem(relpath)
+    if configures is not None:
+        raise DeliveryFailed(f"cannot deliver {relpath}: {configures}")
     try:
         write_within(root, root / relpath, data, relpath)
     except Refused as exc:

@@ -19,7 +19,15 @@ from ..cassettes import KeyPart
 from ..cassettes.files import Seat
 from ..cassettes.product import Capture, stderr_tail
 from ..result import RunResult
-from .product import Preset, argv, prompt_for, prompt_problem
+from .product import (
+    PROMPT_PLACEHOLDER,
+    Preset,
+    argv,
+    exposed_prompt_problem,
+    prompt_for,
+    prompt_problem,
+    with_flags,
+)
 from .product_cassette import (
     NotStarted,
     Started,
@@ -77,7 +85,7 @@ class TracedProductRunner:
 
     def _run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
         prompt = prompt_for(skill, case)
-        problem = prompt_problem(prompt)
+        problem = prompt_problem(prompt) or self._exposed(prompt)
         if problem is not None:
             return RunResult(error=problem)  # nothing started, nothing spent: no notes
         command = argv(self.preset, self._table, prompt)
@@ -86,10 +94,10 @@ class TracedProductRunner:
             self.seat,
             self.name,
             prompt,
-            command,
+            argv(self.preset, self._table, PROMPT_PLACEHOLDER),  # as a cassette keeps it
             lambda watch: self._start(skill, case, workspace, command, watch, secrets),
             workspace=workspace,
-            deliver_again=lambda: deliver(skill, workspace or Path(), self.preset.skills_dir),
+            deliver_again=lambda: self._deliver(skill, workspace or Path()),
             tools=case.tools,
             secrets=secrets,
         )
@@ -107,6 +115,18 @@ class TracedProductRunner:
         trace = self.read(capture.stdout, capture.left, ending, Expect.of(skill, case))
         return taped.finish(settle(self.preset, trace, started.log))
 
+    def _exposed(self, prompt: str) -> str | None:
+        """The table's own ``command`` would hand a ``-`` task to the product as a flag."""
+        if self._table.command is None:
+            return None  # the preset's prompt_args never do
+        key = f"[runners.{self.name}]"
+        found = exposed_prompt_problem(key, self._table.command, prompt)
+        return None if found is None else f"{found[0]}; {found[1]}"
+
+    def _deliver(self, skill: Skill, cwd: Path) -> None:
+        """The skill, and the product's own configuration files made inert (issue 29)."""
+        deliver(skill, cwd, self.preset.skills_dir, inert=self.preset.inert_files)
+
     def _start(
         self,
         skill: Skill,
@@ -120,16 +140,16 @@ class TracedProductRunner:
         try:
             with run_dir(self.name) as run:
                 cwd = workspace if workspace is not None else run.work
-                deliver(skill, cwd, self.preset.skills_dir)
+                self._deliver(skill, cwd)
                 before = watch_from(workspace, watch)
                 make_home(run.home)
                 env = product_env(self.preset, self._table, self._isolation, run.home)
-                # With the case's tools, the bridge's config flag goes last (product_tools).
+                # With the case's tools, the bridge's config is the last flag (product_tools).
                 tooled = start_with_tools(
                     self.preset,
                     self._table,
                     case.tools,
-                    [*command, *self.call_flags(run)],
+                    with_flags(command, self.call_flags(run)),
                     run=run,
                     cwd=cwd,
                     env=env,

@@ -4,9 +4,9 @@ Every product invocation (every session of a case) with ``tools:`` gets a fresh
 bridge directory (:mod:`..bridge_config`) inside the call's own run directory:
 outside the working directory, private to the user, removed when the call ends
 (and swept with the run directory if the process dies). The product takes the
-config as the last element of its argv, starts the bridge itself, lists the tools
-and calls them under its own spelling; :func:`declared_names` maps that spelling
-back to the declared names by exact match only.
+config as the last of its flags (before a prompt after ``--``), starts the bridge
+itself, lists the tools and calls them under its own spelling; :func:`declared_names`
+maps that spelling back to the declared names by exact match only.
 
 After the run, :func:`settle` reads the bridge's own record: a product that ended
 cleanly without ever listing the tools is errored (a ``called:`` that failed then
@@ -38,7 +38,7 @@ from ..bridge_config import (
     read_calls_data,
 )
 from ..result import RunResult
-from .product import Preset, Problem
+from .product import Preset, Problem, with_flags
 from .product_process import Ran, RunDir, start
 
 __all__ = [
@@ -186,7 +186,7 @@ def start_with_tools(
         raise BridgeSetupError(f"{problem[0]}; {problem[1]}")
     # In the call's own directory: outside cwd (refused inside it), removed with the call.
     with bridge_for(tools, use.product, working_directory=cwd, parent=run.root) as files:
-        command = [*argv, files.argument]  # last, after the table's args
+        command = with_flags(argv, [files.argument])  # after the table's args
         ran = _start(command, run, cwd, {**env, **use.env}, timeout, max_output_bytes)
         # Through the descriptor kept since the file was made: whatever the product put
         # at the path since (a FIFO, a link) is never opened.
