@@ -7,9 +7,11 @@ The live servers are a tiny script written here; each run leaves no process behi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -75,6 +77,10 @@ SERVER = textwrap.dedent(
             continue  # the client's answer to our ping
         if mode in ("hang", "grandchild"):
             continue
+        if method not in ("initialize", "tools/list"):  # server/discover: a legacy server's
+            send({"jsonrpc": "2.0", "id": message["id"],  # answer, so the SDK falls back
+                  "error": {"code": -32601, "message": "Method not found"}})
+            continue
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": message["id"], "result": {
                 "protocolVersion": message["params"]["protocolVersion"],
@@ -90,11 +96,12 @@ SERVER = textwrap.dedent(
             continue
         # paged: a log notification and a ping of our own come first; the page waits
         # for the client's answer to the ping, so a client that ignores it times out.
-        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "hi"}})
+        send({"jsonrpc": "2.0", "method": "notifications/message",
+              "params": {"level": "info", "data": "hi"}})
         send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
         answer = json.loads(sys.stdin.readline())
         assert answer == {"jsonrpc": "2.0", "id": "srv-1", "result": {}}, answer
-        tools, cursor = PAGES[message["params"].get("cursor")]
+        tools, cursor = PAGES[message.get("params", {}).get("cursor")]
         result = {"tools": tools, **({"nextCursor": cursor} if cursor else {})}
         send({"jsonrpc": "2.0", "id": message["id"], "result": result})
     """
@@ -202,7 +209,7 @@ def test_a_live_server_is_asked_page_by_page_then_killed(server: tuple[Path, Pat
         (
             "hang",
             ["--timeout", "0.5"],
-            "the server did not answer initialize within 0.5 s",
+            "the server did not answer the MCP handshake within 0.5 s",
             "raise --timeout",
         ),
         ("error", [], 'the server refused tools/list: "database down"', "documentation"),
@@ -248,7 +255,7 @@ def test_the_servers_whole_process_group_is_killed(
     code, _, err = _import(
         capsys, "--timeout", "1", "--command", sys.executable, str(script), "grandchild", str(pids)
     )
-    assert code == 2 and "did not answer initialize" in err
+    assert code == 2 and "did not answer the MCP handshake" in err
     assert alive_with("mcp-import-grandchild") == []
     _gone(pids)
 
@@ -262,10 +269,10 @@ def test_a_program_that_does_not_exist_is_named(capsys: pytest.CaptureFixture[st
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "give a listing file (or -) or --command, and not both"),
+        ([], "give one source: a listing file (or -), --url or --command"),
         (
             ["x.json", "--command", "server"],
-            "give a listing file (or -) or --command, and not both",
+            "give one source: a listing file (or -), --url or --command",
         ),
         (["-", "--timeout", "0"], "--timeout must be a number above 0"),
         (["-", "--timeout", "nan"], "--timeout must be a number above 0"),
@@ -321,3 +328,111 @@ def test_the_library_round_trips_into_a_suite_that_runs(
     ran.assert_outcomes(failed=1)  # fake calls no tool: called: is not met, and says so
     assert "called:get-pull-request" in ran.stdout.str()
     assert directory.is_dir()
+
+
+# A stdio server whose listing never ends (issue 29 item 10): every page holds PER tools
+# and names a fresh cursor, so only the listing's bounds can stop the client.
+ENDLESS = textwrap.dedent(
+    """\
+    import json, os, sys
+
+    mode, pid_file = sys.argv[1], sys.argv[2]
+    with open(pid_file, "a") as f:
+        f.write(f"{os.getpid()}\\n")
+    PER = {"wide": 60000, "long": 1, "pick": 3}.get(mode, 1)
+
+    def send(message):
+        sys.stdout.write(json.dumps(message) + "\\n")
+        sys.stdout.flush()
+
+    page = 0
+    for line in sys.stdin:
+        message = json.loads(line)
+        method = message.get("method")
+        if "id" not in message or method is None:
+            continue
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "protocolVersion": message["params"]["protocolVersion"],
+                "capabilities": {"tools": {}}, "serverInfo": {"name": "endless", "version": "1"}}})
+            continue
+        if method != "tools/list":
+            send({"jsonrpc": "2.0", "id": message["id"],
+                  "error": {"code": -32601, "message": "Method not found"}})
+            continue
+        page += 1
+        if mode == "flood":  # one line that never ends
+            sys.stdout.write('{"jsonrpc": "2.0", "id": %d, "result": {"tools": ["' % message["id"])
+            while True:
+                sys.stdout.write("x" * 65536)
+        tools = [{"name": f"p{page}_{i}", "inputSchema": {"type": "object"}} for i in range(PER)]
+        if mode == "pick" and page == 2:
+            tools.append({"name": "wanted", "description": "W", "inputSchema": {"type": "object"}})
+        send({"jsonrpc": "2.0", "id": message["id"],
+              "result": {"tools": tools, "nextCursor": f"c{page + 1}"}})
+    """
+)
+
+
+def _run_measured(tmp_path: Path, *args: str) -> tuple[int, str, str, float, int]:
+    """The console script run to its end: exit code, stdout, stderr, seconds, and its peak
+    resident memory in MiB (its own, from wait4, not the test process's)."""
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    started = time.monotonic()
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        process = subprocess.Popen([str(SCRIPT), "mcp-import", *args], stdout=stdout, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.monotonic() - started
+    text = out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8")
+    return process.returncode, *text, elapsed, usage.ru_maxrss // 1024
+
+
+@pytest.mark.slow  # seconds each: a server building 60,000 tools, or 1,000 pages
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        (
+            "wide",
+            "the server's listing passed 10,000 tools on tools/list page 1 (60,000 tools read, "
+            "later pages unread): the listing was cut there, and nothing was written",
+        ),
+        (
+            "long",
+            "the server's listing runs past 1,000 pages (1,000 tools read): the listing was "
+            "cut there, and nothing was written",
+        ),
+        (
+            "flood",
+            "the server sent more than 16,777,216 bytes (the cap, as for a listing file) by "
+            "tools/list page 1, after 0 tools: the listing was cut there, and nothing was written",
+        ),
+    ],
+)
+def test_an_endless_listing_is_cut_quickly_in_bounded_memory(
+    tmp_path: Path, mode: str, message: str
+) -> None:
+    script = write_file(tmp_path / "endless.py", ENDLESS)
+    pids = tmp_path / "pids.txt"
+    code, out, err, elapsed, peak_mib = _run_measured(
+        tmp_path, "--timeout", "40", "--command", sys.executable, str(script), mode, str(pids)
+    )
+    assert (code, out) == (2, "")
+    first, second = err.splitlines()
+    assert first == f"pytest-skill-lens mcp-import: {message}"
+    assert second.startswith("  fix: ")
+    assert elapsed < 25  # the cap stopped it, not the 40 s deadline
+    assert peak_mib < 600  # today's client held GBs: every page of every tool
+    _gone(pids)
+
+
+def test_with_tool_the_paging_stops_once_every_named_tool_is_found(tmp_path: Path) -> None:
+    script = write_file(tmp_path / "endless.py", ENDLESS)
+    pids = tmp_path / "pids.txt"
+    code, out, err, _, _ = _run_measured(
+        tmp_path, "--tool", "wanted", "--command", sys.executable, str(script), "pick", str(pids)
+    )
+    assert (code, err) == (0, "")
+    names = [line for line in out.splitlines() if line.startswith("  - name: ")]
+    assert names == ["  - name: wanted"]
+    _gone(pids)

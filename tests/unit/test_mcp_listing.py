@@ -9,8 +9,13 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.authoring.json_input import InputError, parse_json
-from pytest_skill_lens.authoring.mcp_listing import checked_tools, library_text, listing_entries
+from pytest_skill_lens.authoring.json_input import MAX_INPUT_BYTES, InputError, parse_json
+from pytest_skill_lens.authoring.mcp_listing import (
+    ListingBounds,
+    checked_tools,
+    library_text,
+    listing_entries,
+)
 from pytest_skill_lens.suite.errors import AuthoringError
 from pytest_skill_lens.suite.loader import load_yaml_eval_file
 from pytest_skill_lens.suite.rules import PLACEHOLDER
@@ -212,3 +217,71 @@ def test_an_unfilled_library_is_refused_by_the_loader(tmp_path: Path) -> None:
     with pytest.raises(AuthoringError) as refused:
         load_yaml_eval_file(eval_file, "s")
     assert PLACEHOLDER in refused.value.message
+
+
+# A live listing's bounds (issue 29 item 10): pages, tools and bytes, each cut said where.
+
+
+def test_a_listing_within_its_bounds_passes() -> None:
+    bounds = ListingBounds(pages=3, tools=10, size=1000)
+    bounds.take_bytes(400)
+    bounds.start_listing()
+    bounds.take_page(4)
+    bounds.take_bytes(600)
+    bounds.take_page(6)
+    assert (bounds.pages, bounds.tools, bounds.received) == (2, 10, 1000)
+
+
+@pytest.mark.parametrize(
+    ("steps", "message", "fix"),
+    [
+        (
+            [("page", 6), ("page", 5)],
+            "the server's listing passed 10 tools on tools/list page 2 (11 tools read, later "
+            "pages unread): the listing was cut there, and nothing was written",
+            "name the tools you need with --tool",
+        ),
+        (
+            [("page", 1)] * 4,
+            "the server's listing runs past 3 pages (3 tools read): the listing was cut "
+            "there, and nothing was written",
+            "fix the server's paging",
+        ),
+        (
+            [("page", 2), ("bytes", 1001)],
+            "the server sent more than 1,000 bytes (the cap, as for a listing file) by "
+            "tools/list page 2, after 2 tools: the listing was cut there, and nothing was written",
+            "name the tools you need with --tool",
+        ),
+    ],
+    ids=["tools", "pages", "bytes"],
+)
+def test_a_listing_past_a_bound_is_cut_and_says_where(
+    steps: list[tuple[str, int]], message: str, fix: str
+) -> None:
+    bounds = ListingBounds(pages=3, tools=10, size=1000)
+    bounds.start_listing()
+    with pytest.raises(InputError) as cut:
+        for kind, amount in steps:
+            if kind == "page":
+                bounds.take_page(amount)
+            else:
+                bounds.take_bytes(amount)
+    assert cut.value.message == message
+    assert fix in cut.value.fix
+
+
+def test_a_flood_before_the_listing_is_cut_during_the_handshake() -> None:
+    bounds = ListingBounds(pages=3, tools=10, size=1000)
+    with pytest.raises(InputError) as cut:
+        bounds.take_bytes(5000)
+    assert cut.value.message.startswith(
+        "the server sent more than 1,000 bytes (the cap, as for a listing file) during the "
+        "MCP handshake"
+    )
+
+
+def test_the_live_bounds_are_the_file_cap_and_generous_counts() -> None:
+    bounds = ListingBounds()
+    assert (bounds.max_pages, bounds.max_tools, bounds.max_bytes) == (1000, 10_000, 16 << 20)
+    assert bounds.max_bytes == MAX_INPUT_BYTES

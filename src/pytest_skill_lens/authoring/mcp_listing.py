@@ -4,7 +4,8 @@ The library holds each tool's ``name`` as the server spells it, its ``descriptio
 ``inputSchema`` verbatim as ``input_schema``, so a mock has the real server's contract. The
 server's ``outputSchema`` is shown as a comment only (nothing checks a mock's reply against
 it), and ``returns:`` is the placeholder, because what a mock answers is the author's call.
-Every listing problem is an :class:`InputError`: no half-written library.
+Every listing problem is an :class:`InputError`: no half-written library. A live listing
+is read within :class:`ListingBounds`, and one past them is refused the same way.
 """
 
 from __future__ import annotations
@@ -15,8 +16,18 @@ from typing import Any
 
 from ..suite.schemas import schema_problem
 from ..suite.tool_rules import TOOL_NAME
-from .json_input import InputError, one_line_json
+from .json_input import MAX_INPUT_BYTES, InputError, one_line_json
 from .yaml_emit import Todo, check_round_trip, comment, mapping_lines, scalar
+
+MAX_LIVE_PAGES = 1000
+MAX_LIVE_TOOLS = 10_000
+"""Far above any real server (the largest list a few hundred tools); far below what would
+hold the client's memory: every tool is kept until the listing ends."""
+_CUT = ": the listing was cut there, and nothing was written"
+_NAME_THEM = (
+    "name the tools you need with --tool (paging stops once each one is found), "
+    "or fix the server's paging"
+)
 
 _SHAPES = (
     'a tools/list response {"result": {"tools": [...]}}, its result {"tools": [...]}, '
@@ -33,6 +44,62 @@ class ListedTool:
     input_schema: dict[str, Any]
     output_schema: Any = None
     has_output_schema: bool = False
+
+
+class ListingBounds:
+    """How much of a live server's listing is read: pages, tools and bytes received, each
+    capped (bytes as a captured listing file is). Past a cap the listing is cut, and the
+    cut is an :class:`InputError` saying where, never a library quietly missing the rest:
+    a mock library is read as the server's whole contract.
+    """
+
+    def __init__(
+        self,
+        pages: int = MAX_LIVE_PAGES,
+        tools: int = MAX_LIVE_TOOLS,
+        size: int = MAX_INPUT_BYTES,
+    ) -> None:
+        self.max_pages, self.max_tools, self.max_bytes = pages, tools, size
+        self.pages = 0
+        self.tools = 0
+        self.received = 0
+        self.listing = False  # False until the handshake is over
+
+    def start_listing(self) -> None:
+        self.listing = True
+
+    def take_bytes(self, size: int) -> None:
+        """``size`` more bytes arrived from the server."""
+        self.received += size
+        if self.received <= self.max_bytes:
+            return
+        if self.listing:
+            where = f"by tools/list page {self.pages + 1}, after {self.tools:,} tools"
+            fix = _NAME_THEM
+        else:
+            where, fix = "during the MCP handshake", "fix the server: no MCP answer is that large"
+        raise InputError(
+            f"the server sent more than {self.max_bytes:,} bytes (the cap, as for a listing "
+            f"file) {where}{_CUT}",
+            fix,
+        )
+
+    def take_page(self, count: int) -> None:
+        """One more page of ``count`` tools arrived."""
+        if self.pages >= self.max_pages:
+            raise InputError(
+                f"the server's listing runs past {self.max_pages:,} pages "
+                f"({self.tools:,} tools read){_CUT}",
+                _NAME_THEM,
+            )
+        self.pages += 1
+        self.tools += count
+        if self.tools > self.max_tools:
+            raise InputError(
+                f"the server's listing passed {self.max_tools:,} tools on tools/list page "
+                f"{self.pages} ({self.tools:,} tools read, later pages unread){_CUT}",
+                _NAME_THEM,
+            )
 
 
 def listing_entries(value: Any, source: str) -> list[Any]:
