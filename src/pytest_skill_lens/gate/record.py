@@ -92,6 +92,9 @@ class RunRecord:
     case_order: dict[str, list[str]] = field(default_factory=dict)
     # Under a shard: what every shard selected together (None for a whole run and a merge).
     selection: Selection | None = None
+    # Each departure of a SKILL.md from the Agent Skills specification (a warning, the run
+    # went on): {file, line, field, problem, fix}, by file, in each file's order.
+    skill_md_warnings: list[dict[str, object]] = field(default_factory=list)
 
     @property
     def candidates(self) -> list[Outcome]:

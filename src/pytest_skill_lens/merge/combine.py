@@ -72,6 +72,8 @@ def merge_records(reports: Sequence[ShardReport]) -> RunRecord:
         baseline_notes=_notes(n for r in records for n in r.baseline_notes),
         baseline_sources=_by_key((s for r in records for s in r.baseline_sources), "skill_name"),
         run=replace(reports[0].settings, shard=None),
+        # Every shard collects every skill: each warning is in every report, listed once.
+        skill_md_warnings=_once(w for r in records for w in r.skill_md_warnings),
     )
     try:  # each report's sums were finite; all of them together must be too
         finite_totals(merged, "the merged outcomes")
@@ -80,6 +82,14 @@ def merge_records(reports: Sequence[ShardReport]) -> RunRecord:
             exc.message, "find the shard whose outcomes hold an impossible figure"
         ) from exc
     return merged
+
+
+def _once(entries: Iterable[dict[str, object]]) -> list[dict[str, object]]:
+    """``entries`` without repeats, in the order first met."""
+    seen: dict[tuple[object, ...], dict[str, object]] = {}
+    for entry in entries:
+        seen.setdefault(tuple(entry.values()), entry)
+    return list(seen.values())
 
 
 def judge(record: RunRecord) -> tuple[RunRecord, GateResult]:

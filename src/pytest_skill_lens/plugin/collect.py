@@ -16,7 +16,6 @@ from ..run.catalog import FEATURE_FIELDS, RunnerDescription
 from ..suite.delivered_copy import delivered_copy_reader
 from ..suite.discovery import (
     SKILL_FILE,
-    MisplacedEvalFile,
     directory_problem,
     eval_files_for,
     is_skill_in_scope,
@@ -29,6 +28,7 @@ from ..suite.loader import gather_suite
 from ..suite.mistakes import gather
 from ..suite.quoting import shown
 from ..suite.skill import Skill, load_skill
+from ..suite.skill_md_rules import as_entry
 from ..suite.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tools
 from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem, case_signature
@@ -110,12 +110,8 @@ class SkillFile(SkillHooks, pytest.File):
         run, facts = session.run, session.facts
         skill = load_skill(self.path)
         strict = run.settings.strict_skill_md
-        if not strict:  # the run goes on: pytest's warnings summary names each one
-            for departure in skill.departures:
-                # Node.warn puts it at the file's line 0, so pytest shows no line of the
-                # file beside it: the message says the line, escaped, and the raw text of a
-                # hostile SKILL.md never reaches the terminal.
-                self.warn(SkillLensWarning(departure.message))
+        if not strict:  # the run goes on: pytest's warnings summary and the report say so
+            _warn_departures(self, skill, facts)
         _claim_name(facts, skill)
         files = eval_files_for(skill.directory, run.evals_override)
         skill = _withholding(skill, run.evals_override, files)
@@ -127,7 +123,7 @@ class SkillFile(SkillHooks, pytest.File):
         errors = [*skill.unfinished, *(skill.departures if strict else ()), *errors]
         misplaced = [] if run.evals_override else misplaced_eval_files(skill.directory, files)
         if not suite.cases and not errors and misplaced:
-            errors = [_unread_eval_file(found, alone=True) for found in misplaced]
+            errors = [found.error(alone=True) for found in misplaced]
         if not listing_only(self.config) and suite.cases:
             runners = described_runners(self.config, run.runner_names)
             errors += _preflight(suite.cases, runners, skill.name)
@@ -137,7 +133,7 @@ class SkillFile(SkillHooks, pytest.File):
         if errors:
             raise combined(errors)
         for found in misplaced:  # the skill has cases: the file is named, not fatal
-            self.warn(SkillLensWarning(_unread_eval_file(found, alone=False).message))
+            self.warn(SkillLensWarning(found.error(alone=False).message))
         if not suite.cases:
             facts.skipped_skills.add(skill.name)
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
@@ -178,6 +174,17 @@ class SkillFile(SkillHooks, pytest.File):
         if isinstance(excinfo.value, RegistryError):
             return f"skill-lens: {excinfo.value}"
         return super().repr_failure(excinfo)
+
+
+def _warn_departures(node: SkillFile, skill: Skill, facts: CollectionFacts) -> None:
+    """Each departure of the skill's SKILL.md from the specification, as a warning.
+
+    Node.warn puts it at the file's line 0, so pytest shows no raw line of the file beside
+    it; the message says the line, with the value escaped."""
+    for departure in skill.departures:
+        node.warn(SkillLensWarning(departure.message))
+    if skill.departures:
+        facts.skill_md_warnings[str(skill.path)] = [as_entry(d) for d in skill.departures]
 
 
 def item_name(case_name: str, runner: str, arm: str, repeat_index: int) -> str:
@@ -290,18 +297,6 @@ def _delivered_copy_readers(
                 )
             )
     return errors
-
-
-def _unread_eval_file(found: MisplacedEvalFile, *, alone: bool) -> AuthoringError:
-    """``found`` named with the rule it misses; ``alone``: the skill has no other eval file."""
-    problem = (
-        "this file holds eval cases, but discovery does not read it (eval files are "
-        "evals/*.yaml, evals/*.yml and evals/evals.json, or *.eval.yaml beside SKILL.md when "
-        "there is no evals/ directory)"
-    )
-    if alone:
-        problem += "; the skill has no eval file discovery reads, so none of its cases would run"
-    return AuthoringError(problem, where=Where(found.path), fix=found.fix)
 
 
 def _check_served(loaded: LoadedCase, runners: list[RunnerDescription]) -> None:

@@ -48,6 +48,9 @@ class CollectionFacts:
     case_order: dict[str, list[str]] = field(default_factory=dict)
     # Under a shard only: the whole selection's digests (gate/fingerprint.Selection's data).
     selection: dict[str, Any] = field(default_factory=dict)
+    # Each SKILL.md's warnings, in the file's order: str(path) -> [{file, line, field,
+    # problem, fix}]. Keyed by file, so the same warnings from every worker count once.
+    skill_md_warnings: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (what xdist can send between processes)."""
@@ -68,6 +71,7 @@ class CollectionFacts:
             "baseline_sources": {name: dict(s) for name, s in self.baseline_sources.items()},
             "case_order": {name: list(cases) for name, cases in self.case_order.items()},
             "selection": dict(self.selection),
+            "skill_md_warnings": {f: list(w) for f, w in self.skill_md_warnings.items()},
         }
 
     @classmethod
@@ -90,6 +94,7 @@ class CollectionFacts:
             baseline_sources={name: dict(s) for name, s in data["baseline_sources"].items()},
             case_order={name: list(cases) for name, cases in data["case_order"].items()},
             selection=dict(data["selection"]),
+            skill_md_warnings={f: list(w) for f, w in data["skill_md_warnings"].items()},
         )
 
     def merge(self, other: CollectionFacts) -> None:
@@ -110,6 +115,7 @@ class CollectionFacts:
         self.baseline_sources.update(other.baseline_sources)
         self.case_order.update(other.case_order)
         self.selection = self.selection or dict(other.selection)  # every worker's is alike
+        self.skill_md_warnings.update(other.skill_md_warnings)
 
     def add_baseline_note(self, note: BaselineNote) -> None:
         self.baseline_notes[(note.skill_name, note.case_name)] = note

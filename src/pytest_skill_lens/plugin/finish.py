@@ -80,6 +80,9 @@ def build_record(
         products=products,
         case_order=facts.case_order,
         selection=_selection(facts),
+        skill_md_warnings=[
+            dict(w) for f in sorted(facts.skill_md_warnings) for w in facts.skill_md_warnings[f]
+        ],
     )
 
 

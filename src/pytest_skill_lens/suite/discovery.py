@@ -116,6 +116,20 @@ class MisplacedEvalFile:
     path: Path
     fix: str
 
+    def error(self, *, alone: bool) -> AuthoringError:
+        """The file named with the rule it misses; ``alone``: the skill has no other eval
+        file (then an error, else a warning's text)."""
+        problem = (
+            "this file holds eval cases, but discovery does not read it (eval files are "
+            "evals/*.yaml, evals/*.yml and evals/evals.json, or *.eval.yaml beside SKILL.md "
+            "when there is no evals/ directory)"
+        )
+        if alone:
+            problem += (
+                "; the skill has no eval file discovery reads, so none of its cases would run"
+            )
+        return AuthoringError(problem, where=Where(self.path), fix=self.fix)
+
 
 def misplaced_eval_files(skill_dir: Path, read: Sequence[Path]) -> list[MisplacedEvalFile]:
     """Files that look like eval files where discovery does not read them, and are not

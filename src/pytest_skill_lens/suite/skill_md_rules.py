@@ -342,3 +342,15 @@ def _kind(value: object) -> str:
     if value is None:
         return "nothing"
     return f"{type(value).__name__} {shown(value, 60)}"
+
+
+def as_entry(departure: AuthoringError) -> dict[str, object]:
+    """A warning as plain data for the reports: its place, problem and fix."""
+    where = departure.where
+    return {
+        "file": str(where.file),
+        "line": where.line,
+        "field": where.field,
+        "problem": departure.problem,
+        "fix": departure.fix,
+    }
