@@ -45,7 +45,8 @@ def main(argv: Sequence[str]) -> int:
         action="append",
         default=[],
         metavar="NAME",
-        help="keep only this tool (repeatable; listing order is kept)",
+        help="keep only this tool (repeatable; listing order is kept); a live listing "
+        "stops paging once each named tool is listed",
     )
     parser.add_argument(
         "--timeout",
