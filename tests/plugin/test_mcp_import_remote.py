@@ -9,6 +9,8 @@ header and answers 401 without the expected one. A hostile server is a plain soc
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
 import os
 import socket
@@ -17,7 +19,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -279,9 +281,8 @@ def test_a_port_nobody_listens_on_is_named(tmp_path: Path) -> None:
     assert f"cannot connect to http://127.0.0.1:{port}/mcp" in done.stderr
 
 
-@pytest.fixture
-def flooding_server() -> Iterator[str]:
-    """A plain socket answering every request with an endless JSON body."""
+def _raw_server(answer: Callable[[socket.socket, threading.Event], None]) -> Iterator[str]:
+    """A plain socket server on 127.0.0.1 answering every request with ``answer``."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
@@ -293,39 +294,78 @@ def flooding_server() -> Iterator[str]:
                 connection, _ = listener.accept()
             except OSError:
                 return
-            threading.Thread(target=flood, args=(connection,), daemon=True).start()
+            threading.Thread(target=reply, args=(connection,), daemon=True).start()
 
-    def flood(connection: socket.socket) -> None:
-        with connection:
-            try:
-                connection.recv(65536)
-                connection.sendall(
-                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                    b"transfer-encoding: chunked\r\n\r\n"
-                )
-                chunk = b"x" * 65536
-                framed = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
-                while not stop.is_set():
-                    connection.sendall(framed)
-            except OSError:
-                return
+    def reply(connection: socket.socket) -> None:
+        with connection, contextlib.suppress(OSError):
+            connection.recv(65536)
+            answer(connection, stop)
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    threading.Thread(target=serve, daemon=True).start()
     yield f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
     stop.set()
     listener.close()
 
 
-def test_an_endless_http_answer_is_cut_at_the_byte_cap(flooding_server: str) -> None:
+def _flood(connection: socket.socket, stop: threading.Event) -> None:
+    """An endless JSON body."""
+    connection.sendall(
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+    )
+    chunk = b"x" * 65536
+    framed = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
+    while not stop.is_set():
+        connection.sendall(framed)
+
+
+def _gzipped(connection: socket.socket, stop: threading.Event) -> None:
+    """A small compressed body that would inflate to far more."""
+    body = gzip.compress(b" " * 10_000_000)
+    head = (
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    )
+    connection.sendall(head.encode() + body)
+
+
+@pytest.fixture
+def flooding_server() -> Iterator[str]:
+    yield from _raw_server(_flood)
+
+
+@pytest.fixture
+def gzip_server() -> Iterator[str]:
+    yield from _raw_server(_gzipped)
+
+
+def test_an_endless_http_answer_is_cut_at_the_byte_cap(
+    flooding_server: str, tmp_path: Path
+) -> None:
+    err = tmp_path / "err.txt"
     started = time.monotonic()
-    done = _run("--url", flooding_server, "--timeout", "60")
-    assert (done.returncode, done.stdout) == (2, "")
+    with err.open("wb") as stderr:
+        process = subprocess.Popen(
+            [str(SCRIPT), "mcp-import", "--url", flooding_server, "--timeout", "60"],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 2
     assert (
         "the server sent more than 16,777,216 bytes (the cap, as for a listing file) during "
-        "the MCP handshake" in done.stderr
+        "the MCP handshake" in err.read_text()
     )
     assert time.monotonic() - started < 30
+    assert usage.ru_maxrss // 1024 < 400  # MiB; uncounted, it held over 1 GiB within 4 s
+
+
+def test_a_compressed_answer_is_refused_unread(gzip_server: str) -> None:
+    done = _run("--url", gzip_server, "--timeout", "30")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert (
+        "the server compressed its answer (gzip) though asked not to: its size could not be "
+        "bounded" in done.stderr
+    )
 
 
 def test_without_the_sdk_the_live_sources_name_the_extra(tmp_path: Path) -> None:
