@@ -408,9 +408,9 @@ def test_attacks_are_contained_and_the_model_reads_the_evidence(
     assert alive_with(marker) == []
     (loud,) = tool_results(server, "f loud")
     assert loud == (
-        "exit code: 0\nstdout:\n"
+        "stopped: the output passed max_script_output_bytes (20,000 bytes)\nstdout:\n"
         + "z" * 20_000
-        + "\n... [truncated, 9980000 bytes omitted]\nstderr:\n(empty)"
+        + "\n... [truncated at 20,000 bytes: the script was stopped]\nstderr:\n(empty)"
     )
     assert tool_results(server, "g slow") == [
         "stopped after 1 s (script_timeout_seconds)\nstdout:\nbefore\nstderr:\n(empty)"

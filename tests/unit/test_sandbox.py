@@ -584,7 +584,10 @@ def test_ten_megabytes_and_a_timeout_under_bwrap(tmp_path: Path, workspace: Work
         },
     )
     loud = run_script(bundle, workspace, settings(), "scripts/loud.py", None)
-    assert loud.endswith("\n... [truncated, 9980000 bytes omitted]\nstderr:\n(empty)")
+    assert loud.startswith("stopped: the output passed max_script_output_bytes (20,000 bytes)\n")
+    assert loud.endswith(
+        "\n... [truncated at 20,000 bytes: the script was stopped]\nstderr:\n(empty)"
+    )
     slow = run_script(
         bundle, workspace, settings(script_timeout_seconds=0.5), "scripts/slow.sh", None
     )

@@ -100,52 +100,71 @@ def test_the_environment_is_rebuilt_from_the_allowlist(tmp_path: Path) -> None:
     }
 
 
-def test_output_is_read_back_capped_with_the_exact_omitted_count(tmp_path: Path) -> None:
+def test_output_under_the_cap_is_kept_whole_with_nothing_omitted(tmp_path: Path) -> None:
     finished = run_process(
-        [PY, "-c", "import sys; sys.stdout.write('x' * 10_000_000); sys.stderr.write('e' * 7)"],
+        [PY, "-c", "import sys; sys.stdout.write('x' * 20_000); sys.stderr.write('e' * 7)"],
         cwd=tmp_path,
         env=script_env(tmp_path),
-        stdout_path=tmp_path / "out",
-        stderr_path=tmp_path / "err",
         timeout=30,
         max_output_bytes=20_000,
     )
-    assert finished.exit_code == 0
-    assert finished.stdout == Captured(b"x" * 20_000, 9_980_000)
-    assert finished.stdout.text().endswith("x\n... [truncated, 9980000 bytes omitted]")
+    assert (finished.exit_code, finished.over_cap) == (0, None)
+    assert finished.stdout == Captured(b"x" * 20_000, 0)
     assert finished.stderr == Captured(b"eeeeeee", 0)
     assert finished.stderr.text() == "eeeeeee"
 
 
-def test_a_file_planted_where_output_goes_stops_the_start(tmp_path: Path) -> None:
-    (tmp_path / "out").symlink_to("/etc/passwd")
-    with pytest.raises(StartFailed, match="cannot create out: File exists"):
-        run_process(
-            [PY, "-c", "print(1)"],
-            cwd=tmp_path,
-            env=script_env(tmp_path),
-            stdout_path=tmp_path / "out",
-            stderr_path=tmp_path / "err",
-            timeout=30,
-            max_output_bytes=100,
-        )
-
-
-def test_output_is_read_through_the_descriptor_not_the_path(tmp_path: Path) -> None:
-    # The script swaps a FIFO in where its stdout file was: the harness neither blocks
-    # on it nor reads anything but what the script printed.
-    out = str(tmp_path / "out")
-    swap = f"import os; print('mine'); os.unlink({out!r}); os.mkfifo({out!r})"
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_a_stream_past_the_cap_stops_the_program_there(tmp_path: Path, stream: str) -> None:
+    # It would write for 100 s; the cap stops it at once, and nothing went to a file.
+    flood = f"import sys, time\nwhile True: sys.{stream}.write('x' * 4096); sys.{stream}.flush()"
+    began = time.monotonic()
     finished = run_process(
-        [PY, "-c", swap],
+        [PY, "-c", flood],
         cwd=tmp_path,
         env=script_env(tmp_path),
-        stdout_path=tmp_path / "out",
-        stderr_path=tmp_path / "err",
-        timeout=30,
-        max_output_bytes=100,
+        timeout=100,
+        max_output_bytes=20_000,
     )
-    assert finished.stdout.text() == "mine"
+    assert time.monotonic() - began < 10
+    assert finished.over_cap == stream
+    assert finished.exit_code is not None and not finished.timed_out
+    captured = getattr(finished, stream)
+    assert captured.data == b"x" * 20_000 and captured.omitted > 0 and captured.stopped
+    assert captured.text().endswith("x\n... [truncated at 20,000 bytes: the script was stopped]")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_left_in_the_pipe_by_a_quick_exit_is_read(tmp_path: Path) -> None:
+    # Written just before the exit: still buffered in the pipe when the exit is seen.
+    finished = run_process(
+        [PY, "-c", "import os; os.write(1, b'y' * 30_000); os._exit(3)"],
+        cwd=tmp_path,
+        env=script_env(tmp_path),
+        timeout=30,
+        max_output_bytes=100_000,
+    )
+    assert (finished.exit_code, finished.stdout) == (3, Captured(b"y" * 30_000, 0))
+
+
+def test_a_background_writer_holding_the_pipe_does_not_hold_the_harness(tmp_path: Path) -> None:
+    # A child in a session of its own escapes the group kill and keeps stdout open.
+    marker = f"1000.{uuid.uuid4().int % 10**9}"
+    escape = (
+        "import os, subprocess\n"
+        f"subprocess.Popen(['sleep', '{marker}'], start_new_session=True)\n"
+        "print('left')\n"
+    )
+    began = time.monotonic()
+    finished = run_process(
+        [PY, "-c", escape], cwd=tmp_path, env=script_env(tmp_path), timeout=30, max_output_bytes=100
+    )
+    try:
+        assert time.monotonic() - began < 10
+        assert (finished.exit_code, finished.stdout.text()) == (0, "left")
+    finally:
+        for pid in alive_with(f"sleep\0{marker}", within=0):
+            os.kill(pid, 9)
 
 
 # --- run_script: the output format ------------------------------------------------------------
@@ -240,15 +259,15 @@ def test_a_script_past_the_timeout_is_stopped_with_its_group(
     assert alive_with(f"sleep\0{marker}") == []
 
 
-def test_ten_megabytes_are_cut_at_the_cap_with_the_exact_count(
-    tmp_path: Path, workspace: Workspace
-) -> None:
+def test_ten_megabytes_stop_the_script_at_the_cap(tmp_path: Path, workspace: Workspace) -> None:
     script = "import sys; sys.stdout.write('y' * 10_000_000)\n"
     bundle = make_bundle(tmp_path, {"scripts/loud.py": script})
     said = run_script(bundle, workspace, settings(), "scripts/loud.py", None)
     head, _, rest = said.partition("stdout:\n")
-    assert head == "exit code: 0\n"
-    assert rest == "y" * 20_000 + "\n... [truncated, 9980000 bytes omitted]\nstderr:\n(empty)"
+    assert head == "stopped: the output passed max_script_output_bytes (20,000 bytes)\n"
+    assert rest == (
+        "y" * 20_000 + "\n... [truncated at 20,000 bytes: the script was stopped]\nstderr:\n(empty)"
+    )
 
 
 def test_a_workspace_left_over_a_cap_gets_a_warning_and_refuses_later_writes(

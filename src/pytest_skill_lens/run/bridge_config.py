@@ -266,8 +266,6 @@ def _check_in(
             [*bridge_command(spec, directory / "calls.jsonl", python=python), "--check"],
             cwd=directory,
             env=env,
-            stdout_path=directory / "check.out",
-            stderr_path=directory / "check.err",
             timeout=timeout,
             max_output_bytes=_CHECK_OUTPUT_BYTES,
         )

@@ -9,6 +9,12 @@ its pid again; a directory whose owner cannot be judged (another pid namespace, 
 in a container sharing ``/tmp``, or a process whose start time cannot be read) is
 left alone, and so is one that is not a real directory or not the current user's.
 
+A product's environment names its run directory (:data:`RUN_DIR_VARIABLE`). A
+product killed with its harness (``PR_SET_PDEATHSIG``, see :mod:`.scripts`) may leave
+what it started running; before a dead owner's directory is removed, every process of
+this user whose environment names it is killed (Linux ``/proc``; each is pinned by a
+pidfd before its environment is read, so a pid reused meanwhile is never signalled).
+
 Deleting never follows a link: :func:`shutil.rmtree` is used only where it resists
 symlink attacks (it deletes by descriptor and checks the top is the directory it
 examined), so a link inside a leftover to a directory outside removes the link only.
@@ -20,11 +26,14 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import stat
 from functools import cache
 from pathlib import Path
 
 PREFIX = "skill-lens-"
+RUN_DIR_VARIABLE = "SKILL_LENS_RUN_DIR"
+"""Set in a product's environment to its run directory: what the sweep kills it by."""
 _MARK = re.compile(r"skill-lens-.*\.pid-(\d+)-(\d+)-(\d+)")
 
 
@@ -88,6 +97,7 @@ def sweep(base: Path) -> list[Path]:
         return []  # pragma: no cover - rmtree deletes by descriptor on Linux and macOS
     uid = os.getuid() if hasattr(os, "getuid") else None
     removed: list[Path] = []
+    dead: list[Path] = []
     try:
         found = list(os.scandir(base))
     except OSError:
@@ -105,11 +115,73 @@ def sweep(base: Path) -> list[Path]:
             continue  # a link, a file, or someone else's: never ours to delete
         if owner_alive(namespace, pid, start):
             continue
-        path = Path(entry.path)
+        dead.append(Path(entry.path))
+    kill_marked({path.name for path in dead})
+    for path in dead:
         remove_tree(path)
         if not os.path.lexists(path):
             removed.append(path)
     return removed
+
+
+_MARKED_ENVIRON_BYTES = 1 << 20
+
+
+def kill_marked(names: set[str], proc: Path = Path("/proc")) -> list[int]:
+    """SIGKILL every process of this user whose environment names a run directory called
+    one of ``names`` (:data:`RUN_DIR_VARIABLE`); the pids signalled. Never raises."""
+    if not names or not hasattr(os, "getuid"):
+        return []
+    try:
+        entries = [entry for entry in os.scandir(proc) if entry.name.isdigit()]
+    except OSError:
+        return []
+    killed = []
+    for entry in entries:
+        pid = int(entry.name)
+        if pid != os.getpid() and _kill_if_marked(proc, pid, names):
+            killed.append(pid)
+    return killed
+
+
+def _kill_if_marked(proc: Path, pid: int, names: set[str]) -> bool:
+    pidfd = _pidfd(pid)  # pinned first: the environment read below is this process's
+    try:
+        if os.stat(proc / str(pid)).st_uid != os.getuid():
+            return False  # another user's process is never ours to kill
+        with open(proc / str(pid) / "environ", "rb") as handle:
+            environ = handle.read(_MARKED_ENVIRON_BYTES)
+        if not _names_one(environ, names):
+            return False
+        if pidfd is not None:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        else:  # pragma: no cover - every kernel this runs on has pidfd_open
+            os.kill(pid, signal.SIGKILL)
+        return True
+    except OSError:
+        return False
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _names_one(environ: bytes, names: set[str]) -> bool:
+    key = f"{RUN_DIR_VARIABLE}=".encode()
+    for item in environ.split(b"\0"):
+        if item.startswith(key):
+            value = item[len(key) :].decode("utf-8", errors="replace")
+            return os.path.basename(value) in names
+    return False
+
+
+def _pidfd(pid: int) -> int | None:
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:  # pragma: no cover - Linux 5.3+ and Python 3.9+
+        return None
+    try:
+        return int(opener(pid))
+    except OSError:
+        return None
 
 
 def remove_tree(path: Path) -> None:

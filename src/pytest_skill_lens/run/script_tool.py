@@ -45,8 +45,6 @@ SCHEMA: dict[str, Any] = {
     "required": ["path"],
     "additionalProperties": False,
 }
-_STDOUT = "skill-lens-stdout"
-_STDERR = "skill-lens-stderr"
 
 
 def normalised_interpreters(settings: Settings) -> dict[str, list[str]]:
@@ -222,8 +220,6 @@ def _execute(
         argv,
         cwd=workspace.root,
         env=env,
-        stdout_path=scratch / _STDOUT,
-        stderr_path=scratch / _STDERR,
         timeout=settings.script_timeout_seconds,
         max_output_bytes=settings.max_script_output_bytes,
     )
@@ -245,7 +241,10 @@ def _sandboxed_exec_failure(decision: SandboxDecision, finished: Finished) -> st
 
 
 def _render(finished: Finished, settings: Settings, workspace: Workspace) -> str:
-    if finished.timed_out:
+    if finished.over_cap is not None:
+        cap = settings.max_script_output_bytes
+        head = f"stopped: the output passed max_script_output_bytes ({cap:,} bytes)"
+    elif finished.timed_out:
         head = f"stopped after {settings.script_timeout_seconds:g} s (script_timeout_seconds)"
     else:
         head = f"exit code: {finished.exit_code}"

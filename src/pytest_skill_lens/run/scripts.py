@@ -1,4 +1,5 @@
-"""The process layer of ``run_script``: start one program, bound it, kill what it left.
+"""The process layer of ``run_script`` and of every product start: start one program,
+bound it, kill what it left.
 
 Nothing here knows about skills, bundles or sandboxes; :mod:`.script_tool` decides
 *what* runs and :mod:`.sandbox` what wraps it. This module guarantees, for every
@@ -12,23 +13,33 @@ start:
   the exit is observed *without reaping* (``WNOWAIT``), the group is killed and only
   then is the leader reaped, so its pid (the group id) cannot have been recycled
   by the time the kill is sent;
-* stdout and stderr go to files the caller names (in the scratch directory), opened
-  before the start and read back through those same descriptors, capped, with the
-  exact number of bytes omitted.
+* stdout and stderr are pipes the harness reads as they fill (:mod:`.output_pipes`),
+  keeping at most ``max_output_bytes`` of each: the moment either passes it, the
+  group is killed (:attr:`Finished.over_cap`), so a flood is stopped at the cap, not
+  at the timeout, and never reaches the disk;
+* on Linux the program is killed when the harness dies (``PR_SET_PDEATHSIG``, set
+  between fork and exec): the signal follows the *thread* that started it, and that
+  thread waits here until the program has ended, so it never fires early.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import math
 import os
 import select
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from .output_pipes import Captured, Stream, Streams
+
+__all__ = ["Captured", "Finished", "StartFailed", "run_process", "script_env"]
 
 # What a script inherits from the harness's environment; nothing else reaches it.
 ENV_ALLOWLIST = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
@@ -37,27 +48,11 @@ WINDOWS_ENV_ALLOWLIST = ("SystemRoot", "COMSPEC", "PATHEXT", "USERPROFILE")
 
 _POLL_FIRST = 0.002  # seconds between exit checks where there is no pidfd; doubles up to:
 _POLL_MAX = 0.05
+_PR_SET_PDEATHSIG = 1
 
 
 class StartFailed(Exception):
     """The program could not be started; the message is the OS's (or Python's) reason."""
-
-
-@dataclass(frozen=True)
-class Captured:
-    """One stream as read back: at most the cap, and how many bytes were left out."""
-
-    data: bytes
-    omitted: int
-
-    def text(self) -> str:
-        """The stream for the model: ``(empty)``, or its text with any cut stated."""
-        if not self.data and not self.omitted:
-            return "(empty)"
-        body = self.data.decode("utf-8", errors="replace")
-        if self.omitted:
-            return f"{body}\n... [truncated, {self.omitted} bytes omitted]"
-        return body.removesuffix("\n")
 
 
 @dataclass(frozen=True)
@@ -67,6 +62,8 @@ class Finished:
     exit_code: int | None
     stdout: Captured
     stderr: Captured
+    over_cap: Stream | None = None
+    """The stream that passed ``max_output_bytes``: the program was stopped there."""
 
     @property
     def timed_out(self) -> bool:
@@ -94,43 +91,31 @@ def run_process(
     *,
     cwd: Path,
     env: Mapping[str, str],
-    stdout_path: Path,
-    stderr_path: Path,
     timeout: float,
     max_output_bytes: int,
 ) -> Finished:
-    """Run ``argv`` to its end (or the timeout) and return what it printed.
+    """Run ``argv`` to its end, its timeout or its output's cap, and return what it printed.
 
     Raises :class:`StartFailed` when the program cannot be started (a missing
-    executable, a NUL byte in an argument, an output file that already exists).
-    Once started, it always returns.
+    executable, a NUL byte in an argument). Once started, it always returns.
     """
-    out_fd = err_fd = -1
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
     try:
-        out_fd = _create(stdout_path)
-        err_fd = _create(stderr_path)
-        process = _start(argv, cwd, env, out_fd, err_fd)
-        exit_code = _wait_then_kill_group(process, timeout)
+        try:
+            process = _start(argv, cwd, env, out_write, err_write)
+        finally:
+            # The child has its own copies: the read ends see their end when it is gone.
+            os.close(out_write)
+            os.close(err_write)
+        streams = Streams(out_read, err_read, max_output_bytes)
+        exit_code = _wait_then_kill_group(process, timeout, streams)
         return Finished(
-            exit_code,
-            _read_capped(out_fd, max_output_bytes),
-            _read_capped(err_fd, max_output_bytes),
+            exit_code, streams.captured(out_read), streams.captured(err_read), streams.over
         )
     finally:
-        for fd in (out_fd, err_fd):
-            if fd >= 0:
-                os.close(fd)
-
-
-def _create(path: Path) -> int:
-    """A fresh file for one stream; O_EXCL and O_NOFOLLOW refuse anything planted there."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL
-    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= getattr(os, "O_BINARY", 0)
-    try:
-        return os.open(path, flags, 0o600)
-    except OSError as exc:
-        raise StartFailed(f"cannot create {path.name}: {exc.strerror or exc}") from None
+        os.close(out_read)
+        os.close(err_read)
 
 
 def _start(
@@ -150,6 +135,7 @@ def _start(
             # A session of its own makes the script lead a fresh process group (pgid =
             # pid) with no controlling terminal, so the group kill reaches what it started.
             start_new_session=not windows,
+            preexec_fn=_die_with_harness(),
             creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) if windows else 0,
         )
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
@@ -157,49 +143,100 @@ def _start(
         raise StartFailed(reason) from None
 
 
-def _wait_then_kill_group(process: subprocess.Popen[bytes], timeout: float) -> int | None:
-    """The exit code (``None`` on timeout), with the group killed before the leader is reaped."""
-    if sys.platform == "win32":  # pragma: no cover - not exercised by the test suite
-        return _wait_windows(process, timeout)
-    deadline = time.monotonic() + timeout
-    if hasattr(os, "waitid") and hasattr(os, "WNOWAIT"):
-        exited = _exited_unreaped(process.pid, deadline)
-        _kill_group(process.pid)  # the leader is alive or a zombie: the group id is still ours
-        code = process.wait()
-        return code if exited else None
-    # No waitid (macOS before Python 3.13): reap first, then kill. POSIX never hands
-    # out a pid while a process group with that id exists, so the kill is still safe.
-    try:
-        code = process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(process.pid)
-        process.wait()
+def _die_with_harness() -> Callable[[], None] | None:
+    """What the child runs between fork and exec on Linux: SIGKILL when its parent dies.
+
+    A harness killed by SIGKILL cannot stop what it started; without this an
+    unsandboxed product would run on to its own end. If the harness died before the
+    request took hold (the child then has another parent already), the child ends itself.
+    Only a prepared C call runs in the child, nothing that could wait on a lock.
+    """
+    prctl = _prctl()
+    if prctl is None:
         return None
+    parent, kill = os.getpid(), int(signal.SIGKILL)
+
+    def arm() -> None:
+        prctl(_PR_SET_PDEATHSIG, kill, 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), kill)
+
+    return arm
+
+
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        function = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - every Linux libc has prctl
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    function.argtypes += [ctypes.c_ulong]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _wait_then_kill_group(
+    process: subprocess.Popen[bytes], timeout: float, streams: Streams
+) -> int | None:
+    """The exit code (``None`` on timeout), with the group killed before the leader is reaped.
+
+    The output is read all along; a stream past the cap ends the wait as an exit does.
+    """
+    if sys.platform == "win32":  # pragma: no cover - not exercised by the test suite
+        return _wait_windows(process, timeout, streams)
+    deadline = time.monotonic() + timeout
+    unreaped = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
+    ended = _watch(process, deadline, streams, unreaped)
+    # The leader is alive or a zombie (unreaped), so the group id is still ours; without
+    # waitid it may be reaped already, and POSIX never hands out a pid while a process
+    # group with that id exists, so the kill is still safe.
     _kill_group(process.pid)
-    return code
+    code = process.wait()
+    streams.drain()
+    return code if ended or streams.over is not None else None
 
 
-def _exited_unreaped(pid: int, deadline: float) -> bool:
-    """Whether ``pid`` exited before ``deadline``; it is left unreaped either way."""
-    pidfd = _pidfd(pid)
+def _watch(
+    process: subprocess.Popen[bytes], deadline: float, streams: Streams, unreaped: bool
+) -> bool:
+    """Read the output until the program exits (``True``), its output passes the cap or the
+    deadline comes (``False``); the program is left unreaped where ``unreaped`` allows."""
+    pidfd = _pidfd(process.pid)
+    poller = select.poll()
+    for fd in streams.open:
+        poller.register(fd, select.POLLIN)
     if pidfd is not None:
-        try:
-            poller = select.poll()
-            poller.register(pidfd, select.POLLIN)
-            remaining = max(0.0, deadline - time.monotonic())
-            # A pidfd turns readable when the process exits; nothing is reaped.
-            return bool(poller.poll(remaining * 1000))
-        finally:
-            os.close(pidfd)
+        poller.register(pidfd, select.POLLIN)  # readable when the process exits
     pause = _POLL_FIRST
-    while True:
-        if _has_exited(pid):
-            return True
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        time.sleep(min(pause, remaining))
-        pause = min(pause * 2, _POLL_MAX)
+    try:
+        while streams.over is None:
+            if pidfd is None and _exited(process, unreaped):
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            wait = remaining if pidfd is not None else min(pause, remaining)
+            events = poller.poll(math.ceil(wait * 1000))
+            pause = min(pause * 2, _POLL_MAX) if not events else _POLL_FIRST
+            for fd, _event in events:
+                if fd == pidfd:
+                    return True
+                if not streams.pump(fd):
+                    poller.unregister(fd)
+        return False
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _exited(process: subprocess.Popen[bytes], unreaped: bool) -> bool:
+    # No waitid (macOS before Python 3.13): poll() reaps, see _wait_then_kill_group.
+    return _has_exited(process.pid) if unreaped else process.poll() is not None
 
 
 def _has_exited(pid: int) -> bool:
@@ -226,13 +263,26 @@ def _kill_group(pgid: int) -> None:
 
 
 def _wait_windows(
-    process: subprocess.Popen[bytes], timeout: float
+    process: subprocess.Popen[bytes], timeout: float, streams: Streams
 ) -> int | None:  # pragma: no cover - not exercised by the test suite
-    """taskkill /T walks the tree from the parent: it covers the timeout, not orphans."""
-    try:
-        code: int | None = process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        code = None
+    """No poll() on Windows pipes: a thread reads each; taskkill /T walks the tree from the
+    parent, which covers the timeout and the cap, not orphans."""
+    import threading
+
+    def read(fd: int) -> None:
+        os.set_blocking(fd, True)
+        while streams.over is None and streams.pump(fd):
+            pass
+
+    readers = [threading.Thread(target=read, args=(fd,), daemon=True) for fd in streams.open]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + timeout
+    code: int | None = None
+    while streams.over is None and time.monotonic() < deadline:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = process.wait(timeout=_POLL_MAX)
+            break
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(
             ["taskkill", "/T", "/F", "/PID", str(process.pid)],
@@ -242,28 +292,7 @@ def _wait_windows(
             timeout=30,
             check=False,
         )
-    process.wait()
-    return code
-
-
-def _read_capped(fd: int, cap: int) -> Captured:
-    """At most ``cap`` bytes from the start of ``fd``, and the exact count left out.
-
-    Read through the descriptor opened before the start, never by path, so a link
-    or a FIFO the script put at that path changes nothing here.
-    """
-    try:
-        size = os.fstat(fd).st_size
-        os.lseek(fd, 0, os.SEEK_SET)
-        chunks: list[bytes] = []
-        wanted = min(size, cap)
-        while wanted > 0:
-            chunk = os.read(fd, wanted)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            wanted -= len(chunk)
-    except OSError:
-        return Captured(b"", 0)
-    data = b"".join(chunks)
-    return Captured(data, max(0, size - len(data)))
+    final = process.wait()
+    for reader in readers:
+        reader.join(1)
+    return final if code is not None or streams.over is not None else None

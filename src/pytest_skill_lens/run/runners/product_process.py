@@ -10,12 +10,18 @@ wrote about its own login.
 Under the run's product sandbox the start is wrapped (:func:`wrap_argv`). The
 process itself is started by :func:`..scripts.run_process`, the one
 implementation the bundled scripts use too: its own process group, stdin from
-``/dev/null``, a timed wait, the whole group killed after every exit, and each
-stream read back capped through the descriptor opened before the start.
+``/dev/null``, a timed wait, the whole group killed after every exit, each stream
+read from a pipe and the product stopped the moment one passes ``max_output_bytes``,
+and (on Linux) the product killed if the harness dies.
+
+The product's environment names its run directory (:data:`..leftovers.RUN_DIR_VARIABLE`),
+so what it started and left running when the harness was killed is found and killed by
+the next run's sweep, as that removes the directory.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 import time
@@ -25,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..containment import why
-from ..leftovers import PREFIX, owner_mark, remove_tree
+from ..leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_tree
 from ..product_sandbox import adopted, wrap
-from ..scripts import Finished, StartFailed, run_process
+from ..scripts import Captured, Finished, StartFailed, run_process
 from ..workspace import workspace_label
 
 __all__ = ["Finished", "RunDir", "StartFailed", "run_dir", "start", "wrap_argv"]
@@ -40,14 +46,6 @@ class RunDir:
     root: Path
     home: Path
     work: Path  # the working directory used when the case has no workspace
-
-    @property
-    def stdout(self) -> Path:
-        return self.root / "trace.out"
-
-    @property
-    def stderr(self) -> Path:
-        return self.root / "stderr.out"
 
 
 class RunDirFailed(Exception):
@@ -122,13 +120,23 @@ def start(
     finished = run_process(
         wrap_argv(argv, run, cwd, env),
         cwd=cwd,
-        env=env,
-        stdout_path=run.stdout,
-        stderr_path=run.stderr,
+        env={**env, RUN_DIR_VARIABLE: str(run.root)},
         timeout=timeout,
         max_output_bytes=max_output_bytes,
     )
-    return Ran(finished, (time.perf_counter() - began) * 1000)
+    return Ran(_said_why(finished, max_output_bytes), (time.perf_counter() - began) * 1000)
+
+
+def _said_why(finished: Finished, cap: int) -> Finished:
+    """``finished``, with a stop for stderr over the cap said at the end of stderr, where
+    every reader quotes it (stdout over the cap is a cut trace, which they name)."""
+    if finished.over_cap != "stderr":
+        return finished
+    note = f"\n[skill-lens stopped the product: its stderr passed max_output_bytes ({cap:,} bytes)]"
+    stderr = finished.stderr
+    return dataclasses.replace(
+        finished, stderr=Captured(stderr.data + note.encode(), stderr.omitted, stderr.stopped)
+    )
 
 
 def start_version(

@@ -1,0 +1,40 @@
+"""leftovers.kill_marked: only a process whose environment names a dead run's directory."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pytest_skill_lens.run.leftovers import RUN_DIR_VARIABLE, kill_marked
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+
+
+def sleeper(run_dir: str | None) -> subprocess.Popen[bytes]:
+    env = {"PATH": "/usr/bin:/bin"}
+    if run_dir is not None:
+        env[RUN_DIR_VARIABLE] = run_dir
+    return subprocess.Popen(["sleep", "300"], env=env)
+
+
+def test_only_processes_naming_one_of_the_directories_are_killed() -> None:
+    dead = sleeper("/tmp/skill-lens-cli-abc.pid-1-2-3")
+    alive = sleeper("/tmp/skill-lens-cli-def.pid-1-2-4")
+    plain = sleeper(None)
+    try:
+        killed = kill_marked({"skill-lens-cli-abc.pid-1-2-3"})
+        assert killed == [dead.pid]
+        assert dead.wait(10) == -9
+        time.sleep(0.1)
+        assert (alive.poll(), plain.poll()) == (None, None)
+    finally:
+        for process in (dead, alive, plain):
+            process.kill()
+            process.wait()
+
+
+def test_no_names_reads_nothing() -> None:
+    assert kill_marked(set()) == []
