@@ -104,6 +104,7 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
         "fake_outcomes": 0,
         "fake_note": None,
         "replay": None,  # no outcome had a cassette
+        "unsandboxed_products": None,  # no product was named
     }
 
 

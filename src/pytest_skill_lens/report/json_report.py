@@ -29,7 +29,7 @@ from ..perform.outcome import Outcome
 from ..score.check import Score
 from .delta_json import delta_dict, note_dict
 from .printable import scrub, scrub_data
-from .product_lines import product_dict
+from .product_lines import product_dict, unsandboxed
 from .replay_lines import ReplayShare
 from .wiring import FakeShare
 
@@ -188,6 +188,9 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "fake_note": fake.sentence(),
         # Additive: outcomes replayed from cassettes, and the oldest recording (null: none).
         "replay": ReplayShare.of(record).as_dict(len(record.outcomes)),
+        # Additive: products that ran with no skill-lens sandbox ([]: none; null: no
+        # product named, or a merge, whose shards' products are not carried over).
+        "unsandboxed_products": unsandboxed(record),
     }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..gate.record import RunRecord
-from ..run.product_sandbox import ProductEntry
+from ..run.product_sandbox import REPLAY_ONLY_TRUST, ProductEntry
 
 # The property name the original skill-lens CLI writes, so tools reading its JUnit keep working.
 PRODUCTS_PROPERTY = "skill-lens.products"
@@ -28,6 +28,29 @@ def product_line(entry: ProductEntry) -> str:
 
 def product_lines(record: RunRecord) -> list[str]:
     return [product_line(entry) for entry in record.products]
+
+
+def unsandboxed(record: RunRecord) -> list[str] | None:
+    """The products that ran with no skill-lens sandbox (``auto`` without a working
+    backend, or ``off``); ``None`` when the record names no product (a merge's does not)."""
+    if not record.products:
+        return None
+    return [
+        entry.name
+        for entry in record.products
+        if entry.sandbox.backend == "none" and entry.trust != REPLAY_ONLY_TRUST
+    ]
+
+
+def unsandboxed_note(record: RunRecord) -> str | None:
+    """What the gate line adds when a product ran unsandboxed, naming each and why."""
+    named = set(unsandboxed(record) or ())
+    reasons = [
+        f"{entry.name} ({entry.sandbox.detail or 'no sandbox backend works here'})"
+        for entry in record.products
+        if entry.name in named
+    ]
+    return f"products ran unsandboxed: {', '.join(reasons)}" if reasons else None
 
 
 def product_dict(entry: ProductEntry) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from ..labels import case_label
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .printable import one_line
-from .product_lines import product_lines
+from .product_lines import product_lines, unsandboxed_note
 from .replay_lines import ReplayShare
 from .wiring import WHAT_HOLDS, FakeShare
 
@@ -43,7 +43,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         ],
         delta_lines(record),
         kept_lines(record),
-        gate_lines(gate, FakeShare.of(record)),
+        gate_lines(gate, FakeShare.of(record), unsandboxed_note(record)),
     ]
     lines: list[str] = []
     for group in groups:
@@ -213,15 +213,18 @@ def priced(label: str, usd: float, unpriced: bool, note: str) -> str | None:
     return f"{label}: ${usd:.4f}" if usd else None
 
 
-def gate_lines(gate: GateResult, share: FakeShare | None = None) -> list[str]:
-    """The verdict, and how much of what it judged runner fake produced (on the line itself)."""
+def gate_lines(
+    gate: GateResult, share: FakeShare | None = None, unsandboxed: str | None = None
+) -> list[str]:
+    """The verdict, how much of what it judged runner fake produced, and products that ran
+    with no sandbox (on the line itself, where a reader of a green run looks)."""
     note = share.note() if share is not None else None
+    said = "; ".join(part for part in (note, unsandboxed) if part)
     if gate.passed:
-        lines = ["Gate passed" + (f" — {note}" if note else "")]
+        lines = ["Gate passed" + (f" — {said}" if said else "")]
     else:
         lines = ["Gate FAILED:", *(f"  - {reason}" for reason in gate.reasons)]
-        if note:
-            lines.append(f"{note[0].upper()}{note[1:]}")
+        lines += [f"{part[0].upper()}{part[1:]}" for part in (note, unsandboxed) if part]
     return [*lines, f"  {WHAT_HOLDS}"] if note else lines
 
 
