@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from typing import Any
+
+import pytest
 
 from pytest_skill_lens.gate.record import GateResult, RunRecord
 from pytest_skill_lens.gate.spend import spend_ceiling, spend_of, unpriced_note
 from pytest_skill_lens.perform.outcome import Outcome
-from pytest_skill_lens.report.json_read import read_report
+from pytest_skill_lens.report.json_read import ReportError, read_report
 from pytest_skill_lens.report.json_report import render_json
 from pytest_skill_lens.report.junit_properties import case_properties
-from pytest_skill_lens.report.replay_lines import ReplayShare, replay_word
+from pytest_skill_lens.report.markdown import render_markdown
+from pytest_skill_lens.report.replay_lines import CassetteAccount, ReplayShare, replay_word
 from pytest_skill_lens.report.terminal import summary_lines
 from pytest_skill_lens.score.check import Score
 
@@ -114,3 +118,111 @@ def test_a_merge_reads_the_replay_fields_back() -> None:
     )
     assert replayed.cassette == REPLAYED["cassette"] and replayed.replayed_calls == 2
     assert (fresh.replayed, fresh.cassette) == (False, None)
+
+
+def recorded(
+    case: str, action: str, directory: str = "/s/evals/cassettes/greet", **more: Any
+) -> Outcome:
+    return outcome(
+        case_name=case, cassette=f"{directory}/{case}.json", cassette_action=action, **more
+    )
+
+
+def test_a_recording_run_counts_its_files_says_where_and_why_each_was_not_written() -> None:
+    record = RunRecord(
+        outcomes=[
+            recorded("a", "written"),
+            recorded("b", "kept", "/t/cassettes/other"),
+            recorded("c", "not_written", status="errored", cassette_note="c: the case errored"),
+            recorded("d", "not_written", cassette_note="d: its file 'big' is too large"),
+        ]
+    )
+
+    lines = summary_lines(record, GateResult(False, 1, ("x",)))
+
+    assert (
+        "Cassettes: 1 written, 1 kept, 2 not written (1 errored, 1 could not be kept) in "
+        "2 directories: /s/evals/cassettes/greet, /t/cassettes/other"
+    ) in lines
+    assert "Cassette not written: c: the case errored" in lines
+    assert "Cassette not written: d: its file 'big' is too large" in lines
+    markdown = render_markdown(record, GateResult(False, 1, ("x",)))
+    assert "Cassettes: 1 written, 1 kept, 2 not written" in markdown
+    said = json.loads(render_json(record, GateResult(False, 1, ("x",))))["summary"]["cassettes"]
+    assert said == {
+        "written": 1,
+        "kept": 1,
+        "not_written": 2,
+        "directories": ["/s/evals/cassettes/greet", "/t/cassettes/other"],
+        "not_written_cassettes": [
+            {
+                "cassette": "/s/evals/cassettes/greet/c.json",
+                "status": "errored",
+                "why": "c: the case errored",
+            },
+            {
+                "cassette": "/s/evals/cassettes/greet/d.json",
+                "status": "passed",
+                "why": "d: its file 'big' is too large",
+            },
+        ],
+    }
+
+
+def test_many_unwritten_files_are_listed_in_the_json_and_counted_on_the_console() -> None:
+    record = RunRecord(
+        outcomes=[
+            recorded(f"c{n}", "not_written", status="errored", cassette_note=f"c{n}: errored")
+            for n in range(25)
+        ]
+    )
+    lines = summary_lines(record, GateResult(False, 1, ("x",)))
+    assert sum(line.startswith("Cassette not written: ") for line in lines) == 10
+    assert "...and 15 more not written (the JSON report lists every one)" in lines
+    said = json.loads(render_json(record, GateResult(False, 1, ("x",))))["summary"]["cassettes"]
+    assert len(said["not_written_cassettes"]) == 25
+
+
+def test_replaying_only_gives_no_account() -> None:
+    record = RunRecord(outcomes=[outcome(**REPLAYED)])
+    assert not any(
+        line.startswith("Cassettes:") for line in summary_lines(record, GateResult(True, 0))
+    )
+    assert json.loads(render_json(record, GateResult(True, 0)))["summary"]["cassettes"] is None
+
+
+def test_a_merge_reads_what_each_recording_did_and_counts_it_again() -> None:
+    shards = [
+        RunRecord(outcomes=[recorded("a", "written"), recorded("b", "kept")]),
+        RunRecord(outcomes=[recorded("c", "not_written", status="errored", cassette_note="c")]),
+    ]
+    read = [read_report(render_json(s, GateResult(True, 0))).outcomes for s in shards]
+    merged = RunRecord(outcomes=[o for outcomes in read for o in outcomes])
+
+    assert [o.cassette_action for o in merged.outcomes] == ["written", "kept", "not_written"]
+    account = CassetteAccount.of(merged)
+    assert account is not None
+    assert (account.written, account.kept, len(account.unwritten)) == (1, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda r: r["outcomes"][0].update(cassette_action="lost"), "outcomes[0].cassette_action"),
+        (lambda r: r["summary"]["cassettes"].update(kept=-1), "summary.cassettes.kept"),
+        (
+            lambda r: r["summary"]["cassettes"].update(directories=[1]),
+            "summary.cassettes.directories",
+        ),
+    ],
+)
+def test_the_strict_reader_refuses_a_recording_account_it_cannot_trust(
+    edit: Any, said: str
+) -> None:
+    data = json.loads(
+        render_json(RunRecord(outcomes=[recorded("a", "written")]), GateResult(True, 0))
+    )
+    edit(data)
+    with pytest.raises(ReportError) as refused:
+        read_report(json.dumps(data))
+    assert refused.value.message.startswith(said), refused.value.message

@@ -105,6 +105,7 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
         "fake_note": None,
         "replay": None,  # no outcome had a cassette
         "unsandboxed_products": None,  # no product was named
+        "cassettes": None,  # nothing was recorded
     }
 
 
@@ -189,6 +190,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "replayed_usd": 0.0,
         "recorded_at": None,
         "cassette_note": None,
+        "cassette_action": None,
     }
     # dict equality ignores order, so check the order on its own
     assert list(data) == [
@@ -198,7 +200,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "nodeid", "input_tokens", "output_tokens", "skill_triggered",
         "skill_triggered_by_session", "skill_loaded", "load_note", "tool_calls",
         "cassette", "replayed", "replayed_calls", "replayed_usd", "recorded_at",
-        "cassette_note",
+        "cassette_note", "cassette_action",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

@@ -170,6 +170,7 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
         "replayed_usd": 0.0,
         "recorded_at": None,
         "cassette_note": None,
+        "cassette_action": None,
     }
     assert outcome.tool_calls is not result.tool_calls  # the outcome owns its lists
     assert runner.seen == [(SKILL, case(assertions=DONE), None)]
@@ -437,6 +438,7 @@ def test_every_field_of_a_run_and_an_identity_is_recorded_by_name() -> None:
     assert recorded | identity_fields <= outcome_fields
     # What only the pipeline knows: the verdict, the kept workspace, what a cassette did.
     replay = {"replayed", "replayed_calls", "replayed_usd", "recorded_at", "cassette_note"}
+    replay.add("cassette_action")
     assert outcome_fields - recorded - identity_fields == {"status", "scores", "workspace"} | replay
     outcome = outcome_of(IDENTITY, "passed", [], RunResult(output="x", model="m"))
     assert (outcome.output, outcome.model, outcome.order) == ("x", "m", 7)

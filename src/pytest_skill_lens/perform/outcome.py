@@ -68,7 +68,10 @@ class Outcome:
     replayed_calls: int = 0
     replayed_usd: float = 0.0
     recorded_at: str | None = None
-    cassette_note: str | None = None  # why the cassette could not be written
+    cassette_note: str | None = None  # why the cassette was not written
+    # What a recording run did with the file: "written", "kept" (replayed, unchanged)
+    # or "not_written" (cassette_note says why); None when nothing was to be written.
+    cassette_action: str | None = None
 
     @property
     def judge_cost_usd(self) -> float:

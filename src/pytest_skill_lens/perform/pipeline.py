@@ -33,7 +33,7 @@ from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from .calls import grade, run_case
 from .outcome import CaseIdentity, Outcome, outcome_of
-from .replay import open_tape, with_replay
+from .replay import finish_tape, open_tape, with_replay
 
 # What a case that was cut off spent is unknown, never "free".
 TIMED_OUT = "not measured: the case did not finish within case_timeout_seconds"
@@ -91,7 +91,7 @@ def perform(
     kept = str(workspace.root) if workspace is not None and settings.keep_workspace else None
     outcome = outcome_of(identity, status, scores, result, kept)
     # An errored case was not measured: a cassette never keeps it.
-    report = tape.finish(keep=status != "errored") if tape is not None else None
+    report = finish_tape(tape, status, result.error, scores) if tape is not None else None
     return with_replay(outcome, taping, report)
 
 

@@ -10,12 +10,15 @@ acts live and the outcome is never marked replayed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..labels import Status
 from ..run.fake import is_plain_fake
 from ..run.runner import Runner
+from ..score.check import Score
 from ..score.judge import FakeJudge, Judge, judge_name
 from ..score.judges.resolve import judge_base_url, judge_model, judge_temperature
 from ..settings import Settings
@@ -128,4 +131,16 @@ def with_replay(outcome: Outcome, taping: Taping, report: TapeReport | None) -> 
     outcome.replayed_usd = report.replayed_usd
     outcome.recorded_at = report.recorded_at
     outcome.cassette_note = report.note
+    outcome.cassette_action = report.action
     return outcome
+
+
+def finish_tape(
+    tape: Tape, status: Status, error: str | None, scores: Sequence[Score]
+) -> TapeReport:
+    """What the item's cassette did once it was scored: an errored item is never kept,
+    and the first words of why it errored go in its marker (``run/cassettes/marker.py``)."""
+    if status != "errored":
+        return tape.finish(keep=True)
+    why = error or next((s.detail for s in scores if s.errored), None)
+    return tape.finish(keep=False, error=why or "errored")

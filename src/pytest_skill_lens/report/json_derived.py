@@ -58,6 +58,15 @@ def _summary(summary: Fields) -> None:
         replay.figure("replayed_usd")
         replay.optional_text("oldest_recorded_at")
         replay.optional_text("note")
+    cassettes = summary.optional_child("cassettes") if "cassettes" in summary.data else None
+    if cassettes is not None:
+        for key in ("written", "kept", "not_written"):
+            cassettes.count(key)
+        cassettes.names("directories")
+        for entry in cassettes.objects("not_written_cassettes"):
+            entry.text("cassette")
+            entry.text("status")
+            entry.optional_text("why")
 
 
 def _delta(delta: Fields) -> None:

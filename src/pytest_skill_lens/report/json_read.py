@@ -42,6 +42,7 @@ from .json_fields import (
     parse_json,
 )
 from .json_report import REPORT_TOOL, Totals
+from .replay_lines import CASSETTE_ACTIONS
 
 __all__ = ["ReportError", "read_report"]
 
@@ -147,7 +148,15 @@ def _outcome(o: Fields, order: int) -> Outcome:
         replayed_usd=o.figure("replayed_usd") if "replayed_usd" in o.data else 0.0,
         recorded_at=o.optional_text("recorded_at") if "recorded_at" in o.data else None,
         cassette_note=o.optional_text("cassette_note") if "cassette_note" in o.data else None,
+        cassette_action=_cassette_action(o),
     )
+
+
+def _cassette_action(o: Fields) -> str | None:
+    """What a recording did with the outcome's file; absent from an earlier report."""
+    if o.data.get("cassette_action") is None:
+        return None
+    return o.word("cassette_action", CASSETTE_ACTIONS)
 
 
 def _hook(hook: Fields) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from ..score.check import Score
 from .delta_json import delta_dict, note_dict
 from .printable import scrub, scrub_data
 from .product_lines import product_dict, unsandboxed
-from .replay_lines import ReplayShare
+from .replay_lines import CassetteAccount, ReplayShare
 from .wiring import FakeShare
 
 REPORT_TOOL = "pytest-skill-lens"  # the run block's "tool": what wrote the report
@@ -188,6 +188,8 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "fake_note": fake.sentence(),
         # Additive: outcomes replayed from cassettes, and the oldest recording (null: none).
         "replay": ReplayShare.of(record).as_dict(len(record.outcomes)),
+        # Additive: what a recording run wrote, kept and did not write (null: none recorded).
+        "cassettes": account.as_dict() if (account := CassetteAccount.of(record)) else None,
         # Additive: products that ran with no skill-lens sandbox ([]: none; null: no
         # product named, or a merge, whose shards' products are not carried over).
         "unsandboxed_products": unsandboxed(record),
@@ -259,6 +261,7 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "replayed_usd": o.replayed_usd,
         "recorded_at": o.recorded_at,
         "cassette_note": o.cassette_note,
+        "cassette_action": o.cassette_action,
     }
 
 

@@ -23,7 +23,7 @@ from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
 from .printable import printable
 from .product_lines import product_lines
-from .replay_lines import ReplayShare, replay_word
+from .replay_lines import CassetteAccount, ReplayShare, replay_word
 from .terminal import (
     COST_NOTE,
     JUDGE_NOTE,
@@ -73,6 +73,8 @@ def render_markdown(
         head.append(f"> ⚠️ {inline(wiring)}")
     if replayed := ReplayShare.of(record).line(len(record.outcomes)):  # in the head too
         head.append(f"> ⏪ {inline(replayed)}")
+    if account := CassetteAccount.of(record):  # what a recording run wrote, and where
+        head.append(f"> ⏺️ {inline(account.lines()[0])}")
     blocks = [
         block
         for block in (

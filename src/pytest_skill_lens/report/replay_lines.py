@@ -6,12 +6,15 @@ item line (``PASSED (replayed)``, from :func:`replay_word`) and a summary line, 
 JSON (per outcome ``replayed``, ``cassette``, ``recorded_at``; ``summary.replay``),
 the JUnit properties and the Markdown head. All of it comes from
 :class:`ReplayShare`, a function of the outcomes alone, so a merge says it too.
+A recording run also says what became of each file (:class:`CassetteAccount`:
+written, kept, not written and why), from each outcome's ``cassette_action``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from pathlib import PurePath
 from typing import Any
 
 from ..gate.record import RunRecord
@@ -79,6 +82,92 @@ class ReplayShare:
             "replayed_usd": self.replayed_usd,
             "note": f"replayed outcomes: {AS_RECORDED}" if self.replayed or self.partly else None,
         }
+
+
+# An outcome's cassette_action: what a recording run did with its file.
+CASSETTE_ACTIONS = ("written", "kept", "not_written")
+NOT_WRITTEN_SHOWN = 10  # a run where every case errored would list them all; the JSON does
+DIRECTORIES_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class CassetteAccount:
+    """What a recording run did with its cassettes, from the outcomes alone (so xdist's
+    controller and a merge count every worker's): written, kept, not written and why."""
+
+    written: int
+    kept: int  # replayed under the same key: the file stands byte for byte
+    unwritten: tuple[Outcome, ...]  # each with its cassette and cassette_note
+    directories: tuple[str, ...]
+
+    @classmethod
+    def of(cls, record: RunRecord) -> CassetteAccount | None:
+        """None when no outcome was recorded (replaying only, or no cassettes at all)."""
+        acted = [o for o in record.outcomes if o.cassette_action and o.cassette]
+        if not acted:
+            return None
+        return cls(
+            written=sum(o.cassette_action == "written" for o in acted),
+            kept=sum(o.cassette_action == "kept" for o in acted),
+            unwritten=tuple(o for o in acted if o.cassette_action == "not_written"),
+            directories=tuple(sorted({str(PurePath(o.cassette or "").parent) for o in acted})),
+        )
+
+    def lines(self) -> list[str]:
+        """``Cassettes: 2 written, 0 kept, 1 not written (1 errored) in DIR``, then why
+        each was not written."""
+        errored = sum(o.status == "errored" for o in self.unwritten)
+        kinds = [
+            *([f"{errored} errored"] if errored else []),
+            *(
+                [f"{len(self.unwritten) - errored} could not be kept"]
+                if len(self.unwritten) > errored
+                else []
+            ),
+        ]
+        why = f" ({', '.join(kinds)})" if kinds else ""
+        head = (
+            f"Cassettes: {self.written} written, {self.kept} kept, "
+            f"{len(self.unwritten)} not written{why} in {self._where()}"
+        )
+        notes = [
+            f"Cassette not written: {o.cassette_note or o.cassette}"
+            for o in self.unwritten[:NOT_WRITTEN_SHOWN]
+        ]
+        if len(self.unwritten) > NOT_WRITTEN_SHOWN:
+            more = len(self.unwritten) - NOT_WRITTEN_SHOWN
+            notes.append(f"...and {more} more not written (the JSON report lists every one)")
+        return [head, *notes]
+
+    def _where(self) -> str:
+        shown = self.directories[:DIRECTORIES_SHOWN]
+        if len(self.directories) == 1:
+            return shown[0]
+        more = len(self.directories) - len(shown)
+        rest = f" and {more} more" if more else ""
+        return f"{len(self.directories)} directories: {', '.join(shown)}{rest}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """``summary.cassettes`` of the JSON report."""
+        return {
+            "written": self.written,
+            "kept": self.kept,
+            "not_written": len(self.unwritten),
+            "directories": list(self.directories),
+            "not_written_cassettes": [
+                {"cassette": o.cassette, "status": o.status, "why": o.cassette_note}
+                for o in self.unwritten
+            ],
+        }
+
+
+def cassette_lines(record: RunRecord) -> list[str]:
+    """The recording's account, or (replaying only) any note of a file not written."""
+    account = CassetteAccount.of(record)
+    if account is not None:
+        return account.lines()
+    notes = sorted({o.cassette_note for o in record.outcomes if o.cassette_note})
+    return [f"Cassette not written: {note}" for note in notes]
 
 
 def _age(recorded: str, today: date | None) -> str:

@@ -19,7 +19,7 @@ from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .printable import one_line
 from .product_lines import product_lines, unsandboxed_note
-from .replay_lines import ReplayShare
+from .replay_lines import ReplayShare, cassette_lines
 from .wiring import WHAT_HOLDS, FakeShare
 
 NOT_RUN_SHOWN = 20  # a -x run can leave hundreds; the count is in the gate reason
@@ -181,10 +181,10 @@ def totals_line(record: RunRecord) -> str | None:
 
 
 def replay_lines(record: RunRecord) -> list[str]:
-    """How many outcomes came from cassettes, how old the oldest is; any not written."""
+    """How many outcomes came from cassettes, how old the oldest is; what a recording
+    wrote, kept and did not write, where, and why."""
     line = ReplayShare.of(record).line(len(record.outcomes))
-    notes = sorted({o.cassette_note for o in record.outcomes if o.cassette_note})
-    return [*([line] if line else []), *(f"Cassette not written: {note}" for note in notes)]
+    return [*([line] if line else []), *cassette_lines(record)]
 
 
 def arm_spend_lines(record: RunRecord) -> list[str]:

@@ -8,7 +8,9 @@ level the plugin owns, one model request at a time, so the real agent loop, the 
 tools, the workspace and the scoring run exactly as they did when recorded. A product
 is recorded one start at a time (:mod:`.product`, :mod:`.workspace_changes`): its
 trace, its end, the bridge's calls and what it did to the workspace, replayed through
-the same readers with no process started.
+the same readers with no process started. A case that errored while it was recorded
+leaves a marker in its cassette's place (:mod:`.marker`), so a replay says why there is
+nothing to replay.
 """
 
 from __future__ import annotations

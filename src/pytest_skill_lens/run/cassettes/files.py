@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
 
 from .place import CassetteError as CassetteError
 from .place import LinkRefused as LinkRefused
@@ -39,6 +39,7 @@ MAX_DEPTH = 100  # a recording nests ~15 levels, plus what a model nests in tool
 MAX_VALUES = 1_000_000  # entries of its lists and objects: what a parse holds in memory
 MAX_CALLS = 1_000  # runner calls (one per session) and judge calls of one item
 MAX_EXCHANGES = 1_000  # requests in one call (pydantic-ai stops a run at 50)
+MAX_ERROR = 500  # characters of the error a not-recorded marker keeps (its first line)
 SUFFIX = ".json"
 Seat = Literal["runner", "judge"]
 _DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
@@ -89,11 +90,28 @@ class StoredCall(_Strict):
     exchanges: Annotated[list[Exchange], Field(max_length=MAX_EXCHANGES)]
 
 
+class NotRecorded(_Strict):
+    """Why a recording run left no calls here: the case errored (``marker.py``)."""
+
+    reason: Literal["errored"]
+    error: Annotated[str, Field(max_length=MAX_ERROR)]  # the error's first line
+    at: Annotated[str, Field(pattern=_DATE)]
+
+
 class CassetteFile(_Strict):
     cassette: Literal[1]
     item: dict[str, JsonValue]  # for people reading the file; never compared
     key: dict[str, KeyEntry]
     calls: Annotated[list[StoredCall], Field(max_length=MAX_CALLS)]
+    # A marker in a cassette's place: the case errored when it was recorded, so there
+    # is nothing to replay, and a replay says so instead of "record it first".
+    not_recorded: NotRecorded | None = None
+
+    @model_validator(mode="after")
+    def _marker_holds_no_calls(self) -> CassetteFile:
+        if self.not_recorded is not None and self.calls:
+            raise ValueError("a not_recorded marker holds no calls")
+        return self
 
 
 def cassette_path(
@@ -210,6 +228,8 @@ def bulk_problem(text: str) -> str | None:
 
 def render(cassette: CassetteFile) -> str:
     data = cassette.model_dump(mode="json")
+    if data["not_recorded"] is None:
+        del data["not_recorded"]  # a cassette's text is as it was before markers existed
     for entry in data["key"].values():
         if entry.get("shown") is None:
             del entry["shown"]  # most parts show nothing: a null on each would be noise

@@ -15,7 +15,12 @@ the recorded response comes back (no network); recording, the live response is k
   that seat records afresh; a call whose *first* request differs records afresh from
   there (nothing of it was replayed yet); a difference later in a conversation is a
   miss, since part of the run was already replayed.
-* ``all``: record everything; the old file is never read.
+* ``all``: record everything; the old file is never replayed.
+
+A case that errored is not kept; where no recording stands, a marker takes the
+cassette's place saying so (:mod:`.marker`), which replaying only reads to give the
+true reason and ``once`` records over. :attr:`TapeReport.action` says what became of
+the file (written, kept as it was, or not written, and :attr:`TapeReport.note` why).
 
 Only the final attempt of a call is kept (each attempt is a fresh conversation), with
 what the whole call measured (latency, spend, the discarded attempts' cost), which a
@@ -28,7 +33,7 @@ import contextlib
 import contextvars
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +45,7 @@ from .files import (
     CassetteError,
     CassetteFile,
     LinkRefused,
+    NotRecorded,
     Seat,
     StoredCall,
     check_place,
@@ -48,9 +54,11 @@ from .files import (
     write_cassette,
 )
 from .key import KeyPart, stale_parts
+from .marker import error_line, marker, standing
 from .seat_call import CassetteMiss, SeatCall
 
 Mode = Literal["none", "once", "all"]
+Action = Literal["written", "kept", "not_written"]
 MODES: tuple[Mode, ...] = ("none", "once", "all")
 SEATS: tuple[Seat, ...] = ("runner", "judge")
 
@@ -68,7 +76,8 @@ class TapeReport:
     replayed_usd: float  # what those calls cost when recorded: reported, never new spend
     recorded_at: str | None  # the oldest replayed call's date
     miss: str | None
-    note: str | None = None  # the cassette could not be written
+    note: str | None = None  # why the cassette was not written
+    action: Action | None = None  # what a recording run did with the file; None: replay only
 
 
 class Tape:
@@ -115,6 +124,10 @@ class Tape:
         except CassetteError as exc:
             self.refusal = f"cassette unusable: {exc}; delete it and {_RECORD_FIX}"
             return
+        if stored is not None and stored.not_recorded is not None:
+            if self.mode == "none":  # the true reason, not "record it first": it was tried
+                self.refusal = self._not_recorded(stored.not_recorded, stored)
+            return  # once: recorded over, as a missing file is
         if stored is None:
             if self.mode == "none":
                 self.refusal = (
@@ -141,6 +154,16 @@ class Tape:
         for call in stored.calls:
             if call.seat not in self._stale:
                 self._recorded[call.seat].append(call)
+
+    def _not_recorded(self, note: NotRecorded, stored: CassetteFile) -> str:
+        stale = stale_parts(stored.key, self.key)
+        changes = [*stale.get("runner", []), *stale.get("judge", [])]
+        since = f"; since then {'; '.join(changes)}" if changes else ""
+        return (
+            f"not recorded: the case errored when it was recorded (on {note.at}: {note.error}), "
+            f"so {self.path} holds no run to replay (--skill-lens-record none never calls a "
+            f"model){since}; mend what made it error, then record it with --skill-lens-record once"
+        )
 
     # -- what the runner and the judge ask ------------------------------------------------
 
@@ -209,9 +232,10 @@ class Tape:
                     )
         return self.miss_text or self.refusal
 
-    def finish(self, *, keep: bool) -> TapeReport:
+    def finish(self, *, keep: bool, error: str | None = None) -> TapeReport:
         """What the cassette did for the item; ``keep`` (the item was measured, not
-        errored) writes the file with every call that was recorded afresh."""
+        errored) writes the file with every call that was recorded afresh. An errored
+        item's ``error`` goes in a marker where no recording stands (:mod:`.marker`)."""
         missed = self.close()
         calls = list(self._calls)
         replayed = [c.replayed for c in calls if c.replayed is not None]
@@ -223,22 +247,40 @@ class Tape:
             recorded_at=min((c.recorded_at for c in replayed), default=None),
             miss=missed,
         )
-        if not keep or missed is not None or self.mode == "none":
+        if self.mode == "none":
             return report
-        note = self._save(calls, unchanged=report.replayed)
-        return report if note is None else _with_note(report, note)
+        if not keep or missed is not None:
+            return replace(report, action="not_written", note=self._errored(error or missed))
+        action, note = self._save(calls, unchanged=report.replayed)
+        return replace(report, action=action, note=note)
 
-    def _save(self, calls: list[SeatCall], *, unchanged: bool) -> str | None:
+    def _errored(self, error: str | None) -> str:
+        """Why an errored item's cassette is not written; its marker written where it may."""
+        said = f"{self.path}: the case errored" + (f" ({error_line(error)})" if error else "")
+        if error is None or self.refusal is not None:  # refused: nothing is written there
+            return said
+        try:
+            if standing(self.path, self.root) == "cassette":
+                return f"{said}; the cassette recorded before is left as it was"
+            key = {p.name: p.entry() for p in self.key}
+            write_cassette(self.path, marker(self.item, key, error, self.today), self.root)
+        except (OSError, ValueError, CassetteError) as exc:
+            cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            return f"{said}; no marker could be written in its place either: {cause}"
+        return f"{said}; a marker in its place tells a replay so"
+
+    def _save(self, calls: list[SeatCall], *, unchanged: bool) -> tuple[Action, str | None]:
+        """What became of the file, and why it was not written."""
         try:
             stored = [c.stored(self.today) for c in calls]
         except ValidationError as exc:  # more requests in a call than a cassette keeps
-            return f"the cassette {self.path} was not written: {shape_error(exc)}"
+            return "not_written", f"the cassette {self.path} was not written: {shape_error(exc)}"
         if any(s is None for s in stored):
-            return "the cassette was not written: a call did not finish"
+            return "not_written", f"the cassette {self.path} was not written: a call did not finish"
         if unchanged and self.mode == "once" and not self._stale:
-            return None  # every call replayed under the same key: the file stands as it is
+            return "kept", None  # every call replayed under the same key: the file stands
         if self.unkept is not None:
-            return f"{self.path}: {self.unkept}"
+            return "not_written", f"{self.path}: {self.unkept}"
         try:
             cassette = CassetteFile(
                 cassette=FORMAT,
@@ -247,19 +289,13 @@ class Tape:
                 calls=[s for s in stored if s is not None],
             )
         except ValidationError as exc:  # more calls than a cassette keeps
-            return f"the cassette {self.path} was not written: {shape_error(exc)}"
+            return "not_written", f"the cassette {self.path} was not written: {shape_error(exc)}"
         try:
             write_cassette(self.path, cassette, self.root)
         except (OSError, ValueError, CassetteError) as exc:
             cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            return f"the cassette {self.path} could not be written: {cause}"
-        return None
-
-
-def _with_note(report: TapeReport, note: str) -> TapeReport:
-    from dataclasses import replace
-
-    return replace(report, note=note)
+            return "not_written", f"the cassette {self.path} could not be written: {cause}"
+        return "written", None
 
 
 _current: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
