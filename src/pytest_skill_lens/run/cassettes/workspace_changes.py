@@ -155,12 +155,17 @@ def _kept(root: Path, path: str, mode: int, secrets: Sequence[str]) -> Change:
 
 def _read(full: str, path: str) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    # Non-blocking, and judged again on the descriptor: something the product left
+    # running may have put a FIFO there since the walk.
+    flags |= getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(full, flags)
     except OSError as exc:
         raise NotRecordable(f"{path!r} cannot be read: {exc.strerror or exc}") from None
     with open(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRecordable(f"the product left {path!r}, which is {kind_of(info.st_mode)}")
         if info.st_nlink > 1:
             raise NotRecordable(f"the product left {path!r} as a hard link, which proves nothing")
         if info.st_size > MAX_FILE_BYTES:
