@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
 
-from pytest_skill_lens.report.written import write_reports
 from pytest_skill_lens.report.markdown import ABORTED_HEADING
+from pytest_skill_lens.report.written import write_reports
 
 CASES = [
     {"name": "first", "task": "t", "assertions": [{"kind": "contains", "value": "42"}]},
