@@ -31,7 +31,6 @@ from pytest_skill_lens.run.script_tool import (
 )
 from pytest_skill_lens.run.scripts import (
     Captured,
-    StartFailed,
     run_process,
     script_env,
 )
