@@ -93,9 +93,10 @@ def _seen(pytester: pytest.Pytester) -> dict[str, str]:
 
 
 def _summary(text: str) -> str:
-    """The skill-lens section of the terminal report, without the per-item errors above it."""
-    section = text.split("= skill-lens =", 1)[1]
-    return section.split("short test summary info", 1)[0]
+    """The skill-lens section of the terminal report, without the per-item errors above it
+    and without the lines naming the report files (their paths hold pytest's digits)."""
+    section = text.split("= skill-lens =", 1)[1].split("short test summary info", 1)[0]
+    return "\n".join(line for line in section.splitlines() if " report written: " not in line)
 
 
 # --- item 8: a runner or judge that never returns ---------------------------------------------
