@@ -253,10 +253,10 @@ def write_summary(terminalreporter: Any, results: SessionResults) -> None:
     from ..report.terminal import summary_lines
 
     terminalreporter.section("skill-lens")
+    for line in results.written_reports:  # first: the gate's verdict is the section's last word
+        terminalreporter.write_line(one_line(line))
     for line in summary_lines(record, results.gate):
         terminalreporter.write_line(line)
-    for line in results.written_reports:
-        terminalreporter.write_line(one_line(line))
     for line in results.write_errors:
         terminalreporter.write_line(one_line(line), red=True)
     if results.other_failures:
