@@ -77,6 +77,8 @@ class Settings(_Strict):
     max_spend_usd: PosFloat | None = None
     # One deadline for a case's whole act: every session's runner call and the judge's.
     case_timeout_seconds: PosFloat = 600.0
+    # Seconds between two progress lines when the output is no terminal (CI); 0: no progress.
+    progress_interval_seconds: Annotated[float, Field(ge=0)] = 30.0
     # Cassettes (docs/replay.md): "" records and replays nothing; none replays only,
     # once replays what exists and records what is missing, all records everything.
     record: Literal["", "none", "once", "all"] = ""
@@ -92,7 +94,12 @@ class Settings(_Strict):
             raise ValueError("must be a pass-rate difference from -1.0 to 1.0")
         return value
 
-    @field_validator("max_spend_usd", "script_timeout_seconds", "case_timeout_seconds")
+    @field_validator(
+        "max_spend_usd",
+        "script_timeout_seconds",
+        "case_timeout_seconds",
+        "progress_interval_seconds",
+    )
     @classmethod
     def _finite(cls, value: float | None) -> float | None:
         if value is not None and not math.isfinite(value):

@@ -20,8 +20,9 @@ up to N runs may be in flight when it is reached.
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .fixtures import CASE_FIXTURES, new_workspace
@@ -45,6 +46,7 @@ class Started:
 
     future: Future[Outcome]
     workspace: Workspace | None
+    started_at: float = field(default_factory=time.monotonic)  # the progress line reads it
 
 
 class Prefetcher:

@@ -114,6 +114,9 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
         ),
         "full_output": option.skill_lens_full_output,
         "case_timeout_seconds": _above_zero("case-timeout", option.skill_lens_case_timeout),
+        "progress_interval_seconds": _number(
+            "progress-interval", option.skill_lens_progress_interval
+        ),
         "record": _choice("record", option.skill_lens_record, ("none", "once", "all")),
         "cassettes": option.skill_lens_cassettes,
         "strict_skill_md": option.skill_lens_strict_skill_md,
@@ -140,6 +143,7 @@ _FLAGS = {
     "product_sandbox": "--skill-lens-product-sandbox",
     "full_output": "--skill-lens-full-output",
     "case_timeout_seconds": "--skill-lens-case-timeout",
+    "progress_interval_seconds": "--skill-lens-progress-interval",
     "record": "--skill-lens-record",
     "cassettes": "--skill-lens-cassettes",
     "strict_skill_md": "--skill-lens-strict-skill-md",

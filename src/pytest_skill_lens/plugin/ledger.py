@@ -60,6 +60,11 @@ class SpendLedger:
             state["spent"] = float(state["spent"]) + spend_of(outcome)
             state["blind"] = bool(state["blind"]) or unpriced_note(outcome) is not None
 
+    def spent(self) -> tuple[float, bool]:
+        """What is recorded so far: the spend, and whether some of it could not be priced."""
+        with self._locked() as state:
+            return float(state["spent"]), bool(state["blind"])
+
     def remove(self) -> None:
         remove_tree(self.directory)
 

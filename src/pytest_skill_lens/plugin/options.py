@@ -62,6 +62,12 @@ def add_options(parser: pytest.Parser) -> None:
     _value(add, "max-spend", "USD", "start no new case once this much has been spent")
     _value(add, "concurrency", "N", "cases run at once")
     _value(add, "case-timeout", "S", "seconds one case's runner and judge calls may take (600)")
+    _value(
+        add,
+        "progress-interval",
+        "S",
+        "seconds between progress lines when the output is no terminal (30; 0: no progress)",
+    )
     _tristate(add, "keep-workspace", "keep every case's workspace and print where")
     _tristate(add, "allow-scripts", "let the agent run the skill's bundled scripts")
     _value(add, "product-sandbox", "auto|required|off", "how product runners are contained")

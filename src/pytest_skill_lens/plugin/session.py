@@ -364,6 +364,15 @@ class SkillLensSession:
         if report.failed:
             self.facts.collection_errors += 1
 
+    @pytest.hookimpl(wrapper=True, trylast=True)  # inside pytest's reporter's own wrapper
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        if self.is_worker or listing_only(self.config):
+            return (yield)  # the controller shows its workers' cases
+        from .progress import shown_progress  # a run's display: never loaded by a collection
+
+        with shown_progress(self, session):
+            return (yield)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(
         self, item: pytest.Item, nextitem: pytest.Item | None
