@@ -27,7 +27,8 @@ runner (``--skill-lens-runner pydantic-ai``) can say that.
 Its usage figures are stand-in figures, computed rather than invented: tokens
 are whitespace-separated words of what it read (skill, tool declarations, task,
 tool replies) and of what it wrote (tool-call arguments, the answer); cost is
-those counts at the nominal prices below; latency is measured.
+those counts at the nominal prices below, and every report says so (its
+``price_source`` is ``SCRIPTED_COST``): it is no price anyone paid; latency is measured.
 
 To run the same examples against a real model, see ``skill-lens.toml`` at the
 repository root.
@@ -66,6 +67,8 @@ STAND_IN_MODEL = "scripted-stand-in"
 # same order as a small hosted model, so that budget: max_cost_usd has a number to check.
 INPUT_USD_PER_MILLION = 0.15
 OUTPUT_USD_PER_MILLION = 0.60
+# Where the stand-in's cost figures come from, said beside them in every report.
+SCRIPTED_COST = "scripted: computed from word counts at nominal prices, not a price"
 
 
 @dataclass(frozen=True)
@@ -318,6 +321,7 @@ class ScriptedRunner:
                 input_tokens=input_tokens,
                 output_tokens=output_tokens,
                 cost_usd=price(input_tokens, output_tokens),
+                price_source=SCRIPTED_COST,
                 latency_ms=(time.perf_counter() - started) * 1000,
                 model=STAND_IN_MODEL,
                 transcript=transcript,
@@ -424,6 +428,7 @@ class ScriptedJudge:
         return JudgeVerdict(
             checks=checks,
             cost_usd=price(read, written),
+            price_source=SCRIPTED_COST,
             tokens=read + written,
             model=STAND_IN_MODEL,
         )

@@ -113,7 +113,8 @@ def test_budget_evidence_under_fake_says_its_zeros_are_not_measurements(
     budget = {s["evaluator"]: s for s in outcome["scores"]}["budget"]
     assert budget["passed"] is True
     assert budget["detail"] == (
-        "3/3 limits held against the fake runner's figures, which are not measurements"
+        "limits compared with the fake runner's figures, which are not measurements: "
+        "max_tokens held, max_cost_usd held, max_latency_ms held"
     )
     assert [(c["id"], c["passed"], c["evidence"]) for c in budget["checks"]] == [
         ("max_tokens", True, _NOT_MEASURED + "used 0 tokens, limit is 500"),

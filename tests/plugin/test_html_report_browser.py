@@ -44,8 +44,13 @@ CASES = [
     {"name": "refuses", "task": "t", "assertions": [{"kind": "contains", "value": "REFUSED"}]},
     {"name": "hostile", "task": "t", "assertions": [{"kind": "contains", "value": "pwned"}]},
 ]
+# A list price at an endpoint of one's own: the page says so beside the cost.
+PRICED = (
+    "list price of openai:gpt-4o-mini (genai-prices 0.2.5); "
+    "your endpoint http://localhost:11434/v1 may bill differently"
+)
 SCRIPT: dict[str, dict[str, Any]] = {
-    "greets": {"output": "Hello, Ada!"},
+    "greets": {"output": "Hello, Ada!", "cost_usd": 0.0025, "price_source": PRICED},
     "refuses": {"output": "Sure, here is your refund."},
     "hostile": {"output": HOSTILE, "tool_calls": [["lookup", {"q": HOSTILE}]]},
 }
@@ -173,6 +178,17 @@ def test_enter_on_the_failing_case_shows_its_evidence(report: Page) -> None:
     for _ in range(2):
         report.page.keyboard.press("Tab")
     assert report.page.evaluate("document.activeElement.className") == "toggle"
+
+
+def test_where_a_cost_came_from_is_shown_beside_it(report: Page) -> None:
+    totals = report.page.locator("#totals .price-source").all_inner_texts()
+    assert totals == [f"Cost source: {PRICED}"]
+    rows = report.page.locator('tr.outcome[data-arm="candidate"] button.toggle')
+    toggle = rows.get_by_text("greets", exact=True)  # "greet" is also every row's skill
+    toggle.click()
+    detail = report.page.locator("#" + (toggle.get_attribute("aria-controls") or ""))
+    assert detail.locator("dt:text-is('cost source') + dd").inner_text() == PRICED
+    assert report.errors == []
 
 
 def test_hostile_output_is_text_and_never_runs(report: Page) -> None:

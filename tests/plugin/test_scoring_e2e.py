@@ -454,7 +454,7 @@ def test_budget_limits_hold_at_the_limit_and_fail_over_it(pytester: pytest.Pytes
     result.stdout.fnmatch_lines(
         [
             "*scoring :: over-the-limit (scripted)*",
-            "budget: 0/3 evaluated limits held; failed: max_tokens, max_cost_usd, max_latency_ms",
+            "budget: max_tokens exceeded, max_cost_usd exceeded, max_latency_ms exceeded",
             "  max_tokens: used 101 tokens, limit is 100",
         ]
     )
@@ -487,7 +487,7 @@ def test_unmeasured_usage_or_cost_fails_its_limit_as_not_evaluated(
     result.stdout.fnmatch_lines(
         [
             "*scoring :: cost-not-priced (scripted)*",
-            "budget: 1/1 evaluated limits held; not evaluated: max_cost_usd; failed: max_cost_usd",
+            "budget: max_tokens held, max_cost_usd not evaluated",
             "  max_cost_usd: cost budget not evaluated: no price is known for model acme-1",
         ]
     )

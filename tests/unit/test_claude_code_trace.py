@@ -38,6 +38,7 @@ def test_a_loaded_run_reports_the_answer_tokens_with_cache_and_the_products_cost
     assert result.output == "Hello from greet"
     assert (result.input_tokens, result.output_tokens) == (120 + 30, 8)  # cache read counted
     assert result.cost_usd == pytest.approx(0.000646)  # total_cost_usd, as the product priced it
+    assert result.price_source == "reported by the product: claude-code's total_cost_usd"
     assert result.cost_note is None and result.usage_note is None
     assert result.model == "claude-haiku-4-5-20251001"  # what served, not what was asked for
     assert result.skill_triggered is None  # a loaded case has no trigger decision

@@ -103,6 +103,8 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
         # The outcomes name runner fake but no model: not the fake runner's runs.
         "fake_outcomes": 0,
         "fake_note": None,
+        "price_sources": [],  # no outcome said where a cost came from
+        "judge_price_sources": [],
         "replay": None,  # no outcome had a cassette
         "unsandboxed_products": None,  # no product was named
         "cassettes": None,  # nothing was recorded
@@ -152,6 +154,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
                 "errored": False,
                 "cost_usd": 0.0,
                 "cost_note": None,
+                "price_source": None,
             }
         ],
         "output": "héllo",
@@ -184,6 +187,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "skill_loaded": None,
         "load_note": None,
         "tool_calls": [{"name": "lookup", "arguments": {"id": 1}}],
+        "price_source": None,
         "cassette": None,
         "replayed": False,
         "replayed_calls": 0,
@@ -199,7 +203,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "usage_note", "stop_note", "retry_cost_usd", "hooks", "workspace",
         "nodeid", "input_tokens", "output_tokens", "skill_triggered",
         "skill_triggered_by_session", "skill_loaded", "load_note", "tool_calls",
-        "cassette", "replayed", "replayed_calls", "replayed_usd", "recorded_at",
+        "price_source", "cassette", "replayed", "replayed_calls", "replayed_usd", "recorded_at",
         "cassette_note", "cassette_action",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
@@ -211,6 +215,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "errored",
         "cost_usd",
         "cost_note",
+        "price_source",
     ]
 
 

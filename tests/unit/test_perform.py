@@ -152,6 +152,8 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
         "cost_usd": 0.002,
         "model": "acme-1",
         "cost_note": None,
+        # The stub said nothing of its cost's source, so the outcome says whose word it is.
+        "price_source": "reported by runner stub, which did not say how it was priced",
         "usage_note": None,
         "stop_note": "stopped at the end",
         "retry_cost_usd": 0.001,

@@ -92,7 +92,8 @@ def test_budget_evidence_under_the_fake_runner_is_not_a_measurement() -> None:
     score = budget_score("fake", model="fake")
     assert (score.passed, score.score) == (True, 1.0)
     assert score.detail == (
-        "1/1 limits held against the fake runner's figures, which are not measurements"
+        "limits compared with the fake runner's figures, which are not measurements: "
+        "max_tokens held"
     )
     (check,) = score.checks
     assert check.evidence == (
@@ -104,12 +105,12 @@ def test_a_limit_over_under_fake_still_fails() -> None:
     # A wrapper that kept the fake's model but reported tokens: compared, and said so.
     score = budget_score("fake", model="fake", input_tokens=11)
     assert not score.passed
-    assert score.detail.endswith("; failed: max_tokens")
+    assert score.detail.endswith(": max_tokens exceeded")
     assert score.checks[0].evidence.endswith("used 11 tokens, limit is 10")
 
 
 @pytest.mark.parametrize(("runner", "model"), [("fake", "acme"), ("scripted", "fake")])
 def test_budget_evidence_of_any_other_run_is_unchanged(runner: str, model: str) -> None:
     score = budget_score(runner, model=model)
-    assert score.detail == "1/1 evaluated limits held"
+    assert score.detail == "max_tokens held"
     assert score.checks[0].evidence == "used 0 tokens, limit is 10"

@@ -7,6 +7,7 @@ from operator import attrgetter
 from typing import Any
 
 from ..labels import Arm, Status
+from ..run.price_source import of_run
 from ..run.result import RunResult, ToolCall
 from ..score.check import Score
 
@@ -47,6 +48,7 @@ class Outcome:
     cost_usd: float = 0.0
     model: str = ""
     cost_note: str | None = None
+    price_source: str | None = None  # where cost_usd came from (run/price_source.py)
     usage_note: str | None = None
     stop_note: str | None = None
     retry_cost_usd: float = 0.0
@@ -140,6 +142,10 @@ def outcome_of(
     by_session = result.skill_triggered_by_session
     if by_session is not None:
         values["skill_triggered_by_session"] = list(by_session)  # never shared
+    # Said of every cost, even one a runner handed over without a word (price_source.of_run).
+    values["price_source"] = of_run(
+        result.price_source, result.cost_usd, result.cost_note, f"runner {identity.runner}"
+    )
     hooks = result.hooks
     return Outcome(
         **values,

@@ -9,7 +9,16 @@ summary field is added without breaking the reader.
 
 from __future__ import annotations
 
-from .json_fields import COUNT, FINITE, LEVEL, RATE, SIGNED_RATE, Fields, ReportError
+from .json_fields import (
+    COUNT,
+    FINITE,
+    LEVEL,
+    RATE,
+    SIGNED_RATE,
+    Fields,
+    ReportError,
+    known_source,
+)
 
 _SUMMARY_COUNTS = (
     "total", "passed", "failed", "errored", "baseline_errored", "total_tokens", "not_run",
@@ -51,6 +60,10 @@ def _summary(summary: Fields) -> None:
         for key in ("cost_usd", "judge_cost_usd", "latency_ms"):
             spend.figure(key)
     summary.optional_text("fake_note")
+    for key in ("price_sources", "judge_price_sources"):  # absent before they existed
+        if key in summary.data:
+            for index, source in enumerate(summary.names(key)):
+                known_source(source, f"{summary.at(key)}[{index}]")
     replay = summary.optional_child("replay")
     if replay is not None:
         for key in ("replayed", "partly_replayed", "recorded", "of"):

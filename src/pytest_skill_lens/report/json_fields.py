@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from ..run.price_source import problem as source_problem
 from ..wellformed import MAX_COUNT, Count, Figure
 
 RERUN = "re-run the shard with this version of pytest-skill-lens and --skill-lens-json"
@@ -199,11 +200,28 @@ class Fields:
     def optional_mapping(self, key: str) -> dict[str, Any] | None:
         return None if self._get(key) is None else self.mapping(key)
 
+    def price_source(self, key: str = "price_source") -> str | None:
+        """Where a cost came from, in a known form (run/price_source.py); null: nothing to say.
+
+        Absent from a report written before the field existed, which reads as null.
+        """
+        if self.data.get(key) is None:
+            return None
+        return known_source(self.text(key), self.at(key))
+
     def word(self, key: str, words: tuple[str, ...]) -> str:
         value = self.text(key)
         if value not in words:
             raise self.wrong(key, " or ".join(repr(w) for w in words))
         return value
+
+
+def known_source(value: str, where: str) -> str:
+    """``value`` when it is a price source of a known form; else a :class:`ReportError`."""
+    why = source_problem(value)
+    if why is not None:
+        raise ReportError(f"{where}: {why}, got {shown(value)}")
+    return value
 
 
 def shown(value: object) -> str:

@@ -128,6 +128,7 @@ def _outcome(o: Fields, order: int) -> Outcome:
         cost_usd=o.figure("cost_usd"),
         model=o.text("model"),
         cost_note=o.optional_text("cost_note"),
+        price_source=o.price_source(),
         usage_note=o.optional_text("usage_note"),
         stop_note=o.optional_text("stop_note"),
         retry_cost_usd=o.figure("retry_cost_usd"),
@@ -188,6 +189,7 @@ def _score(s: Fields) -> Score:
         errored=s.flag("errored"),
         cost_usd=s.figure("cost_usd"),
         cost_note=s.optional_text("cost_note"),
+        price_source=s.price_source(),
     )
 
 

@@ -26,6 +26,7 @@ from ..gate.record import GateResult, GateSettings, RunRecord
 from ..gate.verdict import pass_rate, pass_rate_by_skill
 from ..labels import Arm
 from ..perform.outcome import Outcome
+from ..run.price_source import distinct
 from ..score.check import Score
 from .delta_json import delta_dict, note_dict
 from .printable import scrub, scrub_data
@@ -120,6 +121,9 @@ class Totals:
     judge_unpriced: bool
     latency_ms: float
     baseline_errored: int
+    # Where the cost figures came from, each once (run/price_source.py), runs and judges.
+    price_sources: tuple[str, ...] = ()
+    judge_price_sources: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, record: RunRecord, arm: Arm | None = None) -> Totals:
@@ -134,6 +138,8 @@ class Totals:
             judge_unpriced=any(s.cost_note for o in outcomes for s in o.scores),
             latency_ms=sum((o.latency_ms for o in outcomes), 0.0),
             baseline_errored=sum(o.arm == "baseline" and o.status == "errored" for o in outcomes),
+            price_sources=tuple(distinct(o.price_source for o in outcomes)),
+            judge_price_sources=tuple(distinct(s.price_source for o in outcomes for s in o.scores)),
         )
 
 
@@ -186,6 +192,10 @@ def summary(record: RunRecord) -> dict[str, Any]:
         # Additive: candidate outcomes from runner fake, which measures wiring, not a skill.
         "fake_outcomes": fake.fake,
         "fake_note": fake.sentence(),
+        # Additive: where the costs came from, each once (a list price, a product's own
+        # figure, a stand-in's script); an outcome's and a score's are their price_source.
+        "price_sources": list(totals.price_sources),
+        "judge_price_sources": list(totals.judge_price_sources),
         # Additive: outcomes replayed from cassettes, and the oldest recording (null: none).
         "replay": ReplayShare.of(record).as_dict(len(record.outcomes)),
         # Additive: what a recording run wrote, kept and did not write (null: none recorded).
@@ -254,6 +264,9 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "skill_loaded": o.skill_loaded,
         "load_note": o.load_note,
         "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in o.tool_calls],
+        # Additive: where cost_usd came from (run/price_source.py): a list price, and
+        # whether your endpoint may bill otherwise; a product's figure; a stand-in's.
+        "price_source": o.price_source,
         # Additive: a replayed outcome's figures are its cassette's (docs/replay.md).
         "cassette": o.cassette,
         "replayed": o.replayed,
@@ -275,6 +288,7 @@ def score_dict(score: Score) -> dict[str, Any]:
         "errored": score.errored,
         "cost_usd": score.cost_usd,
         "cost_note": score.cost_note,
+        "price_source": score.price_source,
     }
 
 

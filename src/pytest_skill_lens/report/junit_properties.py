@@ -63,6 +63,8 @@ def case_properties(outcome: Outcome) -> list[tuple[str, object]]:
         _shared("status", outcome.status),
         _shared("tokens", outcome.tokens),
         _shared("cost_usd", outcome.cost_usd),
+        # Where that cost came from, beside it (a list price, a stand-in's script, ...).
+        *([_shared("price_source", outcome.price_source)] if outcome.price_source else []),
         ("latency_ms", round(outcome.latency_ms, 3)),
         # Only a product's trace can tell; absent where nothing could.
         *([("skill_loaded", outcome.skill_loaded)] if outcome.skill_loaded is not None else []),

@@ -18,6 +18,7 @@ from ..gate.record import GateResult, RunRecord
 from ..gate.spend import usd
 from ..gate.verdict import pass_rate_by_skill
 from ..perform.outcome import Outcome
+from ..run.price_source import NOT_PRICED
 from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
@@ -151,7 +152,8 @@ def _gate_section(
 def totals_block(record: RunRecord) -> str | None:
     """Only what was spent or measured; nothing at all for a fake-only run.
 
-    Every cell is our own text, so nothing here needs escaping.
+    Every cell is our own text, but for where a cost came from (a URL, a runner's words),
+    which is escaped.
     """
     t = Totals.of(record)
     rows: list[tuple[str, str]] = []
@@ -161,12 +163,14 @@ def totals_block(record: RunRecord) -> str | None:
         rows.append(("Cost", f"${t.cost_usd:.4f}" if t.cost_usd else "not priced"))
     if t.cost_unpriced:
         rows.append(("Cost note", f"some costs not priced; {COST_NOTE}"))
+    rows += [("Cost source", inline(s)) for s in t.price_sources if s != NOT_PRICED]
     if t.judge_cost_usd or t.judge_unpriced:
         rows.append(
             ("Judge overhead", f"${t.judge_cost_usd:.4f}" if t.judge_cost_usd else "not priced")
         )
     if t.judge_unpriced:
         rows.append(("Judge overhead note", f"some judge costs not priced; {JUDGE_NOTE}"))
+    rows += [("Judge cost source", inline(s)) for s in t.judge_price_sources if s != NOT_PRICED]
     if (ceiling := record.spend_ceiling) is not None:
         rows.append(
             ("Spend ceiling", f"{usd(ceiling.max_spend_usd)} (${ceiling.spent_usd:.4f} recorded)")

@@ -15,6 +15,7 @@ from ..gate.record import GateResult, RunRecord
 from ..gate.spend import usd
 from ..gate.verdict import filtered_skills
 from ..labels import case_label
+from ..run.price_source import NOT_PRICED
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .printable import one_line
@@ -38,6 +39,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         [
             counts_line(Counts.of(record)),
             *([totals] if (totals := totals_line(record)) else []),
+            *source_lines(Totals.of(record)),
             *arm_spend_lines(record),
             *replay_lines(record),
         ],
@@ -178,6 +180,18 @@ def totals_line(record: RunRecord) -> str | None:
     if totals.latency_ms:
         parts.append(f"Total latency: {format_latency(totals.latency_ms)}")
     return " | ".join(parts) or None
+
+
+def source_lines(totals: Totals) -> list[str]:
+    """Where each cost figure came from, under the figures (``not priced`` says itself)."""
+    return [
+        *(f"Cost source: {source}" for source in totals.price_sources if source != NOT_PRICED),
+        *(
+            f"Judge cost source: {source}"
+            for source in totals.judge_price_sources
+            if source != NOT_PRICED
+        ),
+    ]
 
 
 def replay_lines(record: RunRecord) -> list[str]:

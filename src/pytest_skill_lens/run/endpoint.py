@@ -29,9 +29,28 @@ def endpoint_named(model: str, base_url: str, key: str = "base_url") -> str:
     if base_url:
         return f"{base_url} ({key})"
     provider = provider_of(model)
-    if provider.startswith("openai") and os.environ.get("OPENAI_BASE_URL", "").strip():
-        return f"{os.environ['OPENAI_BASE_URL'].strip()} (OPENAI_BASE_URL)"
+    if from_environment := _environment_endpoint(provider):
+        return f"{from_environment} (OPENAI_BASE_URL)"
     default = _DEFAULT_ENDPOINTS.get(provider)
     if default is not None:
         return f"{default} (the default of provider {provider!r}; set {key} for another)"
     return f"the default of model {model!r} (set {key} to name one)"
+
+
+def chosen_endpoint(model: str, base_url: str) -> str | None:
+    """The endpoint you chose for ``model`` (``base_url``, else ``OPENAI_BASE_URL``), unless
+    it is the provider's own; None when the provider's own endpoint is called.
+
+    A list price is the provider's; a server you chose may bill otherwise, or not at all.
+    """
+    provider = provider_of(model)
+    chosen = base_url or _environment_endpoint(provider)
+    if not chosen or chosen.rstrip("/") == _DEFAULT_ENDPOINTS.get(provider):
+        return None
+    return chosen
+
+
+def _environment_endpoint(provider: str) -> str:
+    if provider.startswith("openai"):
+        return os.environ.get("OPENAI_BASE_URL", "").strip()
+    return ""

@@ -8,10 +8,14 @@ and the budget then reads that ``0.0`` as "not measured", never as "free".
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from importlib.metadata import version
 from typing import Any
 
+from .endpoint import chosen_endpoint
+from .price_source import NOT_PRICED, list_price
 from .providers import provider_of
 
 # A model id's provider prefix (as pydantic-ai and LangChain spell it) -> genai-prices'
@@ -48,30 +52,52 @@ def price(
     ``provider`` is the model id's prefix (``openai``, ``anthropic``, ...). Prices
     are the provider's list price for ``model``, the name the response reported.
     """
+    usage = ResponseUsage(model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
+    priced = _price(usage, provider)
+    return priced.cost_usd, priced.note
+
+
+@dataclass(frozen=True)
+class _Priced:
+    cost_usd: float
+    note: str | None  # why it could not be priced
+    listed: str | None = None  # the price genai-prices used: ``openai:gpt-4o-mini``
+
+
+def _price(usage: ResponseUsage, provider: str) -> _Priced:
+    model = usage.model
     if not model:
-        return 0.0, "cannot price the run: the provider reported no model name"
+        return _Priced(0.0, "cannot price the run: the provider reported no model name")
     where = provider_id(provider) if provider else None
     try:
         import genai_prices
     except ImportError:
-        return 0.0, (
+        return _Priced(
+            0.0,
             f"cannot price {model}: genai-prices is not installed "
-            '(pip install "pytest-skill-lens[pydantic-ai]")'
+            '(pip install "pytest-skill-lens[pydantic-ai]")',
         )
     try:
-        usage = genai_prices.Usage(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            cache_read_tokens=cache_read_tokens,
-            cache_write_tokens=cache_write_tokens,
+        counts = genai_prices.Usage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
         )
-        calculation: Any = genai_prices.calc_price(usage, model, provider_id=where)
-        return float(calculation.total_price), None
+        calculation: Any = genai_prices.calc_price(counts, model, provider_id=where)
+        listed = f"{calculation.provider.id}:{calculation.model.id}"
+        return _Priced(float(calculation.total_price), None, listed)
     except LookupError:
         at = f" from provider {where!r}" if where else ""
-        return 0.0, f"genai-prices has no price for model {model!r}{at}"
+        return _Priced(0.0, f"genai-prices has no price for model {model!r}{at}")
     except Exception as exc:  # a pricing failure must never fail the run
-        return 0.0, f"cannot price {model}: {type(exc).__name__}: {exc}"
+        return _Priced(0.0, f"cannot price {model}: {type(exc).__name__}: {exc}")
+
+
+@functools.cache
+def price_table() -> str:
+    """The prices used, by name and version: ``genai-prices 0.2.5``."""
+    return f"genai-prices {version('genai-prices')}"
 
 
 @dataclass(frozen=True)
@@ -100,13 +126,17 @@ class Spend:
     cost_note: str | None
     unmeasured: bool  # some response reported no usage: the sums are not a measurement
     model: str  # the last name a response reported, else the configured model's name
+    price_source: str | None = None  # where cost_usd came from (run/price_source.py)
 
 
-def total_spend(model_id: str, usages: Sequence[ResponseUsage], no_usage_note: str) -> Spend:
+def total_spend(
+    model_id: str, usages: Sequence[ResponseUsage], no_usage_note: str, base_url: str = ""
+) -> Spend:
     """Every response priced on its own (models may differ between responses) and summed.
 
     A response without usage is not counted as free: the spend carries
-    ``no_usage_note`` as its cost note instead of any pricing note.
+    ``no_usage_note`` as its cost note instead of any pricing note. ``base_url`` is
+    the endpoint setting: a list price at an endpoint you chose says it may not apply.
     """
     provider = provider_of(model_id)
     fallback = model_id.partition(":")[2]
@@ -114,25 +144,30 @@ def total_spend(model_id: str, usages: Sequence[ResponseUsage], no_usage_note: s
     cost = 0.0
     note: str | None = None
     unmeasured = False
+    listed: list[str] = []
     for usage in usages:
         if not usage.measured:
             unmeasured = True
             continue
         input_tokens += usage.input_tokens
         output_tokens += usage.output_tokens
-        spent, why = price(
-            usage.model or fallback,
-            provider,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-        )
-        cost += spent
-        note = note or why
+        priced = _price(replace(usage, model=usage.model or fallback), provider)
+        cost += priced.cost_usd
+        note = note or priced.note
+        if priced.listed and priced.listed not in listed:
+            listed.append(priced.listed)
     model = next((u.model for u in reversed(usages) if u.model), "") or fallback
+    source = NOT_PRICED if usages else None  # no response: nothing was spent or priced
+    if listed:
+        source = list_price(listed, price_table(), chosen_endpoint(model_id, base_url))
     return Spend(
-        input_tokens, output_tokens, cost, no_usage_note if unmeasured else note, unmeasured, model
+        input_tokens,
+        output_tokens,
+        cost,
+        no_usage_note if unmeasured else note,
+        unmeasured,
+        model,
+        source,
     )
 
 

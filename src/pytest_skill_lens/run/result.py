@@ -57,6 +57,8 @@ class RunResult:
     skill_triggered_by_session: list[bool | None] | None = None
     # Why a figure is not a measurement: a 0 here must never read as "free".
     cost_note: str | None = None
+    # Where cost_usd came from, in a form of run/price_source.py ("list price of ...").
+    price_source: str | None = None
     usage_note: str | None = None
     stop_note: str | None = None
     retry_cost_usd: float = 0.0

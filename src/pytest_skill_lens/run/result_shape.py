@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import JsonValue
+from pydantic import AfterValidator, JsonValue
+from pydantic_core import PydanticCustomError
 
 from ..wellformed import Count, Figure, Shape, instance_of
+from .price_source import problem
 from .result import Hook, ToolCall
 
 
@@ -25,6 +27,17 @@ class _HookShape(Shape):
     stderr: str
 
 
+def known_source(value: str) -> str:
+    """A price source of a known form; any other is no statement of where a cost came from."""
+    why = problem(value)
+    if why is not None:
+        raise PydanticCustomError("price_source", why)
+    return value
+
+
+PriceSource = Annotated[str, AfterValidator(known_source)]
+
+
 class RunResultShape(Shape):
     """Every field a runner fills, in RunResult's order, so problems come in that order."""
 
@@ -40,6 +53,7 @@ class RunResultShape(Shape):
     skill_triggered: bool | None
     skill_triggered_by_session: list[bool | None] | None
     cost_note: str | None
+    price_source: PriceSource | None
     usage_note: str | None
     stop_note: str | None
     retry_cost_usd: Figure

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ..suite.model import EvalCase
+from .price_source import combined
 from .result import RunResult
 
 RunOne = Callable[[EvalCase], RunResult]
@@ -91,6 +92,7 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
         skill_triggered=any(triggered) if triggered else None,
         skill_triggered_by_session=[r.skill_triggered for r in results],
         cost_note=_distinct(r.cost_note for r in results),
+        price_source=combined(r.price_source for r in results),
         usage_note=_distinct(r.usage_note for r in results),
         stop_note=last.stop_note,
         retry_cost_usd=sum(r.retry_cost_usd for r in results),

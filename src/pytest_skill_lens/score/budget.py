@@ -3,7 +3,9 @@
 A figure the runner could not measure (``usage_note``, ``cost_note``) is never
 read as zero: its limit becomes a failing "not evaluated" check. Such a check
 fails the verdict but is left out of the score's divisor, so the number says
-how many measured limits held and the verdict says whether every limit did.
+how many measured limits held and the verdict says whether every limit did; the
+detail names each limit once: ``held``, ``exceeded`` or ``not evaluated``. A cost
+compared says where it came from (a list price, a stand-in's script).
 Only the run's own last attempt counts: retried attempts and the judge are
 reported apart and never spend a case's budget. Under the fake runner every
 limit says its figure is not a measurement (see :mod:`.budget_fake`).
@@ -48,18 +50,20 @@ class BudgetEvaluator:
         checks = tuple(limit.check for limit in limits)
         measured = [limit for limit in limits if limit.evaluated]
         held = sum(limit.check.passed for limit in measured)
-        failed = [c.id for c in checks if not c.passed]
-        skipped = [limit.check.id for limit in limits if not limit.evaluated]
-        detail = f"{held}/{len(measured)} evaluated limits held"
+        # Each limit named once with its verdict: a skipped limit is a failing check, and
+        # listing it under "failed" too read as held and failed at once.
+        detail = ", ".join(f"{limit.check.id} {_verdict(limit)}" for limit in limits)
         if from_fake_runner(context.runner, result.model):  # zeros that measure no skill
             checks = tuple(not_measured(check) for check in checks)
-            detail = fake_detail(held, len(measured))
-        if skipped:
-            detail += f"; not evaluated: {', '.join(skipped)}"
-        if failed:
-            detail += f"; failed: {', '.join(failed)}"
+            detail = f"{fake_detail()}: {detail}"
         number = held / len(measured) if measured else 0.0
-        return Score(self.name, not failed, number, detail, checks)
+        return Score(self.name, all(c.passed for c in checks), number, detail, checks)
+
+
+def _verdict(limit: _Limit) -> str:
+    if not limit.evaluated:
+        return "not evaluated"
+    return "held" if limit.check.passed else "exceeded"
 
 
 def impossible_figure(budget: Budget, result: RunResult) -> str | None:
@@ -113,7 +117,8 @@ def _cost(limit: float, result: RunResult) -> _Limit:
         evidence = f"cost budget not evaluated: {result.cost_note}"
         return _Limit(CheckResult("max_cost_usd", False, evidence), False)
     used = result.cost_usd
-    evidence = f"cost ${_number(used, 10)}, limit is ${_number(limit, 10)}"
+    source = f" ({result.price_source})" if result.price_source else ""  # a list price, say
+    evidence = f"cost ${_number(used, 10)}{source}, limit is ${_number(limit, 10)}"
     return _Limit(CheckResult("max_cost_usd", used <= limit, evidence), True)
 
 

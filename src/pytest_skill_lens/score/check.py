@@ -33,6 +33,7 @@ class Score:
     errored: bool = False
     cost_usd: float = 0.0
     cost_note: str | None = None
+    price_source: str | None = None  # where cost_usd came from (run/price_source.py)
 
     def to_dict(self) -> dict[str, Any]:
         # By hand: dataclasses.asdict deep-copies every leaf, a real cost per item.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..matching import clip
+from ..run.price_source import of_run
 from ..settings import Settings
 from ..suite.model import EvalCase
 from ..suite.model import Judge as JudgeBlock
@@ -47,6 +48,7 @@ class JudgeVerdict:
     error: str | None = None
     cost_usd: float = 0.0
     cost_note: str | None = None
+    price_source: str | None = None  # where cost_usd came from (run/price_source.py)
     tokens: int = 0
     model: str = ""
 
@@ -145,7 +147,12 @@ class JudgeEvaluator:
         by_id = {check.id: check for check in verdict.checks}
         checks = [_recorded(by_id[check_id]) for check_id in ids]
         score = score_from_checks(self.name, checks, "no judge")
-        return replace(score, cost_usd=verdict.cost_usd, cost_note=verdict.cost_note)
+        return replace(
+            score,
+            cost_usd=verdict.cost_usd,
+            cost_note=verdict.cost_note,
+            price_source=_source(verdict),
+        )
 
     def _errored(self, why: str, verdict: JudgeVerdict | None = None) -> Score:
         cost = verdict.cost_usd if verdict is not None else 0.0
@@ -158,7 +165,13 @@ class JudgeEvaluator:
             errored=True,
             cost_usd=cost,
             cost_note=note,
+            price_source=_source(verdict) if verdict is not None else None,
         )
+
+
+def _source(verdict: JudgeVerdict) -> str | None:
+    """Where the verdict's cost came from, said even when the judge said nothing."""
+    return of_run(verdict.price_source, verdict.cost_usd, verdict.cost_note, "the judge")
 
 
 def id_mismatch(expected: Sequence[str], seen: Sequence[str]) -> str | None:

@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from ..run.result_shape import PriceSource
 from ..wellformed import AS_LIST, Count, Figure, Shape, instance_of, problems_of
 from .check import CheckResult, Score
 from .judge import JudgeCheck, JudgeVerdict
@@ -27,6 +28,7 @@ class _VerdictShape(Shape):
     error: str | None
     cost_usd: Figure
     cost_note: str | None
+    price_source: PriceSource | None
     tokens: Count
     model: str
 
@@ -46,6 +48,7 @@ class _ScoreShape(Shape):
     errored: bool
     cost_usd: Figure
     cost_note: str | None
+    price_source: PriceSource | None
 
 
 def verdict_problems(verdict: JudgeVerdict) -> list[str]:

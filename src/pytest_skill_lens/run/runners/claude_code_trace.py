@@ -280,6 +280,7 @@ def _figures(result: Mapping[str, Any] | None, ending: Ending) -> dict[str, Any]
         figures["cost_note"] = f"{PRODUCT}'s result event carried no number in total_cost_usd"
     else:
         figures["cost_usd"] = cost
+        figures["price_source"] = f"reported by the product: {PRODUCT}'s total_cost_usd"
     return figures
 
 

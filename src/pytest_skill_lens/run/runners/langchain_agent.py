@@ -141,7 +141,7 @@ def run_agent(
     except Exception as exc:  # a provider failure is a result, never raised
         failure = exc
     latency_ms = (time.perf_counter() - start) * 1000
-    result = read_result(settings.model, prompt, messages, latency_ms)
+    result = read_result(settings.model, prompt, messages, latency_ms, settings.base_url)
     return AgentRun(result, failure, harness.stopped)
 
 
@@ -210,11 +210,12 @@ def _measured(message: AIMessage) -> int:
 
 
 def read_result(
-    model: str, prompt: str, messages: list[BaseMessage], latency_ms: float
+    model: str, prompt: str, messages: list[BaseMessage], latency_ms: float, base_url: str = ""
 ) -> RunResult:
     """Tokens, cost, calls, output and transcript from one attempt's messages."""
     responses = [m for m in messages if isinstance(m, AIMessage)]
-    spend = total_spend(model, [response_usage(r) for r in responses], NO_USAGE_NOTE)
+    usages = [response_usage(r) for r in responses]
+    spend = total_spend(model, usages, NO_USAGE_NOTE, base_url)
     return RunResult(
         output=str(responses[-1].text) if responses else "",
         tool_calls=[call for r in responses for call in _calls(r)],
@@ -225,6 +226,7 @@ def read_result(
         model=spend.model,
         transcript=_transcript(prompt, messages),
         cost_note=spend.cost_note,
+        price_source=spend.price_source,
         usage_note=NO_USAGE_NOTE if spend.unmeasured else None,
     )
 

@@ -122,9 +122,8 @@ class PydanticAIRunner(FrameworkRunner):
         from pydantic_ai.messages import ModelResponse
 
         responses = [m for m in messages if isinstance(m, ModelResponse)]
-        spend = total_spend(
-            self.settings.model, [response_usage(r) for r in responses], NO_USAGE_NOTE
-        )
+        usages = [response_usage(r) for r in responses]
+        spend = total_spend(self.settings.model, usages, NO_USAGE_NOTE, self.settings.base_url)
         if output is None:
             output = (responses[-1].text or "") if responses else ""
         return RunResult(
@@ -137,6 +136,7 @@ class PydanticAIRunner(FrameworkRunner):
             model=spend.model,
             transcript=_transcript(messages),
             cost_note=spend.cost_note,
+            price_source=spend.price_source,
             usage_note=NO_USAGE_NOTE if spend.unmeasured else None,
         )
 

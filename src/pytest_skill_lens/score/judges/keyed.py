@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from ...run.cassettes import CassetteMiss, Figures, SeatCall, current_tape
 from ...run.endpoint import endpoint_named
+from ...run.price_source import combined
 from ...run.pricing import ResponseUsage, total_spend
 from ...run.retry import attempts_note
 from ...settings import Settings
@@ -28,13 +29,15 @@ NO_USAGE_NOTE = "the judge's provider reported no token usage, so its cost is no
 Usage = ResponseUsage  # one response's usage, as the judge's framework reported it
 
 
-def spend(model_id: str, usages: Sequence[Usage]) -> JudgeVerdict:
-    """An empty verdict carrying what ``usages`` cost; ``model_id`` is the judge's model."""
-    total = total_spend(model_id, usages, NO_USAGE_NOTE)
+def spend(model_id: str, usages: Sequence[Usage], base_url: str = "") -> JudgeVerdict:
+    """An empty verdict carrying what ``usages`` cost; ``model_id`` is the judge's model,
+    ``base_url`` its endpoint setting (a list price there may not be what it bills)."""
+    total = total_spend(model_id, usages, NO_USAGE_NOTE, base_url)
     return JudgeVerdict(
         checks=None,
         cost_usd=total.cost_usd,
         cost_note=total.cost_note,
+        price_source=total.price_source,
         tokens=total.input_tokens + total.output_tokens,
         model=total.model,
     )
@@ -62,6 +65,7 @@ def judge_with_retries(
     unreadable verdict is not a provider failure and is never retried.
     """
     cost, tokens, note = 0.0, 0, None
+    sources: list[str | None] = []
     wait = backoff_seconds
     for number in range(retries + 1):
         outcome = _guarded(attempt)
@@ -69,12 +73,14 @@ def judge_with_retries(
         cost += verdict.cost_usd
         tokens += verdict.tokens
         note = note or verdict.cost_note
+        sources.append(verdict.price_source)
         last = number == retries
         if outcome.failure is None or last or not _safe(transient, outcome.failure):
             break
         sleep(wait)
         wait *= 2
-    return replace(verdict, cost_usd=cost, tokens=tokens, cost_note=note)
+    source = combined(sources)
+    return replace(verdict, cost_usd=cost, tokens=tokens, cost_note=note, price_source=source)
 
 
 def failed(verdict: JudgeVerdict, failure: BaseException) -> JudgeAttempt:
@@ -114,6 +120,7 @@ class KeyedJudge:
     def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = settings
         self.model = judge_model(settings)
+        self.base_url = judge_base_url(settings)  # where it is asked: priced by list there
         self._sleep = sleep
 
     def judge(self, request: JudgeRequest) -> JudgeVerdict:

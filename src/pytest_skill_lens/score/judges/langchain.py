@@ -58,9 +58,9 @@ class LangChainJudge(KeyedJudge):
                 [SystemMessage(prompt.instructions), HumanMessage(prompt.message)]
             )
         except Exception as exc:  # a provider failure is an errored verdict, never raised
-            return failed(spend(self.model, []), exc)
+            return failed(spend(self.model, [], self.base_url), exc)
         raw = reply.get("raw") if isinstance(reply, Mapping) else None
-        verdict = spend(self.model, [response_usage(raw)] if raw is not None else [])
+        verdict = spend(self.model, [response_usage(raw)] if raw is not None else [], self.base_url)
         parsed = reply.get("parsed") if isinstance(reply, Mapping) else None
         if isinstance(parsed, JudgeOutput):
             return JudgeAttempt(replace(verdict, checks=to_checks(parsed)))

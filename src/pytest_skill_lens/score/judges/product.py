@@ -171,6 +171,7 @@ class ProductJudge:
             checks=None,
             cost_usd=result.cost_usd,
             cost_note=note,
+            price_source=result.price_source,
             tokens=result.tokens,
             model=result.model or self.name,
         )

@@ -76,7 +76,7 @@ class PydanticAIJudge(KeyedJudge):
             except Exception as exc:  # a provider failure is an errored verdict, never raised
                 failure = exc
         responses = _responses(messages)
-        verdict = spend(self.model, [response_usage(r) for r in responses])
+        verdict = spend(self.model, [response_usage(r) for r in responses], self.base_url)
         if isinstance(output, JudgeOutput):
             return JudgeAttempt(replace(verdict, checks=to_checks(output)))
         if isinstance(failure, exceptions.UnexpectedModelBehavior):

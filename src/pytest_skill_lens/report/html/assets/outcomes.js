@@ -27,6 +27,7 @@ function scoreBlock(score) {
   var extra = [];
   if (score.cost_usd) extra.push("judge cost " + usd(score.cost_usd));
   if (score.cost_note) extra.push(score.cost_note);
+  if (score.cost_usd && score.price_source) extra.push("cost source: " + score.price_source);
   var checks = list(score.checks);
   var body = checks.length ? table(["check", "verdict", "evidence"], checks.map(function (c) {
     return h("tr", { class: c.passed ? null : "check-failed" }, [
@@ -49,6 +50,7 @@ function detailContent(o) {
     ["model", o.model],
     ["tokens", count(o.tokens) + " (input " + count(o.input_tokens) + ", output " + count(o.output_tokens) + ")"],
     ["cost", usd(o.cost_usd) + (o.retry_cost_usd ? ", retries " + usd(o.retry_cost_usd) : "")],
+    ["cost source", o.price_source],
     ["latency", ms(o.latency_ms)],
     ["workspace (kept)", o.workspace ? h("code", { text: o.workspace }) : null],
     ["skill loaded", o.skill_loaded === null || o.skill_loaded === undefined ? "cannot tell" : flag(o.skill_loaded)],

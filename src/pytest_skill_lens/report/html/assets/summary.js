@@ -68,6 +68,9 @@ function totalsSection(report) {
     figure("latency, summed", ms(sum.total_latency_ms)),
   ]);
   var children = [figures];
+  // Where the costs came from, beside them: a list price, a product's own figure, a script.
+  sourceLines(sum.price_sources, "Cost source: ").concat(sourceLines(sum.judge_price_sources, "Judge cost source: "))
+    .forEach(function (line) { children.push(h("p", { class: "note price-source", text: line })); });
   if (sum.baseline_errored) children.push(h("p", { text: sum.baseline_errored + " baseline run(s) errored." }));
   if (sum.skill_not_loaded) children.push(h("p", { text: sum.skill_not_loaded + " candidate run(s) whose skill never reached the model." }));
   var arms = sum.by_arm || {};
@@ -94,6 +97,11 @@ function totalsSection(report) {
   var settings = gateSettings(report);
   if (settings) children.push(h("h3", { text: "Gate settings" }), settings);
   return section("totals", "Totals", children);
+}
+
+// Each source but "not priced" (the cost says that itself), as the console prints them.
+function sourceLines(sources, label) {
+  return list(sources).filter(function (s) { return s && s !== "not priced"; }).map(function (s) { return label + s; });
 }
 
 // How many outcomes came from cassettes and how old the oldest is, as the console says it.
