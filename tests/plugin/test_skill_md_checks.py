@@ -11,6 +11,7 @@ Frontmatter in the shapes public skills use keeps loading.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -307,6 +308,41 @@ def test_strict_skill_md_must_be_true_or_false(pytester: pytest.Pytester) -> Non
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(["*strict_skill_md must be true or false, got 'yes'*"])
+
+
+# --- the warnings in the JSON report ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_the_warnings_are_in_the_json_report(pytester: pytest.Pytester, workers: list[str]) -> None:
+    skill = write_skill(pytester, CASES, frontmatter="name: Order Support\n")
+
+    result = run(pytester, "--skill-lens-json", "report.json", *workers)
+
+    # Every xdist worker collects every skill, and pytest counts each worker's warnings;
+    # the summary shows each text once, and the report lists each warning once.
+    warned(result, 4 if workers else 2)
+    data = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert data["skill_md_warnings"] == [
+        {
+            "file": str(skill / "SKILL.md"),
+            "line": 2,
+            "field": "name",
+            "problem": "the name 'Order Support' is not a valid Agent Skills name: it holds "
+            "characters other than lowercase a-z, 0-9 and '-' ('O', ' ', 'S')",
+            "fix": "write name: order-support (lowercase a-z, 0-9 and single hyphens, at most "
+            "64 characters)",
+        },
+        {
+            "file": str(skill / "SKILL.md"),
+            "line": 1,
+            "field": "description",
+            "problem": "no description: the Agent Skills specification requires one, and it is "
+            "what an agent reads to decide whether to use the skill",
+            "fix": "add description: <what the skill does and when to use it> (at most 1024 "
+            "characters)",
+        },
+    ]
 
 
 # --- public skills keep loading ---------------------------------------------------------------

@@ -142,6 +142,10 @@ def _record() -> RunRecord:
         run=SETTINGS,
         case_order={"greet": ["b", "a", "c"], "audit": ["only"]},
         selection=Selection(9, "d" * 64, {"audit": "a1", "greet": "g1"}),
+        skill_md_warnings=[
+            {"file": "s/SKILL.md", "line": 2, "field": "name", "problem": "p", "fix": "f"},
+            {"file": "s/SKILL.md", "line": 1, "field": None, "problem": "q", "fix": None},
+        ],
     )
 
 
@@ -170,7 +174,7 @@ def test_the_round_trip_keeps_what_the_gate_and_the_delta_read() -> None:
         "skipped_skills", "tag_filtered_skills", "case_filtered_skills", "deselected_skills",
         "skills_found", "not_run", "full_output", "scripts", "script_notes", "baseline_kind",
         "baseline_notes", "baseline_sources", "spend_ceiling", "run", "aborted", "case_order",
-        "selection",
+        "selection", "skill_md_warnings",
     ):  # fmt: skip
         assert getattr(again, name) == getattr(record, name), name
     judged, gate = judge(record)
@@ -296,6 +300,9 @@ CHANGED = [
     ),
     pytest.param({"run__runners": []}, "run.runners: expected at least one runner", id="no-runner"),
     pytest.param({"aborted": "yes"}, "aborted: expected true or false", id="aborted-flag"),
+    pytest.param(
+        {"skill_md_warnings__0__line": "2"}, "skill_md_warnings[0].line", id="warning-line"
+    ),
 ]
 
 

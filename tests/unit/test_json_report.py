@@ -43,6 +43,7 @@ def test_top_level_keys_in_order() -> None:
         "aborted",
         "aborted_reason",
         "baseline_sources",
+        "skill_md_warnings",
         "run",
     ]
 

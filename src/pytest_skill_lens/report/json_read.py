@@ -85,6 +85,7 @@ def read_report(text: str) -> RunRecord:
         run=_run_settings(run),
         case_order=_case_order(run),
         selection=_selection(run),
+        skill_md_warnings=[_skill_md_warning(w) for w in top.objects("skill_md_warnings")],
     )
     finite_totals(record)
     return record
@@ -210,6 +211,16 @@ def _script_note(entry: Fields) -> dict[str, Any]:
     entry.text("skill_name")
     entry.count("script_count")
     return entry.data
+
+
+def _skill_md_warning(entry: Fields) -> dict[str, object]:
+    return {
+        "file": entry.text("file"),
+        "line": entry.count("line"),
+        "field": entry.optional_text("field"),
+        "problem": entry.text("problem"),
+        "fix": entry.optional_text("fix"),
+    }
 
 
 def _note(note: Fields) -> BaselineNote:

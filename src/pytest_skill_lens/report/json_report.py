@@ -65,6 +65,8 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "aborted_reason": record.aborted,
         # Additive: which commit each skill's previous version came from.
         "baseline_sources": [dict(source) for source in record.baseline_sources],
+        # Additive: each SKILL.md departure from the Agent Skills specification (a warning).
+        "skill_md_warnings": [dict(warning) for warning in record.skill_md_warnings],
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         "run": run_dict(record),
     }
@@ -198,11 +200,11 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "judge_price_sources": list(totals.judge_price_sources),
         # Additive: outcomes replayed from cassettes, and the oldest recording (null: none).
         "replay": ReplayShare.of(record).as_dict(len(record.outcomes)),
-        # Additive: what a recording run wrote, kept and did not write (null: none recorded).
-        "cassettes": account.as_dict() if (account := CassetteAccount.of(record)) else None,
         # Additive: products that ran with no skill-lens sandbox ([]: none; null: no
         # product named, or a merge, whose shards' products are not carried over).
         "unsandboxed_products": unsandboxed(record),
+        # Additive: what a recording run wrote, kept and did not write (null: none recorded).
+        "cassettes": account.as_dict() if (account := CassetteAccount.of(record)) else None,
     }
 
 
