@@ -142,6 +142,8 @@ class Progress:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(_STOP_WAIT)
+        # Under the lock: a timer that missed the join writes nothing after this (it checks
+        # the stop under the lock), so the descriptor is never reused under its feet.
         if self.lock.acquire(timeout=_STOP_WAIT):
             try:
                 self.writable = False
@@ -149,8 +151,8 @@ class Progress:
             except OSError:
                 pass  # the terminal is gone: nothing is left on it to erase
             finally:
+                self._output.close()
                 self.lock.release()
-        self._output.close()
 
     def started(self, nodeid: str, label: str) -> None:
         prefetch = self.state.prefetch
