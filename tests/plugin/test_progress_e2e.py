@@ -246,8 +246,17 @@ def test_sigterm_without_a_terminal_stops_the_lines_with_the_run(
 @pytest.mark.parametrize(
     ("args", "toml", "said"),
     [
-        (["--skill-lens-progress-interval", "soon"], "", "--skill-lens-progress-interval"),
-        ([], "progress_interval_seconds = -1\n", "progress_interval_seconds"),
+        (
+            ["--skill-lens-progress-interval", "soon"],
+            "",
+            "--skill-lens-progress-interval expects a number, got 'soon'",
+        ),
+        (
+            ["--skill-lens-progress-interval", "-1"],
+            "",
+            "--skill-lens-progress-interval must be at least 0, got -1.0",
+        ),
+        ([], "progress_interval_seconds = -1\n", "progress_interval_seconds must be at least 0"),
     ],
 )
 def test_a_bad_interval_is_refused_before_anything_runs(
