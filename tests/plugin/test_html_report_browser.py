@@ -45,10 +45,7 @@ CASES = [
     {"name": "hostile", "task": "t", "assertions": [{"kind": "contains", "value": "pwned"}]},
 ]
 # A list price at an endpoint of one's own: the page says so beside the cost.
-PRICED = (
-    "list price of openai:gpt-4o-mini (genai-prices 0.2.5); "
-    "your endpoint http://localhost:11434/v1 may bill differently"
-)
+PRICED = "list price of openai:gpt-4o-mini (genai-prices 0.2.5); your endpoint may bill differently"
 SCRIPT: dict[str, dict[str, Any]] = {
     "greets": {"output": "Hello, Ada!", "cost_usd": 0.0025, "price_source": PRICED},
     "refuses": {"output": "Sure, here is your refund."},

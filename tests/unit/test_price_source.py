@@ -49,7 +49,7 @@ def test_a_hosted_model_at_its_own_endpoint_is_its_list_price() -> None:
 
 def test_a_hosted_model_at_your_endpoint_may_bill_differently() -> None:
     spend = total_spend("openai:gpt-4o-mini", USAGE, "no usage", LOCAL)
-    assert spend.price_source == f"{LISTED}; your endpoint {LOCAL} may bill differently"
+    assert spend.price_source == f"{LISTED}; your endpoint may bill differently"
     assert spend.cost_usd > 0  # still the list price, now said to be one
 
 
@@ -58,7 +58,7 @@ def test_openai_base_url_is_your_endpoint_and_the_providers_own_url_is_not(
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", LOCAL)
     said = total_spend("openai:gpt-4o-mini", USAGE, "no usage").price_source
-    assert said == f"{LISTED}; your endpoint {LOCAL} may bill differently"
+    assert said == f"{LISTED}; your endpoint may bill differently"
     own = total_spend("openai:gpt-4o-mini", USAGE, "no usage", "https://api.openai.com/v1/")
     assert own.price_source == LISTED
 
@@ -82,7 +82,7 @@ def test_several_models_in_one_run_are_each_named() -> None:
     "value",
     [
         LISTED,
-        f"{LISTED}; your endpoint {LOCAL} may bill differently",
+        f"{LISTED}; your endpoint may bill differently",
         "reported by the product: claude-code's total_cost_usd",
         SCRIPTED,
         "not priced",
@@ -106,7 +106,7 @@ def test_anything_else_errors_the_run_naming_the_field(value: str) -> None:
 
 def test_a_judge_says_it_too_and_a_bad_one_is_a_malformed_verdict() -> None:
     said = spend("openai:gpt-4o-mini", USAGE, LOCAL).price_source
-    assert said == f"{LISTED}; your endpoint {LOCAL} may bill differently"
+    assert said == f"{LISTED}; your endpoint may bill differently"
     (found,) = verdict_problems(JudgeVerdict(checks=None, price_source="on the house"))
     assert found.startswith("price_source: ")
 
@@ -129,7 +129,7 @@ def test_a_cost_with_no_word_of_its_source_is_the_runners_word() -> None:
 # --- the reports: written, read back strictly, printed beside the figure -----------------------
 
 
-def _record(source: str | None = f"{LISTED}; your endpoint {LOCAL} may bill differently") -> Any:
+def _record(source: str | None = f"{LISTED}; your endpoint may bill differently") -> Any:
     outcome = Outcome(
         skill_name="greet",
         case_name="c",
@@ -150,7 +150,7 @@ GATE = GateResult(passed=True, exit_code=0)
 def test_the_json_report_says_it_per_outcome_and_in_the_summary_and_reads_it_back() -> None:
     record = _record()
     data = json.loads(render_json(record, GATE))
-    said = f"{LISTED}; your endpoint {LOCAL} may bill differently"
+    said = f"{LISTED}; your endpoint may bill differently"
     assert data["outcomes"][0]["price_source"] == said
     assert data["outcomes"][0]["scores"][0]["price_source"] == SCRIPTED
     assert data["summary"]["price_sources"] == [said]
@@ -185,7 +185,7 @@ def test_a_report_written_before_the_field_reads_as_no_source() -> None:
 
 
 def test_the_summary_and_markdown_say_where_each_cost_came_from() -> None:
-    said = f"{LISTED}; your endpoint {LOCAL} may bill differently"
+    said = f"{LISTED}; your endpoint may bill differently"
     lines = summary_lines(_record(), GATE)
     assert f"Cost source: {said}" in lines
     assert f"Judge cost source: {SCRIPTED}" in lines
@@ -198,7 +198,7 @@ def test_junit_gives_the_source_beside_the_cost() -> None:
     properties = case_properties(_record().outcomes[0])
     names = [name for name, _ in properties]
     assert names[names.index("cost_usd") + 1] == "price_source"
-    said = f"{LISTED}; your endpoint {LOCAL} may bill differently"
+    said = f"{LISTED}; your endpoint may bill differently"
     assert ("price_source", said) in properties
 
 
@@ -235,7 +235,7 @@ def test_each_limit_is_named_once_with_its_verdict() -> None:
 
 
 def test_a_cost_compared_says_where_it_came_from() -> None:
-    said = f"{LISTED}; your endpoint {LOCAL} may bill differently"
+    said = f"{LISTED}; your endpoint may bill differently"
     result = _budget({"max_cost_usd": 0.01}, cost_usd=0.002, price_source=said)
     (check,) = result.checks
     assert check.evidence == f"cost $0.002 ({said}), limit is $0.01"

@@ -37,17 +37,15 @@ def endpoint_named(model: str, base_url: str, key: str = "base_url") -> str:
     return f"the default of model {model!r} (set {key} to name one)"
 
 
-def chosen_endpoint(model: str, base_url: str) -> str | None:
-    """The endpoint you chose for ``model`` (``base_url``, else ``OPENAI_BASE_URL``), unless
-    it is the provider's own; None when the provider's own endpoint is called.
+def calls_chosen_endpoint(model: str, base_url: str) -> bool:
+    """Whether ``model`` is called at an endpoint you chose (``base_url``, else
+    ``OPENAI_BASE_URL``) rather than the provider's own.
 
     A list price is the provider's; a server you chose may bill otherwise, or not at all.
     """
     provider = provider_of(model)
     chosen = base_url or _environment_endpoint(provider)
-    if not chosen or chosen.rstrip("/") == _DEFAULT_ENDPOINTS.get(provider):
-        return None
-    return chosen
+    return bool(chosen) and chosen.rstrip("/") != _DEFAULT_ENDPOINTS.get(provider)
 
 
 def _environment_endpoint(provider: str) -> str:

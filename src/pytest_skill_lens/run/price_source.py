@@ -8,9 +8,10 @@ forms are closed, so a report reader can refuse anything else:
 
 * ``list price of openai:gpt-4o-mini (genai-prices 0.2.5)``: the provider's list price
   for the model genai-prices matched, at the provider's own endpoint;
-* the same, then ``; your endpoint URL may bill differently``: the requests went to an
+* the same, then ``; your endpoint may bill differently``: the requests went to an
   endpoint you chose (``base_url``, ``OPENAI_BASE_URL``), which may charge another price
-  or nothing at all;
+  or nothing at all (its address is a setting, never written in a report: it may hold a
+  token);
 * ``reported by ...``: the figure is the product's or the runner's own;
 * ``scripted: ...``: a stand-in computed it; it is no price;
 * ``not priced``: there is no figure (the cost note says why);
@@ -28,20 +29,20 @@ SCRIPTED = "scripted: "
 NOT_PRICED = "not priced"
 MIXED = "mixed: "
 _PARTS = " | "  # between a mixed source's parts
-MAX_LENGTH = 1_000  # a URL and a few model names; longer is no source anyone wrote
+MAX_LENGTH = 1_000  # a few model names; longer is no source anyone wrote
 
 _LISTED = re.compile(
-    r"list price of .+ \(genai-prices [^()]+\)(; your endpoint .+ may bill differently)?"
+    r"list price of .+ \(genai-prices [^()]+\)(; your endpoint may bill differently)?"
 )
 _FREE = re.compile(r"(reported by |scripted: ).+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
-def list_price(models: Sequence[str], table: str, endpoint: str | None) -> str:
-    """``list price of <models> (<table>)``, and the caveat when ``endpoint`` is your own."""
+def list_price(models: Sequence[str], table: str, own_endpoint: bool) -> str:
+    """``list price of <models> (<table>)``, and the caveat when the endpoint is your own."""
     text = f"{LIST_PRICE}{', '.join(models)} ({table})"
-    if endpoint:
-        text += f"; your endpoint {endpoint} may bill differently"
+    if own_endpoint:
+        text += "; your endpoint may bill differently"
     return text
 
 

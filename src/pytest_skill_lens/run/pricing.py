@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from importlib.metadata import version
 from typing import Any
 
-from .endpoint import chosen_endpoint
+from .endpoint import calls_chosen_endpoint
 from .price_source import NOT_PRICED, list_price
 from .providers import provider_of
 
@@ -159,7 +159,7 @@ def total_spend(
     model = next((u.model for u in reversed(usages) if u.model), "") or fallback
     source = NOT_PRICED if usages else None  # no response: nothing was spent or priced
     if listed:
-        source = list_price(listed, price_table(), chosen_endpoint(model_id, base_url))
+        source = list_price(listed, price_table(), calls_chosen_endpoint(model_id, base_url))
     return Spend(
         input_tokens,
         output_tokens,
