@@ -7,14 +7,13 @@ The live servers are a tiny script written here; each run leaves no process behi
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
+from peak_memory import run_console
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 from proc_watch import alive_with
@@ -375,17 +374,10 @@ ENDLESS = textwrap.dedent(
 
 
 def _run_measured(tmp_path: Path, *args: str) -> tuple[int, str, str, float, int]:
-    """The console script run to its end: exit code, stdout, stderr, seconds, and its peak
-    resident memory in MiB (its own, from wait4, not the test process's)."""
-    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
-    started = time.monotonic()
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen([str(SCRIPT), "mcp-import", *args], stdout=stdout, stderr=stderr)
-        _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    elapsed = time.monotonic() - started
-    text = out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8")
-    return process.returncode, *text, elapsed, usage.ru_maxrss // 1024
+    """The console script run to its end: exit code, stdout, stderr, seconds, and its own
+    peak resident memory in MiB (peak_memory.py says why not wait4's)."""
+    run = run_console(tmp_path, "mcp-import", *args)
+    return run.code, run.out, run.err, run.seconds, run.peak_mib
 
 
 @pytest.mark.slow  # seconds each: a server building 60,000 tools, or 1,000 pages
