@@ -9,6 +9,7 @@ socket, so tests never share a tmux server (nor touch a person's own).
 from __future__ import annotations
 
 import contextlib
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -32,7 +33,17 @@ class TerminalSession:
         self._socket = self._dir / "socket"
         # env -u: the terminal's own size must decide pytest's width, and the outer run's
         # options must not leak in.
-        command = ["env", "-u", "COLUMNS", "-u", "LINES", "-u", "PYTEST_ADDOPTS", *argv]
+        #
+        # The exit status is written by a shell around the command: tmux (3.3a) at times marks
+        # the pane dead on its terminal's end of file and never records the status. The
+        # shell's traps are handlers, not "ignore", so the command gets the default SIGINT
+        # and SIGTERM back at exec and the status of a Ctrl-C is still written.
+        self._status = self._dir / "status"
+        wrapped = f'trap : INT TERM; "$@"; echo $? > {shlex.quote(str(self._status))}'
+        command = [
+            "env", "-u", "COLUMNS", "-u", "LINES", "-u", "PYTEST_ADDOPTS",
+            "sh", "-c", wrapped, "sh", *argv,
+        ]  # fmt: skip
         self._tmux(
             "start-server",
             ";",
@@ -87,10 +98,11 @@ class TerminalSession:
 
     def exit_status(self) -> int | None:
         """The command's exit status once it has ended, else ``None``."""
-        dead, status = self._tmux(
-            "display-message", "-p", "-t", "run", "#{pane_dead} #{pane_dead_status}"
-        ).split(" ", 1)
-        return int(status) if dead.strip() == "1" else None
+        try:
+            written = self._status.read_text(encoding="ascii")
+        except FileNotFoundError:
+            return None
+        return int(written) if written.endswith("\n") else None  # None: still being written
 
     def wait_for_exit(self, limit: float = WAIT_LIMIT) -> tuple[int, list[str]]:
         """The exit status and the last screen, once the command has ended."""
