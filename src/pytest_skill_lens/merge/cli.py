@@ -57,8 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MergeError as exc:
         return _refuse(exc.message, exc.fix)
     writes = _write_reports(record, gate, options)
-    _print([f"skill-lens merge of {len(reports)} report(s)", "", *summary_lines(record, gate)])
-    _print(one_line(line) for line in (*writes.written, *writes.errors))
+    # As a session's section: the files first, then the summary, the gate's verdict last
+    # but for the reports that could not be written.
+    _print([f"skill-lens merge of {len(reports)} report(s)", ""])
+    _print(one_line(line) for line in writes.written)
+    _print(summary_lines(record, gate))
+    _print(one_line(line) for line in writes.errors)
     return EXIT_REFUSED if writes.errors and gate.passed else gate.exit_code
 
 
