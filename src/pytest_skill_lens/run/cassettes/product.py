@@ -25,15 +25,13 @@ from __future__ import annotations
 import base64
 import json
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ...mcp_bridge.calls_file import MAX_READ_BYTES, BridgeLog, read_calls_file
+from ...mcp_bridge.calls_file import MAX_READ_BYTES, BridgeLog, parse_calls
 from ...suite.model import ToolSpec
 from ..mocktools import build_mock_tools
 from .files import digest
@@ -263,11 +261,9 @@ def secret_values(names: Sequence[str], environment: Mapping[str, str]) -> list[
 
 
 def bridge_log(data: bytes) -> BridgeLog:
-    """The recorded calls file, read by the bridge's own reader."""
-    with tempfile.TemporaryDirectory(prefix="skill-lens-replay-") as directory:
-        path = Path(directory) / "calls.jsonl"
-        path.write_bytes(data)
-        return read_calls_file(path)
+    """The recorded calls file, read by the bridge's own parser (no file is made: the
+    bytes are bounded by :data:`MAX_CALLS_BYTES` when the start is read back)."""
+    return parse_calls(data)
 
 
 def mock_difference(tools: Sequence[ToolSpec], data: bytes) -> str | None:
