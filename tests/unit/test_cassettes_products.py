@@ -110,6 +110,18 @@ def test_changes_are_what_was_created_changed_and_deleted_and_are_made_again(
     assert os.stat(again / "tool.sh").st_mode & stat.S_IXUSR
 
 
+def test_a_secret_inside_a_longer_one_never_leaves_the_longer_half_kept(tmp_path: Path) -> None:
+    # The environment's order is arbitrary: the shorter value first must not leave the
+    # longer one's tail in the cassette.
+    root = seeded(tmp_path / "ws")
+    before = snapshot(root)
+    (root / "out.txt").write_text(f"key {SECRET}-tail\n", encoding="utf-8")
+
+    changes = changes_since(root, before, [SECRET, f"{SECRET}-tail"])
+
+    assert changes == [{"path": "out.txt", "text": "key [redacted by skill-lens]\n"}]
+
+
 def test_nothing_changed_is_no_change(tmp_path: Path) -> None:
     root = seeded(tmp_path / "ws", a="a")
     assert changes_since(root, snapshot(root)) == []

@@ -31,12 +31,11 @@ from .files import (
     NotRecorded,
     read_cassette,
 )
-from .workspace_changes import redacted_mark
+from .workspace_changes import Redactor
 
 Standing = Literal["nothing", "marker", "cassette"]
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE", re.IGNORECASE)
-_SECRET_MIN = 8  # shorter values ("1", "true") are no credential and would mangle the text
 # Control characters and the bidirectional overrides: a line a terminal shows as written.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -46,21 +45,15 @@ def error_line(error: str, environment: Mapping[str, str] | None = None) -> str:
     credential-named variable's value replaced, nothing unprintable, at most
     :data:`~.files.MAX_ERROR` characters (saying it was cut)."""
     line = next((ln.strip() for ln in error.splitlines() if ln.strip()), "") or "no error text"
-    for secret in _secrets(os.environ if environment is None else environment):
-        line = line.replace(secret, redacted_mark())
+    line = _credentials(os.environ if environment is None else environment).text(line)
     line = _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
     if len(line) > MAX_ERROR:
         line = line[: MAX_ERROR - 1] + "…"
     return line
 
 
-def _secrets(environment: Mapping[str, str]) -> list[str]:
-    found = {
-        value
-        for name, value in environment.items()
-        if _SECRET_NAME.search(name) and len(value) >= _SECRET_MIN
-    }
-    return sorted(found, key=len, reverse=True)  # the longest first: none left half replaced
+def _credentials(environment: Mapping[str, str]) -> Redactor:
+    return Redactor([value for name, value in environment.items() if _SECRET_NAME.search(name)])
 
 
 def marker(item: dict[str, Any], key: dict[str, Any], error: str, today: str) -> CassetteFile:

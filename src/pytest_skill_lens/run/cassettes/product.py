@@ -36,14 +36,13 @@ from ...suite.model import ToolSpec
 from ..mocktools import build_mock_tools
 from .files import digest
 from .seat_call import CassetteMiss
-from .workspace_changes import Change, held_problem, redacted_mark
+from .workspace_changes import SECRET_MIN, Change, Redactor, held_problem
 
 STDERR_KEPT = 2_000  # characters of stderr kept; the readers quote the last 500
 MAX_STREAM_BYTES = 32 * 1024 * 1024  # a trace past this is not kept (the file cap is 64 MiB)
 MAX_LEFT_BYTES = 1_000_000  # what Copilot reads of its usage file (copilot.MAX_USAGE_BYTES)
 MAX_CALLS_BYTES = MAX_READ_BYTES  # what the harness reads of the bridge's calls file
 PROMPT = "{prompt}"  # the prompt's place in the kept command line
-_SECRET_MIN = 8  # shorter values ("1", "true") are no credential and would mangle the text
 _PID = re.compile(rb', "pid": ([0-9]+)\}$')
 
 
@@ -140,7 +139,7 @@ def capture_record(capture: Capture, secrets: Sequence[str] = ()) -> dict[str, A
     """``capture`` as the cassette keeps it, every secret replaced."""
     if len(capture.stdout) > MAX_STREAM_BYTES:
         raise ValueError(f"the trace is over {MAX_STREAM_BYTES:,} bytes")
-    kept = _Redactor(secrets)
+    kept = Redactor(secrets)
     record: dict[str, Any] = {
         "stdout": _stored(kept.bytes(capture.stdout)),
         "exit_code": capture.exit_code,
@@ -234,27 +233,9 @@ def _bridge_numbers(data: bytes) -> bytes:
     return b"\n".join(_PID.sub(number, line) for line in data.split(b"\n"))
 
 
-class _Redactor:
-    def __init__(self, secrets: Sequence[str]) -> None:
-        # The longest first, so a secret inside another is never left half replaced.
-        self._secrets = sorted({s for s in secrets if len(s) >= _SECRET_MIN}, key=len, reverse=True)
-
-    def text(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, redacted_mark())
-        return text
-
-    def bytes(self, data: bytes) -> bytes:
-        for secret in self._secrets:
-            data = data.replace(
-                secret.encode("utf-8", errors="surrogatepass"), redacted_mark().encode()
-            )
-        return data
-
-
 def secret_values(names: Sequence[str], environment: Mapping[str, str]) -> list[str]:
     """The values of ``names`` set in ``environment``: what a cassette must never hold."""
-    return [environment[name] for name in names if len(environment.get(name, "")) >= _SECRET_MIN]
+    return [environment[name] for name in names if len(environment.get(name, "")) >= SECRET_MIN]
 
 
 # -- the bridge on replay --------------------------------------------------------------

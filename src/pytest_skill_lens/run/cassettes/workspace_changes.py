@@ -101,9 +101,10 @@ def changes_since(root: Path, before: Snapshot, secrets: Sequence[str] = ()) -> 
         _check_name(path)
         kept.append({"path": path, "deleted": True})
     total = 0
+    redactor = Redactor(secrets)
     for path in changed:
         _check_name(path)
-        change = _kept(root, path, after[path][0], secrets)
+        change = _kept(root, path, after[path][0], redactor)
         total += len(change.get("text", "").encode("utf-8")) + len(change.get("base64", ""))
         if total > MAX_TOTAL_BYTES:
             raise NotRecordable(
@@ -124,7 +125,7 @@ def _check_name(path: str) -> None:
         raise NotRecordable(f"the product wrote {path!r}, which cannot be made again: {problem}")
 
 
-def _kept(root: Path, path: str, mode: int, secrets: Sequence[str]) -> Change:
+def _kept(root: Path, path: str, mode: int, redactor: Redactor) -> Change:
     full = os.path.join(root, path)
     if stat.S_ISLNK(mode):
         target = os.readlink(full)
@@ -135,9 +136,7 @@ def _kept(root: Path, path: str, mode: int, secrets: Sequence[str]) -> Change:
         return {"path": path, "link": target}
     if not stat.S_ISREG(mode):
         raise NotRecordable(f"the product left {path!r}, which is {kind_of(mode)}")
-    data = _read(full, path)
-    for secret in secrets:
-        data = data.replace(secret.encode("utf-8"), redacted_mark().encode("utf-8"))
+    data = redactor.bytes(_read(full, path))
     change: Change = {"path": path}
     try:
         change["text"] = data.decode("utf-8")
@@ -178,6 +177,29 @@ def _read(full: str, path: str) -> bytes:
 
 def redacted_mark() -> str:
     return "[redacted by skill-lens]"
+
+
+SECRET_MIN = 8  # shorter values ("1", "true") are no credential and would mangle the text
+
+
+class Redactor:
+    """Replaces each secret value with :func:`redacted_mark` in what a cassette keeps."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        # The longest first, so a secret inside another is never left half replaced.
+        self._secrets = sorted({s for s in secrets if len(s) >= SECRET_MIN}, key=len, reverse=True)
+
+    def text(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, redacted_mark())
+        return text
+
+    def bytes(self, data: bytes) -> bytes:
+        for secret in self._secrets:
+            data = data.replace(
+                secret.encode("utf-8", errors="surrogatepass"), redacted_mark().encode()
+            )
+        return data
 
 
 # -- on replay ---------------------------------------------------------------------------
