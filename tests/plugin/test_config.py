@@ -177,6 +177,21 @@ def test_a_runner_a_conftest_below_the_skill_path_registers_is_found_at_collecti
     result.assert_outcomes(passed=1)
 
 
+def test_a_runner_registered_deeper_than_the_search_looks_is_found_at_collection(
+    pytester: pytest.Pytester,
+) -> None:
+    """The search for conftests still to come is bounded; past its bound it cannot say
+    that none is to come, so the name is left to collection, which loads this one."""
+    deep = pytester.path.joinpath("skills", *(f"level{n}" for n in range(1, 9)))
+    make_skill(deep, "alpha", ONE_CASE)
+    write_file(deep / "conftest.py", ECHO_CONFTEST)
+
+    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "echo")
+
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=1)
+
+
 def test_unknown_runner_from_the_config_file_is_exit_2(half: pytest.Pytester) -> None:
     write_file(half.path / "skill-lens.toml", 'default_runner = "nosuch"\n')
 

@@ -84,26 +84,34 @@ def conftest_to_come(config: pytest.Config, roots: Iterable[Path]) -> bool:
     loaded = _loaded_conftests(config)
     tops = [root if root.is_dir() else root.parent for root in roots]
     outside = [top for top in tops if skill_home(top) is None]
-    return any(path.resolve() not in loaded for path in _conftests_below(outside, skip_skills=True))
+    # A search cut at its bound cannot say that none is to come.
+    return any(
+        path is None or path.resolve() not in loaded
+        for path in _conftests_below(outside, skip_skills=True)
+    )
 
 
 def _candidates(config: pytest.Config) -> Iterator[Path]:
     """conftest.py files in the rootdir's and the invocation directory's trees, then in the
     directories above them."""
     tops = list(dict.fromkeys([config.rootpath, config.invocation_params.dir]))
-    yield from _conftests_below(tops, skip_skills=False)
+    yield from (path for path in _conftests_below(tops, skip_skills=False) if path is not None)
     for top in tops:
         for parent in top.parents[:_ANCESTORS]:
             yield parent / "conftest.py"
 
 
-def _conftests_below(tops: list[Path], *, skip_skills: bool) -> Iterator[Path]:
+def _conftests_below(tops: list[Path], *, skip_skills: bool) -> Iterator[Path | None]:
     """conftest.py files in the trees of ``tops`` (bounded): links are not followed, hidden
-    and tool directories skipped, and skill directories too when ``skip_skills``."""
-    seen = 0
+    and tool directories skipped, and skill directories too when ``skip_skills``. ``None``
+    comes last when a bound left a directory unread."""
+    seen, cut = 0, False
     for top in tops:
         pending = [(top, 0)]
-        while pending and seen < _MAX_DIRECTORIES:
+        while pending:
+            if seen >= _MAX_DIRECTORIES:
+                yield None
+                return
             directory, depth = pending.pop()
             seen += 1
             try:
@@ -114,10 +122,14 @@ def _conftests_below(tops: list[Path], *, skip_skills: bool) -> Iterator[Path]:
                 if entry.name == "conftest.py" and entry.is_file(follow_symlinks=False):
                     yield Path(entry.path)
                 elif (
-                    depth < _MAX_DEPTH
-                    and entry.is_dir(follow_symlinks=False)
+                    entry.is_dir(follow_symlinks=False)
                     and not entry.name.startswith(".")
                     and entry.name not in _SKIPPED_DIRS
                     and not (skip_skills and holds_skill(Path(entry.path)))
                 ):
-                    pending.append((Path(entry.path), depth + 1))
+                    if depth < _MAX_DEPTH:
+                        pending.append((Path(entry.path), depth + 1))
+                    else:
+                        cut = True
+    if cut:
+        yield None
