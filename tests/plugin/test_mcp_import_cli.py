@@ -7,6 +7,7 @@ The live servers are a tiny script written here; each run leaves no process behi
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import sys
 import textwrap
@@ -154,6 +155,27 @@ def test_the_console_script_reads_a_file_and_stdin(tmp_path: Path) -> None:
     assert (
         "  - name: list_orders\n    description: TODO(skill-lens)\n" in from_stdin.stdout.decode()
     )
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_an_endless_stdin_is_read_only_up_to_the_listing_cap() -> None:
+    # Read whole before the size was checked, an endless pipe held memory until it ran out
+    # (here: a 1 GiB address space, which ends that in a second or two instead of never).
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    with open("/dev/zero", "rb") as endless:
+        done = subprocess.run(
+            [str(SCRIPT), "mcp-import", "-"],
+            stdin=endless,
+            capture_output=True,
+            timeout=120,
+            check=False,
+            preexec_fn=limited,
+        )
+
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert "stdin is larger than 16,777,216 bytes" in done.stderr.decode()
 
 
 def test_a_listing_error_is_on_stderr_with_nothing_on_stdout(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..authoring.json_input import InputError, parse_json
+from ..authoring.json_input import MAX_INPUT_BYTES, InputError, parse_json
 from ..authoring.mcp_listing import checked_tools, library_text, listing_entries
 from ..authoring.yaml_emit import EmitError
 from ..suite.errors import AuthoringError
@@ -133,7 +133,9 @@ def _describe(server: StdioServer | RemoteServer) -> str:
 
 def _read(source: str) -> bytes:
     if source == "-":
-        return sys.stdin.buffer.read()
+        # One byte past the cap is enough for parse_json to refuse it: an endless pipe
+        # is never held whole.
+        return sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     try:
         return read_regular(Path(source))  # a FIFO or a device is refused, never opened
     except AuthoringError as exc:
