@@ -14,8 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass
 
+from ..gate.fingerprint import ItemIdentity
 from .selection import same_selection
-from .shards import SAME_FLAGS, ItemKey, MergeError, ShardReport, identity, keys
+from .shards import SAME_FLAGS, MergeError, ShardReport, identity, keys
 
 
 def one_run(reports: Sequence[ShardReport]) -> None:
@@ -141,7 +142,7 @@ def _parse(report: ShardReport) -> tuple[int, int]:
 
 
 def _no_item_twice(reports: Sequence[ShardReport]) -> None:
-    where: dict[ItemKey, str] = {}
+    where: dict[ItemIdentity, str] = {}
     for report in reports:
         record = report.record
         found = [identity(keys(o)) for o in record.outcomes]

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..gate.fingerprint import ItemIdentity
 from ..gate.record import RunRecord, RunSettings
 from ..perform.outcome import Outcome
 
 SAME_FLAGS = "run every shard with the same flags and skill-lens.toml"
-ItemKey = tuple[str, str, str, str, int]  # skill, case, runner, arm, repeat
 
 
 class MergeError(Exception):
@@ -41,7 +41,7 @@ def keys(outcome: Outcome) -> dict[str, Any]:
 _IDENTITY_FIELDS = ("skill_name", "case_name", "runner", "arm", "repeat_index")
 
 
-def identity(entry: Mapping[str, Any]) -> ItemKey:
+def identity(entry: Mapping[str, Any]) -> ItemIdentity:
     repeat = entry.get("repeat_index")
     return (
         str(entry.get("skill_name") or ""),
