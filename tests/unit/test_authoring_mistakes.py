@@ -230,6 +230,8 @@ def test_the_retry_loop_hands_the_last_failure_and_the_attempts_made() -> None:
 
 def test_the_endpoint_named_is_the_one_the_run_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv("OLLAMA_BASE_URL", raising=False)
 
     assert endpoint_of(Settings(base_url="http://127.0.0.1:9/v1")) == (
         "http://127.0.0.1:9/v1 (base_url)"
@@ -242,6 +244,14 @@ def test_the_endpoint_named_is_the_one_the_run_calls(monkeypatch: pytest.MonkeyP
     )
     monkeypatch.setenv("OPENAI_BASE_URL", "http://proxy.local/v1")
     assert endpoint_of(Settings()) == "http://proxy.local/v1 (OPENAI_BASE_URL)"
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://proxy.local")
+    assert endpoint_of(Settings(model="anthropic:claude-3-5-haiku-latest")) == (
+        "http://proxy.local (ANTHROPIC_BASE_URL)"
+    )
+    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434/v1")
+    assert endpoint_of(Settings(model="ollama:llama3")) == (
+        "http://127.0.0.1:11434/v1 (OLLAMA_BASE_URL)"
+    )
 
 
 def test_field_lines_are_read_from_the_file_that_still_holds_the_case(

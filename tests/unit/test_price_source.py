@@ -38,6 +38,7 @@ USAGE = [ResponseUsage("gpt-4o-mini-2024-07-18", 100, 20)]
 @pytest.fixture(autouse=True)
 def _no_endpoint_from_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
 
 
 # --- pricing says which list price it used, and whether it is your endpoint -------------------
@@ -61,6 +62,17 @@ def test_openai_base_url_is_your_endpoint_and_the_providers_own_url_is_not(
     assert said == f"{LISTED}; your endpoint may bill differently"
     own = total_spend("openai:gpt-4o-mini", USAGE, "no usage", "https://api.openai.com/v1/")
     assert own.price_source == LISTED
+
+
+def test_anthropic_base_url_is_your_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Anthropic SDK (under pydantic-ai and LangChain) calls ANTHROPIC_BASE_URL when
+    no base_url is set: a list price there is said to be one."""
+    usage = [ResponseUsage("claude-3-5-haiku-latest", 100, 20)]
+    hosted = total_spend("anthropic:claude-3-5-haiku-latest", usage, "x").price_source
+    assert hosted is not None and not hosted.endswith("may bill differently")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:8080")
+    said = total_spend("anthropic:claude-3-5-haiku-latest", usage, "x").price_source
+    assert said == f"{hosted}; your endpoint may bill differently"
 
 
 def test_a_model_with_no_price_is_not_priced_and_no_response_says_nothing() -> None:

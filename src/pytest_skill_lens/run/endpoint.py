@@ -23,14 +23,21 @@ _DEFAULT_ENDPOINTS = {
     "cohere": "https://api.cohere.com",
 }
 
+# Where each SDK reads an endpoint from when no base_url is passed to it.
+_ENVIRONMENT = (
+    ("openai", "OPENAI_BASE_URL"),
+    ("anthropic", "ANTHROPIC_BASE_URL"),
+    ("ollama", "OLLAMA_BASE_URL"),
+)
+
 
 def endpoint_named(model: str, base_url: str, key: str = "base_url") -> str:
     """The endpoint ``model`` is called at, ``base_url`` being the value of setting ``key``."""
     if base_url:
         return f"{base_url} ({key})"
     provider = provider_of(model)
-    if from_environment := _environment_endpoint(provider):
-        return f"{from_environment} (OPENAI_BASE_URL)"
+    if variable := _environment_variable(provider):
+        return f"{os.environ[variable].strip()} ({variable})"
     default = _DEFAULT_ENDPOINTS.get(provider)
     if default is not None:
         return f"{default} (the default of provider {provider!r}; set {key} for another)"
@@ -44,11 +51,12 @@ def calls_chosen_endpoint(model: str, base_url: str) -> bool:
     A list price is the provider's; a server you chose may bill otherwise, or not at all.
     """
     provider = provider_of(model)
-    chosen = base_url or _environment_endpoint(provider)
+    variable = _environment_variable(provider)
+    chosen = base_url or (os.environ[variable].strip() if variable else "")
     return bool(chosen) and chosen.rstrip("/") != _DEFAULT_ENDPOINTS.get(provider)
 
 
-def _environment_endpoint(provider: str) -> str:
-    if provider.startswith("openai"):
-        return os.environ.get("OPENAI_BASE_URL", "").strip()
-    return ""
+def _environment_variable(provider: str) -> str | None:
+    """The variable the provider's SDK reads its endpoint from, when it is set."""
+    variable = next((v for p, v in _ENVIRONMENT if provider.startswith(p)), None)
+    return variable if variable and os.environ.get(variable, "").strip() else None

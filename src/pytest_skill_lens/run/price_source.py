@@ -9,9 +9,9 @@ forms are closed, so a report reader can refuse anything else:
 * ``list price of openai:gpt-4o-mini (genai-prices 0.2.5)``: the provider's list price
   for the model genai-prices matched, at the provider's own endpoint;
 * the same, then ``; your endpoint may bill differently``: the requests went to an
-  endpoint you chose (``base_url``, ``OPENAI_BASE_URL``), which may charge another price
-  or nothing at all (its address is a setting, never written in a report: it may hold a
-  token);
+  endpoint you chose (``base_url``, ``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``), which may
+  charge another price or nothing at all (its address is a setting, never written in a
+  report: it may hold a token);
 * ``reported by ...``: the figure is the product's or the runner's own;
 * ``scripted: ...``: a stand-in computed it; it is no price;
 * ``not priced``: there is no figure (the cost note says why);
