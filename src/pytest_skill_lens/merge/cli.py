@@ -16,6 +16,7 @@ was written, 2 when the report cannot be read or the page cannot be written.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Iterable, Sequence
@@ -143,9 +144,11 @@ def _write_reports(record: RunRecord, gate: GateResult, options: argparse.Namesp
     def path(name: str | None) -> Path | None:
         return None if name is None else Path(name)
 
+    # The page is drawn from the JSON report's text: rendered once for both.
+    json_text = functools.cache(lambda: render_json(record, gate))
     return write_reports(
         [
-            ("JSON", path(options.json), lambda: render_json(record, gate)),
+            ("JSON", path(options.json), json_text),
             (
                 "Markdown",
                 path(options.markdown),
@@ -160,7 +163,7 @@ def _write_reports(record: RunRecord, gate: GateResult, options: argparse.Namesp
             (
                 "HTML",
                 path(options.html),
-                lambda: render_html(json.loads(render_json(record, gate))),
+                lambda: render_html(json.loads(json_text())),
             ),
         ]
     )
