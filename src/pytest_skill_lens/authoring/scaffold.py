@@ -18,7 +18,7 @@ from ..suite.discovery import SKILL_FILE, eval_files_for
 from ..suite.quoting import shown
 from ..suite.rules import PLACEHOLDER
 from ..suite.skill import Skill, load_skill
-from ..suite.skill_md_rules import slug, spec_name_problems
+from ..suite.skill_md_rules import NAME_RULE, slug, spec_name_problems
 from .yaml_emit import comment
 
 # Directories pytest does not collect by default (its norecursedirs): a skill in one of
@@ -110,8 +110,7 @@ def new_skill_problem(directory: Path) -> tuple[str, str] | None:
     return (
         f"{shown(directory.name)} cannot name a new skill: a skill takes its directory's name, "
         f"and {shown(directory.name)} is not a valid Agent Skills name: " + "; ".join(problems),
-        f"name the directory {slug(directory.name) or 'my-skill'} (lowercase a-z, 0-9 and "
-        "single hyphens, at most 64 characters)",
+        f"name the directory {slug(directory.name) or 'my-skill'} ({NAME_RULE})",
     )
 
 
