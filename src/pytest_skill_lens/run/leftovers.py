@@ -31,6 +31,8 @@ import stat
 from functools import cache
 from pathlib import Path
 
+from .scripts import open_pidfd
+
 PREFIX = "skill-lens-"
 RUN_DIR_VARIABLE = "SKILL_LENS_RUN_DIR"
 """Set in a product's environment to its run directory: what the sweep kills it by."""
@@ -145,7 +147,7 @@ def kill_marked(names: set[str], proc: Path = Path("/proc")) -> list[int]:
 
 
 def _kill_if_marked(proc: Path, pid: int, names: set[str]) -> bool:
-    pidfd = _pidfd(pid)  # pinned first: the environment read below is this process's
+    pidfd = open_pidfd(pid)  # pinned first: the environment read below is this process's
     try:
         if os.stat(proc / str(pid)).st_uid != os.getuid():
             return False  # another user's process is never ours to kill
@@ -172,16 +174,6 @@ def _names_one(environ: bytes, names: set[str]) -> bool:
             value = item[len(key) :].decode("utf-8", errors="replace")
             return os.path.basename(value) in names
     return False
-
-
-def _pidfd(pid: int) -> int | None:
-    opener = getattr(os, "pidfd_open", None)
-    if opener is None:  # pragma: no cover - Linux 5.3+ and Python 3.9+
-        return None
-    try:
-        return int(opener(pid))
-    except OSError:
-        return None
 
 
 def remove_tree(path: Path) -> None:

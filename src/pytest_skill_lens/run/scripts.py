@@ -206,7 +206,7 @@ def _watch(
 ) -> bool:
     """Read the output until the program exits (``True``), its output passes the cap or the
     deadline comes (``False``); the program is left unreaped where ``unreaped`` allows."""
-    pidfd = _pidfd(process.pid)
+    pidfd = open_pidfd(process.pid)
     poller = select.poll()
     for fd in streams.open:
         poller.register(fd, select.POLLIN)
@@ -247,7 +247,9 @@ def _has_exited(pid: int) -> bool:
     return found is not None
 
 
-def _pidfd(pid: int) -> int | None:
+def open_pidfd(pid: int) -> int | None:
+    """A descriptor pinning process ``pid`` (readable once it exits), or ``None`` where the
+    platform or the kernel has none or the process is gone. The caller closes it."""
     opener = getattr(os, "pidfd_open", None)
     if opener is None:
         return None
