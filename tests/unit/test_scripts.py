@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from proc_watch import alive_with
+from pytest_skill_lens.run import scripts
 from pytest_skill_lens.run.bundle import Bundle
 from pytest_skill_lens.run.script_tool import (
     DESCRIPTION,
@@ -161,6 +162,31 @@ def test_a_background_writer_holding_the_pipe_does_not_hold_the_harness(tmp_path
     try:
         assert time.monotonic() - began < 10
         assert (finished.exit_code, finished.stdout.text()) == (0, "left")
+    finally:
+        for pid in alive_with(f"sleep\0{marker}", within=0):
+            os.kill(pid, 9)
+
+
+def test_an_interrupt_while_waiting_still_kills_the_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C lands in the harness's wait: the program it started must not run on.
+    marker = f"1000.{uuid.uuid4().int % 10**9}"
+
+    def interrupted(*args: object) -> bool:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scripts, "_watch", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_process(
+                ["sleep", marker],
+                cwd=tmp_path,
+                env=script_env(tmp_path),
+                timeout=30,
+                max_output_bytes=100,
+            )
+        assert alive_with(f"sleep\0{marker}") == []
     finally:
         for pid in alive_with(f"sleep\0{marker}", within=0):
             os.kill(pid, 9)

@@ -191,11 +191,14 @@ def _wait_then_kill_group(
         return _wait_windows(process, timeout, streams)
     deadline = time.monotonic() + timeout
     unreaped = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
-    ended = _watch(process, deadline, streams, unreaped)
-    # The leader is alive or a zombie (unreaped), so the group id is still ours; without
-    # waitid it may be reaped already, and POSIX never hands out a pid while a process
-    # group with that id exists, so the kill is still safe.
-    _kill_group(process.pid)
+    try:
+        ended = _watch(process, deadline, streams, unreaped)
+    finally:
+        # Also when the wait is interrupted (Ctrl-C): the program never outlives it.
+        # The leader is alive or a zombie (unreaped), so the group id is still ours;
+        # without waitid it may be reaped already, and POSIX never hands out a pid while
+        # a process group with that id exists, so the kill is still safe.
+        _kill_group(process.pid)
     code = process.wait()
     streams.drain()
     return code if ended or streams.over is not None else None
