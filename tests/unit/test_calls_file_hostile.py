@@ -15,13 +15,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from no_hang import within
 from pytest_skill_lens.mcp_bridge.calls_file import read_calls_file
 from pytest_skill_lens.run.result import RunResult
 from pytest_skill_lens.run.runners.claude_code import PRESET
@@ -29,6 +27,8 @@ from pytest_skill_lens.run.runners.product_process import run_dir
 from pytest_skill_lens.run.runners.product_tools import ToolRun, settle, start_with_tools
 from pytest_skill_lens.settings import ProductTable
 from pytest_skill_lens.suite.model import ToolSpec
+
+BLOCKED = "reading the calls file blocked (it opened a FIFO)"
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
 
@@ -42,25 +42,6 @@ config=${last#--mcp-config=}
 dir=$(dirname "$config")
 calls="$dir/calls.jsonl"
 """
-
-
-def within(seconds: float, call: Callable[[], Any]) -> Any:
-    """``call()``'s result, failing the test if it has not returned in time."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # handed back to the test
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), "reading the calls file blocked (it opened a FIFO)"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 def start(tmp_path: Path, body: str) -> ToolRun:
@@ -84,7 +65,7 @@ def start(tmp_path: Path, body: str) -> ToolRun:
                 max_output_bytes=10_000,
             )
 
-    tooled: ToolRun = within(30, run)
+    tooled: ToolRun = within(30, run, BLOCKED)
     return tooled
 
 
@@ -152,7 +133,7 @@ def test_the_reader_by_path_refuses_a_fifo_and_a_link(tmp_path: Path, kind: str)
     else:
         path.symlink_to(secret_file(tmp_path))
 
-    log = within(30, lambda: read_calls_file(path))
+    log = within(30, lambda: read_calls_file(path), BLOCKED)
 
     assert (log.started, log.listed, log.replaced) == (False, False, True)
 

@@ -7,38 +7,19 @@ joined with a generous timeout: a regression fails the test instead of hanging i
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from no_hang import within
 from pytest_skill_lens.suite import regular_files
 from pytest_skill_lens.suite.errors import AuthoringError
 from pytest_skill_lens.suite.names import case_name_problem, hidden_problem
 from pytest_skill_lens.suite.regular_files import eval_like_files, read_regular, special_kind
 
+BLOCKED = "the read blocked (it opened a FIFO)"
+
 fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
-
-
-def within(seconds: float, call: Callable[[], Any]) -> Any:
-    """``call()``'s result or exception, failing the test if it has not returned in time."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # handed back to the test
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), "the read blocked (it opened a FIFO)"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 @fifo_only
@@ -47,7 +28,7 @@ def test_a_fifo_is_refused_without_being_opened(tmp_path: Path) -> None:
     os.mkfifo(fifo)
 
     with pytest.raises(AuthoringError) as caught:
-        within(30, lambda: read_regular(fifo))
+        within(30, lambda: read_regular(fifo), BLOCKED)
 
     assert caught.value.message.startswith(f"{fifo}: is a FIFO, not a regular file")
     assert "fix: replace it with a regular file" in caught.value.message
@@ -63,7 +44,7 @@ def test_a_fifo_swapped_in_after_the_look_is_refused_on_the_descriptor(
     monkeypatch.setattr(regular_files, "special_kind", lambda path: None)
 
     with pytest.raises(AuthoringError, match="is a FIFO, not a regular file"):
-        within(30, lambda: read_regular(fifo))
+        within(30, lambda: read_regular(fifo), BLOCKED)
 
 
 def test_a_device_a_directory_and_a_broken_link_are_named(tmp_path: Path) -> None:

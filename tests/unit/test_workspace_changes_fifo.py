@@ -8,11 +8,11 @@ once instead of waiting for a writer.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
 
+from no_hang import within
 from pytest_skill_lens.run.cassettes import workspace_changes
 from pytest_skill_lens.run.cassettes.workspace_changes import NotRecordable
 
@@ -22,17 +22,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (
 def test_a_fifo_swapped_in_after_the_walk_is_refused_without_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "out.txt"
     os.mkfifo(fifo)
-    outcome: dict[str, BaseException] = {}
-
-    def read() -> None:
-        try:
-            workspace_changes._read(str(fifo), "out.txt")
-        except BaseException as exc:  # handed back to the test
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=read, daemon=True)
-    thread.start()
-    thread.join(30)
-    assert not thread.is_alive(), "the read blocked on a FIFO"
-    assert isinstance(outcome.get("error"), NotRecordable)
-    assert "FIFO" in str(outcome["error"])
+    with pytest.raises(NotRecordable, match="FIFO"):
+        within(
+            30, lambda: workspace_changes._read(str(fifo), "out.txt"), "the read blocked on a FIFO"
+        )
