@@ -50,7 +50,7 @@ RUN_PHASE = [
         "report.junit_properties",
         "report.replay_lines",
         "plugin.finish",
-        "plugin.report_files",
+        "report.written",
     )
 ]
 # Run-phase modules that only checking another's work needs (a plugin runner's result, a

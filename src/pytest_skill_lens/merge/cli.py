@@ -16,8 +16,6 @@ was written, 2 when the report cannot be read or the page cannot be written.
 from __future__ import annotations
 
 import argparse
-import functools
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -27,11 +25,9 @@ from ..gate.record import GateResult, RunRecord
 from ..report.html import render_html
 from ..report.json_fields import parse_json
 from ..report.json_read import ReportError, read_report
-from ..report.json_report import render_json
-from ..report.markdown import render_markdown
 from ..report.printable import one_line
 from ..report.terminal import summary_lines
-from ..report.written import Writes, write_reports
+from ..report.written import Writes, report_targets, write_reports
 from ..suite.errors import AuthoringError
 from ..suite.regular_files import read_regular
 from .combine import MergeError, ShardReport, judge, merge_records
@@ -139,34 +135,23 @@ def _checked(path: Path, text: str) -> RunRecord:
 
 
 def _write_reports(record: RunRecord, gate: GateResult, options: argparse.Namespace) -> Writes:
-    """Each report asked for, rendered whole and then written, as a session writes them."""
+    """Each report asked for, rendered whole and then written, as a session writes them,
+    and the JUnit file a session leaves to pytest."""
 
     def path(name: str | None) -> Path | None:
         return None if name is None else Path(name)
 
-    # The page is drawn from the JSON report's text: rendered once for both.
-    json_text = functools.cache(lambda: render_json(record, gate))
-    return write_reports(
-        [
-            ("JSON", path(options.json), json_text),
-            (
-                "Markdown",
-                path(options.markdown),
-                lambda: render_markdown(
-                    record,
-                    gate,
-                    max_chars=options.markdown_max_chars,
-                    full_output=record.full_output,
-                ),
-            ),
-            ("JUnit", path(options.junitxml), lambda: render_junit(record, gate)),
-            (
-                "HTML",
-                path(options.html),
-                lambda: render_html(json.loads(json_text())),
-            ),
-        ]
+    targets = report_targets(
+        record,
+        gate,
+        json_path=path(options.json),
+        markdown_path=path(options.markdown),
+        html_path=path(options.html),
+        markdown_max_chars=options.markdown_max_chars,
+        full_output=record.full_output,
     )
+    targets.insert(2, ("JUnit", path(options.junitxml), lambda: render_junit(record, gate)))
+    return write_reports(targets)
 
 
 def _refuse(message: str, fix: str, prog: str = PROG) -> int:

@@ -156,13 +156,16 @@ def _rewrite_unstarted(
     # Imported here: a run that reaches its end (or a listing) never takes this path.
     from ..report.junit_gate import aborted_junit
     from ..report.printable import one_line
-    from ..report.written import write_reports
-    from .report_files import report_targets
+    from ..report.written import report_targets, write_reports
 
     record = RunRecord(aborted=reason)
     gate = aborted_gate(reason, aborted_code(code))
     targets: list[Target] = report_targets(
-        record, gate, json_path, markdown_path, html_path=html_report_path(config)
+        record,
+        gate,
+        json_path=json_path,
+        markdown_path=markdown_path,
+        html_path=html_report_path(config),
     )
     xml = getattr(config.option, "xmlpath", None)
     if xml:  # resolved as pytest's junitxml resolves it

@@ -17,7 +17,6 @@ from ..gate.record import GateResult, RunRecord
 from ..run.product_sandbox import adopted, product_entries
 from .aborted import aborted_code, aborted_gate, first_line, get_watch
 from .facts import CollectionFacts
-from .report_files import report_targets
 from .results import SessionResults
 from .run_config import RunConfig
 from .state import listing_only
@@ -183,16 +182,16 @@ def _stopped_by_maxfail(session: pytest.Session, exitstatus: int) -> bool:
 def _write_reports(
     run: RunConfig, record: RunRecord, gate: GateResult, results: SessionResults
 ) -> None:
-    from ..report.written import write_reports
+    from ..report.written import report_targets, write_reports
 
     targets = report_targets(
         record,
         gate,
-        run.json_path,
-        run.markdown_path,
+        json_path=run.json_path,
+        markdown_path=run.markdown_path,
+        html_path=run.html_path,
         markdown_max_chars=run.markdown_max_chars,
         full_output=run.settings.full_output,
-        html_path=run.html_path,
     )
     writes = write_reports(targets)
     results.written_reports = list(writes.written)

@@ -11,14 +11,56 @@ through here.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..atomic_file import write_atomically
 
+if TYPE_CHECKING:
+    from ..gate.record import GateResult, RunRecord
+
 Target = tuple[str, Path | None, Callable[[], str]]  # label, path (None: not asked), render
+
+
+def report_targets(
+    record: RunRecord,
+    gate: GateResult,
+    *,
+    json_path: Path | None = None,
+    markdown_path: Path | None = None,
+    html_path: Path | None = None,
+    markdown_max_chars: int | None = None,
+    full_output: bool = False,
+) -> list[Target]:
+    """The JSON, Markdown and HTML reports of one record (a session's or a merge's), each
+    rendered only when it is written; the page is drawn from the JSON report's own text,
+    rendered once for both, so the two always agree."""
+    # The renderers are imported on first render: a listing without report paths (an
+    # IDE's collection) never needs them.
+    from .json_report import render_json
+
+    json_text = functools.cache(lambda: render_json(record, gate))
+
+    def markdown() -> str:
+        from .markdown import render_markdown
+
+        return render_markdown(record, gate, max_chars=markdown_max_chars, full_output=full_output)
+
+    def page() -> str:
+        from .html import render_html
+
+        return render_html(json.loads(json_text()))
+
+    return [
+        ("JSON", json_path, json_text),
+        ("Markdown", markdown_path, markdown),
+        ("HTML", html_path, page),
+    ]
 
 
 @dataclass(frozen=True)
