@@ -15,7 +15,7 @@ from pytest_skill_lens.mcp_bridge.calls_file import (
     BridgeCall,
     CallsFile,
     CallsFileError,
-    read_calls_file,
+    parse_calls,
 )
 from pytest_skill_lens.mcp_bridge.check import self_test
 from pytest_skill_lens.mcp_bridge.dispatch import PROTOCOL_VERSIONS, Dispatcher
@@ -585,7 +585,7 @@ def test_the_calls_file_reads_back_what_was_written(tmp_path: Path) -> None:
         calls.called("a", {"id": "\ud800"}, answer="x", error=None)
         calls.called("b", {}, answer=None, error="unknown tool: b")
         calls.refused(5_000_000)
-    log = read_calls_file(path)
+    log = parse_calls(path.read_bytes())
     assert (log.started, log.listed, log.refused, log.complete) == (True, True, 1, True)
     assert log.calls == (
         BridgeCall("a", {"id": "\ud800"}, "x", None),
@@ -593,8 +593,8 @@ def test_the_calls_file_reads_back_what_was_written(tmp_path: Path) -> None:
     )
 
 
-def test_a_missing_calls_file_is_a_bridge_that_never_started(tmp_path: Path) -> None:
-    log = read_calls_file(tmp_path / "none.jsonl")
+def test_an_empty_calls_file_is_a_bridge_that_never_started() -> None:
+    log = parse_calls(b"")
     assert (log.started, log.listed, log.calls, log.complete) == (False, False, (), True)
 
 
@@ -610,7 +610,7 @@ def test_damaged_lines_are_counted_never_read_as_calls(tmp_path: Path) -> None:
         json.dumps([1]),
     ]
     path.write_text("\n".join(lines) + '\n{"event": "call", "na', encoding="utf-8")
-    log = read_calls_file(path)
+    log = parse_calls(path.read_bytes())
     assert log.calls == (BridgeCall("a", {}, "x", None),)
     assert (log.damaged, log.truncated, log.complete) == (6, False, False)
 
@@ -620,7 +620,7 @@ def test_a_calls_file_over_the_cap_is_read_up_to_it_and_says_so(tmp_path: Path) 
     with CallsFile.open(path) as calls:
         for _ in range(100):
             calls.called("a", {}, answer="x" * 50, error=None)
-    log = read_calls_file(path, max_bytes=1000)
+    log = parse_calls(path.read_bytes()[:1001], max_bytes=1000)
     assert 0 < len(log.calls) < 100
     assert (log.truncated, log.damaged, log.complete) == (True, 0, False)
 

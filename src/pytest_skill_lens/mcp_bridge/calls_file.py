@@ -20,8 +20,6 @@ its cap, and says when what is at the path is no longer that file.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
 import os
 import stat
@@ -168,37 +166,6 @@ def _still_at(path: Path, mine: os.stat_result) -> bool:
     except OSError:
         return False
     return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
-
-
-def read_calls_file(path: Path, *, max_bytes: int = MAX_READ_BYTES) -> BridgeLog:
-    """The log at ``path``; a missing file is a bridge that never started.
-
-    Only a regular file is opened (judged by ``lstat``, then again on the descriptor,
-    opened without following a link and without blocking); anything else is a log
-    that was ``replaced``, read as empty.
-    """
-    try:
-        seen = os.lstat(path)
-    except FileNotFoundError:
-        return parse_calls(b"", max_bytes=max_bytes)
-    except OSError:
-        return parse_calls(b"", max_bytes=max_bytes, replaced=True)
-    if not stat.S_ISREG(seen.st_mode):
-        return parse_calls(b"", max_bytes=max_bytes, replaced=True)
-    flags = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        missing = exc.errno == errno.ENOENT
-        return parse_calls(b"", max_bytes=max_bytes, replaced=not missing)
-    try:
-        info = os.fstat(fd)
-        if (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino):
-            return parse_calls(b"", max_bytes=max_bytes, replaced=True)
-        return read_calls_fd(fd, path, max_bytes=max_bytes)[0]
-    finally:
-        with contextlib.suppress(OSError):
-            os.close(fd)
 
 
 def parse_calls(
