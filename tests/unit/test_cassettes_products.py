@@ -38,12 +38,12 @@ from pytest_skill_lens.run.cassettes.workspace_changes import (
     changes_since,
     snapshot,
 )
+from pytest_skill_lens.run.products import bridge, preflight
+from pytest_skill_lens.run.products.claude_code import PRESET as CLAUDE_CODE
+from pytest_skill_lens.run.products.claude_code import ClaudeCodeRunner
+from pytest_skill_lens.run.products.cli import CliRunner
+from pytest_skill_lens.run.products.cli import start_problem as cli_start_problem
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.runners import product_preflight, product_tools
-from pytest_skill_lens.run.runners.claude_code import PRESET as CLAUDE_CODE
-from pytest_skill_lens.run.runners.claude_code import ClaudeCodeRunner
-from pytest_skill_lens.run.runners.cli import CliRunner
-from pytest_skill_lens.run.runners.cli import start_problem as cli_start_problem
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase, ToolSpec
 from pytest_skill_lens.suite.skill import Skill, load_skill
@@ -297,8 +297,8 @@ def test_replaying_only_asks_nothing_of_a_product_or_command(
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     replaying = Settings.model_validate({"record": "none"})
-    assert product_preflight.start_problem(CLAUDE_CODE, replaying) is None
-    assert product_preflight.start_problem(CLAUDE_CODE, Settings()) is not None  # control
+    assert preflight.start_problem(CLAUDE_CODE, replaying) is None
+    assert preflight.start_problem(CLAUDE_CODE, Settings()) is not None  # control
     table = {"runners": {"cli": {"command": ["absent-agent", "{prompt}"], "pass_env": []}}}
     assert cli_start_problem(Settings.model_validate({**table, "record": "none"})) is None
     assert cli_start_problem(Settings.model_validate(table)) is not None
@@ -306,8 +306,8 @@ def test_replaying_only_asks_nothing_of_a_product_or_command(
     def started(*args: object) -> str:
         raise AssertionError("the bridge was started")
 
-    monkeypatch.setattr(product_tools, "check_bridge", started)
-    assert product_tools.check_tools(CLAUDE_CODE, replaying, [POLL]) is None
+    monkeypatch.setattr(bridge, "check_bridge", started)
+    assert bridge.check_tools(CLAUDE_CODE, replaying, [POLL]) is None
 
 
 # -- a runner recorded, then replayed --------------------------------------------------------

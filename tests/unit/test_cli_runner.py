@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.run.catalog import builtin_runner
-from pytest_skill_lens.run.result import problems
-from pytest_skill_lens.run.runners.cli import (
+from pytest_skill_lens.run.products.cli import (
     COST_NOTE,
     USAGE_NOTE,
     CliRunner,
@@ -25,7 +24,8 @@ from pytest_skill_lens.run.runners.cli import (
     settings_problem,
     start_problem,
 )
-from pytest_skill_lens.run.runners.product import MAX_PROMPT_BYTES
+from pytest_skill_lens.run.products.description import MAX_PROMPT_BYTES
+from pytest_skill_lens.run.result import problems
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase
 from pytest_skill_lens.suite.skill import Skill, load_skill

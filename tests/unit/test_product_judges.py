@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_skill_lens.run.products.delivery import deliver
+from pytest_skill_lens.run.products.description import delivers_no_skill
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.runners.product import delivers_no_skill
-from pytest_skill_lens.run.runners.product_delivery import deliver
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeRequest
 from pytest_skill_lens.score.judges.catalog import builtin_judge
 from pytest_skill_lens.score.judges.product import (

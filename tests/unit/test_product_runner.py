@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.runners.claude_code import PRESET, ClaudeCodeRunner
-from pytest_skill_lens.run.runners.product import (
+from pytest_skill_lens.run.products.claude_code import PRESET, ClaudeCodeRunner
+from pytest_skill_lens.run.products.delivery import DeliveryFailed, deliver
+from pytest_skill_lens.run.products.description import (
     MAX_PROMPT_BYTES,
     argv,
     prompt_for,
     table_problem,
 )
-from pytest_skill_lens.run.runners.product_delivery import DeliveryFailed, deliver
-from pytest_skill_lens.run.runners.product_env import product_env, signs_in
+from pytest_skill_lens.run.products.env import product_env, signs_in
 from pytest_skill_lens.settings import ProductTable, Settings
 from pytest_skill_lens.suite.model import EvalCase
 from pytest_skill_lens.suite.skill import Skill, load_skill

@@ -1,4 +1,4 @@
-"""run/runners/product_tools.py: names mapped back, tables refused, runs settled by the log."""
+"""run/products/bridge.py: names mapped back, tables refused, runs settled by the log."""
 
 from __future__ import annotations
 
@@ -8,11 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.mcp_bridge.calls_file import BridgeCall, BridgeLog
-from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
-from pytest_skill_lens.run.runners import product_tools
-from pytest_skill_lens.run.runners.claude_code import PRESET, ClaudeCodeRunner
-from pytest_skill_lens.run.runners.product_process import run_dir
-from pytest_skill_lens.run.runners.product_tools import (
+from pytest_skill_lens.run.products import bridge
+from pytest_skill_lens.run.products.bridge import (
     BRIDGED_PRODUCTS,
     BridgeSetupError,
     check_tools,
@@ -21,6 +18,9 @@ from pytest_skill_lens.run.runners.product_tools import (
     start_with_tools,
     tools_problem,
 )
+from pytest_skill_lens.run.products.claude_code import PRESET, ClaudeCodeRunner
+from pytest_skill_lens.run.products.process import run_dir
+from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
 from pytest_skill_lens.settings import ProductTable, Settings
 from pytest_skill_lens.suite.model import EvalCase, ToolSpec
 from pytest_skill_lens.suite.skill import load_skill
@@ -126,7 +126,7 @@ def test_the_preflight_checks_the_table_before_starting_the_bridge(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     started: list[int] = []
-    monkeypatch.setattr(product_tools, "check_bridge", lambda tools: started.append(1))
+    monkeypatch.setattr(bridge, "check_bridge", lambda tools: started.append(1))
     settings = Settings(runners={"claude-code": ProductTable(command=["wrap", "{prompt}"])})
     assert check_tools(PRESET, settings, TOOLS) is not None
     assert started == []
@@ -135,7 +135,7 @@ def test_the_preflight_checks_the_table_before_starting_the_bridge(
 def test_the_preflight_names_a_bridge_that_does_not_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(product_tools, "check_bridge", lambda tools: "exited 1: no pydantic")
+    monkeypatch.setattr(bridge, "check_bridge", lambda tools: "exited 1: no pydantic")
     problem = check_tools(PRESET, Settings(), TOOLS)
     assert problem is not None
     assert problem[0] == (

@@ -146,73 +146,73 @@ def _langchain_settings(settings: Settings) -> Problem | None:
 
 
 def _claude_code(context: RunnerContext) -> Runner:
-    from .runners.claude_code import ClaudeCodeRunner
+    from .products.claude_code import ClaudeCodeRunner
 
     return ClaudeCodeRunner(context.settings)
 
 
 def _claude_code_settings(settings: Settings) -> Problem | None:
-    from .runners.claude_code import PRESET
-    from .runners.product_preflight import settings_problem
+    from .products.claude_code import PRESET
+    from .products.preflight import settings_problem
 
     return settings_problem(PRESET, settings)
 
 
 def _claude_code_start(settings: Settings) -> Problem | None:
-    from .runners.claude_code import PRESET
-    from .runners.product_preflight import start_problem
+    from .products.claude_code import PRESET
+    from .products.preflight import start_problem
 
     return start_problem(PRESET, settings)
 
 
 def _copilot_tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
-    from .runners.copilot import PRESET
-    from .runners.product_tools import check_tools
+    from .products.bridge import check_tools
+    from .products.copilot import PRESET
 
     return check_tools(PRESET, settings, tools)
 
 
 def _claude_code_tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
-    from .runners.claude_code import PRESET
-    from .runners.product_tools import check_tools
+    from .products.bridge import check_tools
+    from .products.claude_code import PRESET
 
     return check_tools(PRESET, settings, tools)
 
 
 def _copilot(context: RunnerContext) -> Runner:
-    from .runners.copilot import CopilotRunner
+    from .products.copilot import CopilotRunner
 
     return CopilotRunner(context.settings)
 
 
 def _copilot_settings(settings: Settings) -> Problem | None:
-    from .runners.copilot import PRESET
-    from .runners.product_preflight import settings_problem
+    from .products.copilot import PRESET
+    from .products.preflight import settings_problem
 
     return settings_problem(PRESET, settings)
 
 
 def _copilot_start(settings: Settings) -> Problem | None:
-    from .runners.copilot import PRESET
-    from .runners.product_preflight import start_problem
+    from .products.copilot import PRESET
+    from .products.preflight import start_problem
 
     return start_problem(PRESET, settings)
 
 
 def _cli(context: RunnerContext) -> Runner:
-    from .runners.cli import CliRunner
+    from .products.cli import CliRunner
 
     return CliRunner(context.settings)
 
 
 def _cli_settings(settings: Settings) -> Problem | None:
-    from .runners.cli import settings_problem
+    from .products.cli import settings_problem
 
     return settings_problem(settings)
 
 
 def _cli_start(settings: Settings) -> Problem | None:
-    from .runners.cli import start_problem
+    from .products.cli import start_problem
 
     return start_problem(settings)
 
@@ -223,19 +223,19 @@ CLI_NEVER_PRICED = "the cli runner reports no cost for the command it runs"
 
 
 def _copilot_skills(settings: Settings) -> str:
-    from .runners.copilot import PRESET
+    from .products.copilot import PRESET
 
     return PRESET.skills_dir
 
 
 def _claude_code_skills(settings: Settings) -> str:
-    from .runners.claude_code import PRESET
+    from .products.claude_code import PRESET
 
     return PRESET.skills_dir
 
 
 def _cli_skills(settings: Settings) -> str:
-    from .runners.cli import DEFAULT_SKILLS_DIR, table_of
+    from .products.cli import DEFAULT_SKILLS_DIR, table_of
 
     table = table_of(settings)
     return (table.skills_dir if table is not None else None) or DEFAULT_SKILLS_DIR

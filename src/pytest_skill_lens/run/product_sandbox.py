@@ -372,9 +372,9 @@ def product_entries(settings: Settings, decision: ProductSandbox | None) -> list
     """
     if decision is None:
         return []
-    from .runners import claude_code, copilot
-    from .runners.copilot_package import fill_note
-    from .runners.product_preflight import probed_version
+    from .products import claude_code, copilot
+    from .products.copilot_package import fill_note
+    from .products.preflight import probed_version
 
     own = {preset.name: preset.executable for preset in (claude_code.PRESET, copilot.PRESET)}
     # Replay only: no product process starts, so no sandbox had anything to contain.

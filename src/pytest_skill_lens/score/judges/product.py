@@ -21,8 +21,8 @@ from os import devnull
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...run.products.description import MAX_PROMPT_BYTES, Preset, delivers_no_skill
 from ...run.result import RunResult
-from ...run.runners.product import MAX_PROMPT_BYTES, Preset, delivers_no_skill
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
@@ -33,8 +33,8 @@ from .reply import read_reply
 
 if TYPE_CHECKING:
     from ...run.cassettes import KeyPart
-    from ...run.runners.cli import CliRunner
-    from ...run.runners.product_run import TracedProductRunner
+    from ...run.products.cli import CliRunner
+    from ...run.products.runner import TracedProductRunner
 
 # The flag that sets which tools a preset's model sees, and the restriction built with
 # it: Claude Code with an empty list, Copilot with one tool that does not exist (it
@@ -67,14 +67,14 @@ def prompt_text(request: JudgeRequest) -> str:
 
 def preset_of(name: ProductName) -> Preset:
     if name == "claude-code":
-        from ...run.runners.claude_code import PRESET as CLAUDE_CODE
+        from ...run.products.claude_code import PRESET as CLAUDE_CODE
 
         return CLAUDE_CODE
     if name == "copilot":
-        from ...run.runners.copilot import PRESET as COPILOT
+        from ...run.products.copilot import PRESET as COPILOT
 
         return COPILOT
-    from ...run.runners.cli import PRESET as CLI
+    from ...run.products.cli import PRESET as CLI
 
     return CLI
 
@@ -102,14 +102,14 @@ def judging_settings(name: ProductName, settings: Settings) -> Settings:
 def _runner(name: ProductName, settings: Settings) -> TracedProductRunner | CliRunner:
     # The judge's seat in the item's cassette: its start records and replays as a verdict.
     if name == "claude-code":
-        from ...run.runners.claude_code import ClaudeCodeRunner
+        from ...run.products.claude_code import ClaudeCodeRunner
 
         return ClaudeCodeRunner(settings, seat="judge")
     if name == "copilot":
-        from ...run.runners.copilot import CopilotRunner
+        from ...run.products.copilot import CopilotRunner
 
         return CopilotRunner(settings, seat="judge")
-    from ...run.runners.cli import CliRunner
+    from ...run.products.cli import CliRunner
 
     return CliRunner(settings, seat="judge")
 

@@ -19,10 +19,10 @@ from .product_names import ProductName
 def settings_problem(name: ProductName, settings: Settings) -> Problem | None:
     """The table's rules as the runner has them, then the tool flag's."""
     if name == "cli":
-        from ...run.runners.cli import settings_problem as cli_problem
+        from ...run.products.cli import settings_problem as cli_problem
 
         return cli_problem(settings)
-    from ...run.runners.product_preflight import settings_problem as preset_problem
+    from ...run.products.preflight import settings_problem as preset_problem
 
     return preset_problem(preset_of(name), settings) or tool_flag_problem(name, settings)
 
@@ -50,11 +50,11 @@ def tool_flag_problem(name: ProductName, settings: Settings) -> Problem | None:
 def start_problem(name: ProductName, settings: Settings) -> Problem | None:
     """The product's executable found, and a preset's ``--version`` executed."""
     if name == "cli":
-        from ...run.runners.cli import start_problem as cli_start
+        from ...run.products.cli import start_problem as cli_start
 
         problem = cli_start(settings)
     else:
-        from ...run.runners.product_preflight import start_problem as preset_start
+        from ...run.products.preflight import start_problem as preset_start
 
         problem = preset_start(preset_of(name), settings)
     if problem is None:

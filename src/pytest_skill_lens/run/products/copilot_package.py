@@ -39,8 +39,8 @@ from pathlib import Path
 
 from ..containment import why
 from ..product_sandbox import share_read_only, unshare
-from .product_env import ENV_ALLOWLIST, home_env, make_home
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
+from .env import ENV_ALLOWLIST, home_env, make_home
+from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
 
 VARIABLE = "COPILOT_PKG_CACHE_HOME"  # read by Copilot before COPILOT_CACHE_HOME and XDG's
 CACHE = "cache"  # the directory inside the fill's run directory that the variable names

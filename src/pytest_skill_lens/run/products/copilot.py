@@ -18,10 +18,10 @@ from ..containment import Refused, read_regular
 from ..result import RunResult
 from .copilot_package import VARIABLE, package_directory
 from .copilot_trace import PRODUCT, read_trace
-from .product import PROMPT_PLACEHOLDER, Preset, SharedDir
-from .product_process import RunDir
-from .product_run import TracedProductRunner
-from .product_trace import Ending, Expect
+from .description import PROMPT_PLACEHOLDER, Preset, SharedDir
+from .process import RunDir
+from .runner import TracedProductRunner
+from .trace import Ending, Expect
 
 USAGE_FILE = "usage.json"
 MAX_USAGE_BYTES = 1_000_000  # the usage file is a few KiB; anything past this is not one

@@ -38,8 +38,8 @@ from ..bridge_config import (
     read_calls_data,
 )
 from ..result import RunResult
-from .product import Preset, Problem, with_flags
-from .product_process import Ran, RunDir, start
+from .description import Preset, Problem, with_flags
+from .process import Ran, RunDir, start
 
 __all__ = [
     "BRIDGED_PRODUCTS",

@@ -148,7 +148,7 @@ def command_problem(command: list[str]) -> str | None:
 
 def pass_env_problem(preset: Preset, table: ProductTable) -> Problem | None:
     """``pass_env`` names variables, and none the isolation itself sets (in any case)."""
-    from .product_env import isolation_sets
+    from .env import isolation_sets
 
     key = f"[runners.{preset.name}] pass_env"
     taken = {name.upper() for name in isolation_sets(preset)}

@@ -29,7 +29,18 @@ from ..cassettes import KeyPart
 from ..cassettes.files import Seat
 from ..cassettes.product import Capture, stderr_tail
 from ..result import RunResult
-from .product import (
+from .cassette import (
+    NotStarted,
+    Started,
+    key_parts,
+    secrets_of,
+    start_taped,
+    table_key,
+    watch_from,
+    watched,
+)
+from .delivery import DeliveryFailed, deliver
+from .description import (
     PROMPT_PLACEHOLDER,
     Preset,
     Problem,
@@ -40,19 +51,8 @@ from .product import (
     prompt_problem,
     with_flags,
 )
-from .product_cassette import (
-    NotStarted,
-    Started,
-    key_parts,
-    secrets_of,
-    start_taped,
-    table_key,
-    watch_from,
-    watched,
-)
-from .product_delivery import DeliveryFailed, deliver
-from .product_env import isolation_of, make_home, product_env
-from .product_process import RunDirFailed, StartFailed, run_dir, start
+from .env import isolation_of, make_home, product_env
+from .process import RunDirFailed, StartFailed, run_dir, start
 
 NAME = "cli"
 KEY = f"[runners.{NAME}]"

@@ -19,16 +19,8 @@ from ..cassettes import KeyPart
 from ..cassettes.files import Seat
 from ..cassettes.product import Capture, stderr_tail
 from ..result import RunResult
-from .product import (
-    PROMPT_PLACEHOLDER,
-    Preset,
-    argv,
-    exposed_prompt_problem,
-    prompt_for,
-    prompt_problem,
-    with_flags,
-)
-from .product_cassette import (
+from .bridge import BridgeSetupError, settle, start_with_tools
+from .cassette import (
     NotStarted,
     Started,
     key_parts,
@@ -38,12 +30,20 @@ from .product_cassette import (
     watch_from,
     watched,
 )
-from .product_delivery import DeliveryFailed, deliver
-from .product_env import isolation_of, make_home, product_env
-from .product_preflight import probed_version
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir
-from .product_tools import BridgeSetupError, settle, start_with_tools
-from .product_trace import Ending, Expect
+from .delivery import DeliveryFailed, deliver
+from .description import (
+    PROMPT_PLACEHOLDER,
+    Preset,
+    argv,
+    exposed_prompt_problem,
+    prompt_for,
+    prompt_problem,
+    with_flags,
+)
+from .env import isolation_of, make_home, product_env
+from .preflight import probed_version
+from .process import RunDir, RunDirFailed, StartFailed, run_dir
+from .trace import Ending, Expect
 
 
 class TracedProductRunner:
@@ -144,7 +144,7 @@ class TracedProductRunner:
                 before = watch_from(workspace, watch)
                 make_home(run.home)
                 env = product_env(self.preset, self._table, self._isolation, run.home)
-                # With the case's tools, the bridge's config is the last flag (product_tools).
+                # With the case's tools, the bridge's config is the last flag (bridge.py).
                 tooled = start_with_tools(
                     self.preset,
                     self._table,

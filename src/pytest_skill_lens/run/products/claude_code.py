@@ -5,16 +5,16 @@ the preset's flags under home isolation, and reads its ``stream-json`` trace
 (:mod:`.claude_code_trace`). ``mode: loaded`` sends ``/<name> <task>``, which Claude
 Code expands into the skill's text; ``mode: offered`` and a ``--baseline none`` arm
 send the bare task, and the model's own ``Skill`` tool call is the load signal.
-A case's ``tools:`` are served by a fresh MCP bridge per call (:mod:`.product_tools`).
+A case's ``tools:`` are served by a fresh MCP bridge per call (:mod:`.bridge`).
 """
 
 from __future__ import annotations
 
 from ..result import RunResult
 from .claude_code_trace import PRODUCT, read_trace
-from .product import Preset
-from .product_run import TracedProductRunner
-from .product_trace import Ending, Expect
+from .description import Preset
+from .runner import TracedProductRunner
+from .trace import Ending, Expect
 
 PRESET = Preset(
     name=PRODUCT,

@@ -22,8 +22,8 @@ from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import Hook, RunResult, ToolCall
-from .product_tools import BRIDGED_PRODUCTS, declared_names
-from .product_trace import Ending, Expect, json_events
+from .bridge import BRIDGED_PRODUCTS, declared_names
+from .trace import Ending, Expect, json_events
 
 PRODUCT = "claude-code"
 MCP_PREFIX = BRIDGED_PRODUCTS[PRODUCT].prefix  # mcp__skill-lens__<name>: a bridge tool

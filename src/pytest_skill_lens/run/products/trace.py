@@ -11,7 +11,7 @@ from typing import Any, Literal
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..scripts import Finished
-from .product import delivers_no_skill
+from .description import delivers_no_skill
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import RunResult, ToolCall
-from .product_trace import Ending, Expect, json_events
+from .trace import Ending, Expect, json_events
 
 PRODUCT = "copilot"
 MCP_PREFIX = "skill-lens-"  # how Copilot spells a tool of the bridge's server
