@@ -23,7 +23,6 @@ from pytest_skill_lens.run.product_sandbox import (
     adopt,
     bwrap_argv,
     decide,
-    product_entries,
     share_read_only,
     shared_read_only,
     unshare,
@@ -33,6 +32,7 @@ from pytest_skill_lens.run.products import copilot_package, preflight
 from pytest_skill_lens.run.products.copilot import PRESET
 from pytest_skill_lens.run.products.copilot_package import VARIABLE, PackageCaches
 from pytest_skill_lens.run.products.description import table_problem
+from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
 from pytest_skill_lens.run.products.process import run_dir, start
 from pytest_skill_lens.run.sandbox import system_temp_dir

@@ -39,12 +39,11 @@ from pytest_skill_lens.run.product_sandbox import (
     adopt,
     bwrap_argv,
     decide,
-    product_entries,
-    product_names,
     temp_view,
     wrap,
 )
 from pytest_skill_lens.run.products import preflight
+from pytest_skill_lens.run.products.entries import product_entries, product_names
 from pytest_skill_lens.run.products.process import (
     RunDir,
     StartFailed,
