@@ -131,10 +131,10 @@ def start_with_tools(
     timeout: float,
     max_output_bytes: int,
 ) -> ToolRun:
-    """:func:`.product_process.start`, with a fresh bridge serving ``tools`` when there are any.
+    """:func:`.process.start`, with a fresh bridge serving ``tools`` when there are any.
 
     Raises :class:`BridgeSetupError` rather than run the product without the case's
-    tools, and :class:`.product_process.StartFailed` as ``start`` does.
+    tools, and :class:`.process.StartFailed` as ``start`` does.
     """
     if not tools:
         return ToolRun(_start(argv, run, cwd, env, timeout, max_output_bytes), None)
