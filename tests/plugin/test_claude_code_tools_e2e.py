@@ -20,7 +20,7 @@ from product_harness import CLAUDE_TOML, anthropic_as_server, by_case, run_skill
 from product_harness import requests_about as about
 from skillfactory import make_skill, write_file
 
-from pytest_skill_lens.run.runners import product_tools
+from pytest_skill_lens.run.products import bridge
 
 # slow: starts the real Claude Code (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "claude_env")]
@@ -210,9 +210,7 @@ def test_the_bridge_lives_in_the_calls_own_directory_and_is_gone_after_the_run(
 def test_a_bridge_that_cannot_start_is_exit_2_before_any_case(
     pytester: pytest.Pytester, server: AnthropicServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(
-        product_tools, "check_bridge", lambda tools: "the MCP bridge check exited 1: boom"
-    )
+    monkeypatch.setattr(bridge, "check_bridge", lambda tools: "the MCP bridge check exited 1: boom")
     cases = [{"name": "looks", "task": "where is order A-1?", "tools": [ORDERS]}]
     result, _ = run(pytester, cases)
     assert result.ret == 2
@@ -231,7 +229,7 @@ def test_the_bridge_check_runs_once_per_run_and_never_when_only_listing(
         checked.append([tool.name for tool in tools])
         return None
 
-    monkeypatch.setattr(product_tools, "check_bridge", spy)
+    monkeypatch.setattr(bridge, "check_bridge", spy)
     make_skill(
         pytester.path / "skills",
         "polling",

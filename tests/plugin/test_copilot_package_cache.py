@@ -93,7 +93,7 @@ def test_two_cases_run_from_one_package_unpacked_once_and_gone_after_the_run(
 LENT = """
 import json
 
-from pytest_skill_lens.run.runners.copilot_package import CACHES
+from pytest_skill_lens.run.products.copilot_package import CACHES
 
 
 def pytest_sessionfinish(session):

@@ -33,6 +33,8 @@ from pytest_skill_lens.run.bridge_config import (
     read_calls,
     remove_bridge,
 )
+from pytest_skill_lens.run.products.description import BridgeForm
+from pytest_skill_lens.run.products.table import BY_NAME
 from pytest_skill_lens.suite.model import ToolSpec
 
 # slow: MCP bridge processes (-m "not slow" skips it)
@@ -54,6 +56,12 @@ TOOLS = [
     ),
     ToolSpec.model_validate({"name": "poll", "returns": ["pending", "done"]}),
 ]
+
+
+def _form(name: str) -> BridgeForm:
+    form = BY_NAME[name].bridge
+    assert form is not None
+    return form
 
 
 class Bridge:
@@ -141,7 +149,7 @@ def work(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def files(work: Path) -> Iterator[BridgeFiles]:
-    with bridge_for(TOOLS, "claude-code", working_directory=work) as made:
+    with bridge_for(TOOLS, _form("claude-code"), working_directory=work) as made:
         yield made
 
 
@@ -265,7 +273,7 @@ def test_each_bridge_process_starts_its_sequences_from_the_top(
 def test_the_config_names_the_bridge_as_the_one_server_outside_the_working_directory(
     work: Path, product: Literal["claude-code", "copilot"], flag: str, kind: str
 ) -> None:
-    made = prepare_bridge(TOOLS, product, working_directory=work)
+    made = prepare_bridge(TOOLS, _form(product), working_directory=work)
     try:
         assert not made.directory.is_relative_to(work.resolve())
         assert made.argument == f"{flag}{made.config}"
@@ -289,30 +297,35 @@ def test_the_config_names_the_bridge_as_the_one_server_outside_the_working_direc
 
 
 def test_the_directory_is_deleted_when_the_block_ends_however_it_ends(work: Path) -> None:
-    with pytest.raises(RuntimeError), bridge_for(TOOLS, "copilot", working_directory=work) as made:
+    with (
+        pytest.raises(RuntimeError),
+        bridge_for(TOOLS, _form("copilot"), working_directory=work) as made,
+    ):
         raise RuntimeError("the product crashed")
     assert not made.directory.exists()
 
 
 def test_a_bridge_directory_inside_the_working_directory_is_refused(work: Path) -> None:
     with pytest.raises(BridgeSetupError, match="inside the working directory"):
-        prepare_bridge(TOOLS, "claude-code", working_directory=work, parent=work)
+        prepare_bridge(TOOLS, _form("claude-code"), working_directory=work, parent=work)
     assert sorted(path.name for path in work.iterdir()) == ["pydantic.py"]
 
 
 def test_tools_that_cannot_be_served_are_a_setup_error(work: Path) -> None:
     with pytest.raises(BridgeSetupError, match="declared twice"):
-        prepare_bridge([TOOLS[0], TOOLS[0]], "claude-code", working_directory=work)
+        prepare_bridge([TOOLS[0], TOOLS[0]], _form("claude-code"), working_directory=work)
 
 
 def test_an_interpreter_path_a_product_would_expand_is_refused(work: Path) -> None:
     with pytest.raises(BridgeSetupError, match="cannot be configured"):
-        prepare_bridge(TOOLS, "copilot", working_directory=work, python="/opt/${HOME}/python")
+        prepare_bridge(
+            TOOLS, _form("copilot"), working_directory=work, python="/opt/${HOME}/python"
+        )
 
 
 def test_a_parent_that_cannot_hold_a_directory_is_a_setup_error(work: Path) -> None:
     with pytest.raises(BridgeSetupError, match="cannot make the bridge directory"):
-        prepare_bridge(TOOLS, "claude-code", working_directory=work, parent=work / "missing")
+        prepare_bridge(TOOLS, _form("claude-code"), working_directory=work, parent=work / "missing")
 
 
 # --- --check ----------------------------------------------------------------------------
@@ -441,7 +454,7 @@ def test_the_real_product_lists_and_calls_the_bridges_tool(
     home.mkdir()
     with (
         AnthropicServer(by_content=script) as server,
-        bridge_for(TOOLS, product, working_directory=work) as made,
+        bridge_for(TOOLS, _form(product), working_directory=work) as made,
     ):
         url = {
             "ANTHROPIC_BASE_URL"

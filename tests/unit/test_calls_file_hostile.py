@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from no_hang import within
+from pytest_skill_lens.run.products.bridge import ToolRun, settle, start_with_tools
+from pytest_skill_lens.run.products.claude_code import PRESET
+from pytest_skill_lens.run.products.process import run_dir
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.runners.claude_code import PRESET
-from pytest_skill_lens.run.runners.product_process import run_dir
-from pytest_skill_lens.run.runners.product_tools import ToolRun, settle, start_with_tools
 from pytest_skill_lens.settings import ProductTable
 from pytest_skill_lens.suite.model import ToolSpec
 

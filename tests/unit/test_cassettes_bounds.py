@@ -28,7 +28,7 @@ from pytest_skill_lens.run.cassettes.files import (
 from pytest_skill_lens.run.cassettes.product import capture_from
 from pytest_skill_lens.run.cassettes.seat_call import CassetteMiss
 from pytest_skill_lens.run.cassettes.tape import Tape
-from pytest_skill_lens.run.runners import copilot
+from pytest_skill_lens.run.products import copilot
 
 
 def call(exchanges: int = 1, response: Any = None) -> dict[str, Any]:

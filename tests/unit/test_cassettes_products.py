@@ -38,12 +38,12 @@ from pytest_skill_lens.run.cassettes.workspace_changes import (
     changes_since,
     snapshot,
 )
+from pytest_skill_lens.run.products import bridge, preflight
+from pytest_skill_lens.run.products.claude_code import PRESET as CLAUDE_CODE
+from pytest_skill_lens.run.products.cli import PRESET as CLI
+from pytest_skill_lens.run.products.cli import start_problem as cli_start_problem
+from pytest_skill_lens.run.products.runner import ProductRunner
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.runners import product_preflight, product_tools
-from pytest_skill_lens.run.runners.claude_code import PRESET as CLAUDE_CODE
-from pytest_skill_lens.run.runners.claude_code import ClaudeCodeRunner
-from pytest_skill_lens.run.runners.cli import CliRunner
-from pytest_skill_lens.run.runners.cli import start_problem as cli_start_problem
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase, ToolSpec
 from pytest_skill_lens.suite.skill import Skill, load_skill
@@ -309,8 +309,8 @@ def test_replaying_only_asks_nothing_of_a_product_or_command(
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     replaying = Settings.model_validate({"record": "none"})
-    assert product_preflight.start_problem(CLAUDE_CODE, replaying) is None
-    assert product_preflight.start_problem(CLAUDE_CODE, Settings()) is not None  # control
+    assert preflight.start_problem(CLAUDE_CODE, replaying) is None
+    assert preflight.start_problem(CLAUDE_CODE, Settings()) is not None  # control
     table = {"runners": {"cli": {"command": ["absent-agent", "{prompt}"], "pass_env": []}}}
     assert cli_start_problem(Settings.model_validate({**table, "record": "none"})) is None
     assert cli_start_problem(Settings.model_validate(table)) is not None
@@ -318,8 +318,8 @@ def test_replaying_only_asks_nothing_of_a_product_or_command(
     def started(*args: object) -> str:
         raise AssertionError("the bridge was started")
 
-    monkeypatch.setattr(product_tools, "check_bridge", started)
-    assert product_tools.check_tools(CLAUDE_CODE, replaying, [POLL]) is None
+    monkeypatch.setattr(bridge, "check_bridge", started)
+    assert bridge.check_tools(CLAUDE_CODE, replaying, [POLL]) is None
 
 
 # -- a runner recorded, then replayed --------------------------------------------------------
@@ -356,7 +356,7 @@ def _script(path: Path, text: str) -> Path:
 
 
 def _act(
-    runner: CliRunner | ClaudeCodeRunner,
+    runner: ProductRunner | ProductRunner,
     mode: Mode,
     path: Path,
     skill: Skill,
@@ -374,13 +374,17 @@ def test_the_cli_runner_replays_output_figures_and_files_with_the_command_gone(
     agent = _script(tmp_path / "bin" / "agent.sh", AGENT)
     table = {"command": [str(agent), "{prompt}"], "pass_env": []}
     cassette = tmp_path / "cassettes" / "c.cli.json"
-    recording = CliRunner(Settings.model_validate({"runners": {"cli": table}, "record": "once"}))
+    recording = ProductRunner(
+        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "once"})
+    )
     live, report = _act(recording, "once", cassette, skill, seeded(tmp_path / "ws1", seed="s"))
     assert live.error is None and live.output == "got: say hi\n"
     assert report.replayed is False and report.note is None
     agent.unlink()
 
-    replaying = CliRunner(Settings.model_validate({"runners": {"cli": table}, "record": "none"}))
+    replaying = ProductRunner(
+        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "none"})
+    )
     workspace = seeded(tmp_path / "ws2", seed="s")
     again, report = _act(replaying, "none", cassette, skill, workspace)
     assert report.replayed is True and report.miss is None
@@ -400,13 +404,13 @@ def test_a_traced_runner_reads_its_recorded_trace_with_its_own_reader_and_no_sec
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     cassette = tmp_path / "cassettes" / "c.claude-code.json"
     base = {"product_sandbox": "off"}
-    recording = ClaudeCodeRunner(Settings.model_validate({**base, "record": "once"}))
+    recording = ProductRunner(CLAUDE_CODE, Settings.model_validate({**base, "record": "once"}))
     live, _ = _act(recording, "once", cassette, skill, None)
     assert live.output == f"Hi {SECRET}"  # the run itself saw it
     assert SECRET not in cassette.read_text(encoding="utf-8")
     (bin_dir / "claude").unlink()
 
-    replaying = ClaudeCodeRunner(Settings.model_validate({**base, "record": "none"}))
+    replaying = ProductRunner(CLAUDE_CODE, Settings.model_validate({**base, "record": "none"}))
     again, report = _act(replaying, "none", cassette, skill, None)
     assert report.replayed is True
     assert again.output == "Hi [redacted by skill-lens]"
@@ -421,14 +425,16 @@ def test_a_changed_prompt_under_replay_only_is_a_miss_naming_it(
     table = {"command": [str(agent), "{prompt}"], "pass_env": []}
     cassette = tmp_path / "cassettes" / "c.cli.json"
     _act(
-        CliRunner(Settings.model_validate({"runners": {"cli": table}, "record": "once"})),
+        ProductRunner(CLI, Settings.model_validate({"runners": {"cli": table}, "record": "once"})),
         "once",
         cassette,
         skill,
         None,
     )
     other = {**table, "invoke": "please {task}"}  # the table changes, so does the prompt
-    runner = CliRunner(Settings.model_validate({"runners": {"cli": other}, "record": "none"}))
+    runner = ProductRunner(
+        CLI, Settings.model_validate({"runners": {"cli": other}, "record": "none"})
+    )
     tape = Tape(cassette, "none", runner.cassette_parts(), ITEM)
     assert tape.refusal is not None and "the cli settings ([runners.cli]" in tape.refusal
     # Keyed the same, a different prompt is still caught request by request.
@@ -439,7 +445,9 @@ def test_a_changed_prompt_under_replay_only_is_a_miss_naming_it(
 
 
 def _act_key(table: dict[str, object]) -> list[KeyPart]:
-    runner = CliRunner(Settings.model_validate({"runners": {"cli": table}, "record": "none"}))
+    runner = ProductRunner(
+        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "none"})
+    )
     return runner.cassette_parts()
 
 
@@ -449,7 +457,9 @@ def test_a_workspace_the_cassette_cannot_hold_leaves_the_run_scored_and_the_file
     agent = _script(tmp_path / "bin" / "agent.sh", "#!/bin/sh\nmkfifo pipe\necho done\n")
     table = {"command": [str(agent), "{prompt}"], "pass_env": []}
     cassette = tmp_path / "cassettes" / "c.cli.json"
-    runner = CliRunner(Settings.model_validate({"runners": {"cli": table}, "record": "once"}))
+    runner = ProductRunner(
+        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "once"})
+    )
     result, report = _act(runner, "once", cassette, skill, seeded(tmp_path / "ws"))
     assert (result.error, result.output) == (None, "done\n")  # measured as it ran
     assert report.note is not None and "'pipe', which is a FIFO (named pipe)" in report.note

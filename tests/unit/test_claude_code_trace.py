@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_skill_lens.run.products.claude_code_trace import read_trace
+from pytest_skill_lens.run.products.trace import Ending, Expect
 from pytest_skill_lens.run.result import Hook, RunResult, ToolCall, problems
-from pytest_skill_lens.run.runners.claude_code_trace import read_trace
-from pytest_skill_lens.run.runners.product_trace import Ending, Expect
 
 TRACES = Path(__file__).parent / "traces" / "claude_code"
 CLEAN = Ending(exit_code=0)

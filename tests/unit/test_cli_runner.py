@@ -15,17 +15,16 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.run.catalog import builtin_runner
-from pytest_skill_lens.run.result import problems
-from pytest_skill_lens.run.runners.cli import (
-    COST_NOTE,
-    USAGE_NOTE,
-    CliRunner,
+from pytest_skill_lens.run.products.cli import PRESET as CLI
+from pytest_skill_lens.run.products.cli import (
     invoke_problem,
-    prompt_for,
     settings_problem,
     start_problem,
 )
-from pytest_skill_lens.run.runners.product import MAX_PROMPT_BYTES
+from pytest_skill_lens.run.products.cli_trace import COST_NOTE, USAGE_NOTE
+from pytest_skill_lens.run.products.description import MAX_PROMPT_BYTES, prompt_for
+from pytest_skill_lens.run.products.runner import ProductRunner
+from pytest_skill_lens.run.result import problems
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase
 from pytest_skill_lens.suite.skill import Skill, load_skill
@@ -162,11 +161,11 @@ def test_loaded_fills_invoke_and_a_baseline_without_a_skill_gets_the_bare_task(
 # -- one run ---------------------------------------------------------------------------
 
 
-def runner(tmp_path: Path, **table: object) -> CliRunner:
+def runner(tmp_path: Path, **table: object) -> ProductRunner:
     fields: dict[str, object] = {"pass_env": [], **table}
     if "command" not in fields:  # not setdefault: agent() rewrites the script
         fields["command"] = agent(tmp_path)
-    return CliRunner(settings(**fields))
+    return ProductRunner(CLI, settings(**fields))
 
 
 def test_the_output_is_stdout_with_latency_and_notes_for_tokens_and_cost(
@@ -231,9 +230,11 @@ def test_output_past_max_output_bytes_is_errored_naming_the_key(
 
 
 def test_a_run_that_never_started_a_process_has_no_notes(tmp_path: Path, skill: Skill) -> None:
-    gone = CliRunner(settings(command=[str(tmp_path / "vanished"), "{prompt}"], pass_env=[]))
+    gone = ProductRunner(
+        CLI, settings(command=[str(tmp_path / "vanished"), "{prompt}"], pass_env=[])
+    )
     result = gone.run(skill, case(), None)
-    assert result.error is not None and "cli could not start" in result.error
+    assert result.error is not None and "cli could not be started" in result.error
     assert (result.cost_note, result.usage_note) == (None, None)
     huge = runner(tmp_path).run(skill, case("x" * (MAX_PROMPT_BYTES + 1)), None)
     assert huge.error is not None and "over the 102,400-byte limit" in huge.error
@@ -248,7 +249,7 @@ def test_a_relative_executable_is_resolved_where_the_run_started(
     script.write_text(textwrap.dedent('#!/bin/sh\necho "ran: $1"\n'), encoding="utf-8")
     script.chmod(0o755)
     monkeypatch.chdir(tmp_path)
-    result = CliRunner(settings(command=["bin/agent.sh", "{prompt}"], pass_env=[])).run(
+    result = ProductRunner(CLI, settings(command=["bin/agent.sh", "{prompt}"], pass_env=[])).run(
         skill, case(), None
     )
     assert (result.error, result.output) == (None, "ran: say hi\n")

@@ -1,4 +1,4 @@
-"""Copilot's package cache (run/runners/copilot_package.py), with a stand-in ``copilot``.
+"""Copilot's package cache (run/products/copilot_package.py), with a stand-in ``copilot``.
 
 The stand-in does what the real one does with ``COPILOT_PKG_CACHE_HOME`` (unpacks into
 ``pkg/`` under it) and counts its starts in a file beside it, so a test can tell one
@@ -23,18 +23,18 @@ from pytest_skill_lens.run.product_sandbox import (
     adopt,
     bwrap_argv,
     decide,
-    product_entries,
     share_read_only,
     shared_read_only,
     unshare,
     wrap,
 )
-from pytest_skill_lens.run.runners import copilot_package, product_preflight
-from pytest_skill_lens.run.runners.copilot import PRESET
-from pytest_skill_lens.run.runners.copilot_package import VARIABLE, PackageCaches
-from pytest_skill_lens.run.runners.product import table_problem
-from pytest_skill_lens.run.runners.product_env import isolation_sets, product_env, shared_env
-from pytest_skill_lens.run.runners.product_process import run_dir, start
+from pytest_skill_lens.run.products import copilot_package, preflight
+from pytest_skill_lens.run.products.copilot import PRESET
+from pytest_skill_lens.run.products.copilot_package import VARIABLE, PackageCaches
+from pytest_skill_lens.run.products.description import table_problem
+from pytest_skill_lens.run.products.entries import product_entries
+from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
+from pytest_skill_lens.run.products.process import run_dir, start
 from pytest_skill_lens.run.sandbox import system_temp_dir
 from pytest_skill_lens.settings import ProductTable, Settings
 
@@ -276,11 +276,11 @@ def test_the_preflight_probe_runs_with_the_filled_cache(
     stand_in(tmp_path)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", "http://127.0.0.1:1")
-    monkeypatch.setattr(product_preflight, "_versions", {})
-    monkeypatch.setattr(product_preflight, "_answered", {})
-    assert product_preflight.start_problem(PRESET, Settings(product_sandbox="auto")) is None
+    monkeypatch.setattr(preflight, "_versions", {})
+    monkeypatch.setattr(preflight, "_answered", {})
+    assert preflight.start_problem(PRESET, Settings(product_sandbox="auto")) is None
     (fill,) = caches.filled().values()
-    version = product_preflight.probed_version("copilot")
+    version = preflight.probed_version("copilot")
     assert version == f"GitHub Copilot CLI 9.9.9 cache={fill.directory}"
     assert starts(tmp_path) == 2  # the fill, then the probe itself
 
@@ -292,7 +292,7 @@ def test_a_refused_preflight_fills_nothing(
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     for name in PRESET.sign_in_variables:
         monkeypatch.delenv(name, raising=False)
-    problem = product_preflight.start_problem(PRESET, Settings(product_sandbox="auto"))
+    problem = preflight.start_problem(PRESET, Settings(product_sandbox="auto"))
     assert problem is not None and "can sign in only from the environment" in problem[0]
     assert starts(tmp_path) == 0 and caches.filled() == {}
 

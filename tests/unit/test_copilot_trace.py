@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from pytest_skill_lens.run.products.copilot import PRESET
+from pytest_skill_lens.run.products.copilot_trace import read_trace
+from pytest_skill_lens.run.products.description import argv, table_problem
+from pytest_skill_lens.run.products.env import product_env, signs_in
+from pytest_skill_lens.run.products.trace import Ending, Expect
 from pytest_skill_lens.run.result import RunResult, ToolCall, problems
-from pytest_skill_lens.run.runners.copilot import PRESET
-from pytest_skill_lens.run.runners.copilot_trace import read_trace
-from pytest_skill_lens.run.runners.product import argv, table_problem
-from pytest_skill_lens.run.runners.product_env import product_env, signs_in
-from pytest_skill_lens.run.runners.product_trace import Ending, Expect
 from pytest_skill_lens.settings import ProductTable
 
 TRACES = Path(__file__).parent / "traces" / "copilot"

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.runners import claude_code, copilot
-from pytest_skill_lens.run.runners.product import (
+from pytest_skill_lens.run.products import claude_code, copilot
+from pytest_skill_lens.run.products.delivery import DeliveryFailed, deliver
+from pytest_skill_lens.run.products.description import (
     PROMPT_PLACEHOLDER,
     argv,
     exposed_prompt_problem,
     with_flags,
 )
-from pytest_skill_lens.run.runners.product_delivery import DeliveryFailed, deliver
 from pytest_skill_lens.settings import ProductTable
 from pytest_skill_lens.suite.product_config import (
     CONFIG_PATHS,

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pytest_skill_lens.run.products.delivery import deliver
+from pytest_skill_lens.run.products.description import delivers_no_skill
+from pytest_skill_lens.run.products.table import BY_NAME
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.runners.product import delivers_no_skill
-from pytest_skill_lens.run.runners.product_delivery import deliver
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeRequest
 from pytest_skill_lens.score.judges.catalog import builtin_judge
 from pytest_skill_lens.score.judges.product import (
@@ -109,15 +110,17 @@ def test_the_prompt_is_the_shared_prompt_in_one_turn_closed_by_the_json_request(
 
 
 def test_each_preset_is_restricted_after_the_tables_args_and_a_wrapper_or_cli_is_not() -> None:
-    claude = judging_settings("claude-code", settings_with("claude-code", args=["--model", "x"]))
+    claude = judging_settings(
+        BY_NAME["claude-code"], settings_with("claude-code", args=["--model", "x"])
+    )
     assert claude.runners["claude-code"].args == ["--model", "x", "--tools", ""]
-    copilot = judging_settings("copilot", Settings())
+    copilot = judging_settings(BY_NAME["copilot"], Settings())
     assert copilot.runners["copilot"].args == ["--available-tools=skill-lens-none"]
     wrapper = ProductTable(command=["my-claude", "-p", "{prompt}"])
-    assert restriction("claude-code", wrapper) == ()
+    assert restriction(BY_NAME["claude-code"], wrapper) == ()
     own = ProductTable(command=["/opt/bin/claude", "-p", "{prompt}"])
-    assert restriction("claude-code", own) == ("--tools", "")
-    assert restriction("cli", ProductTable(command=["agent", "{prompt}"])) == ()
+    assert restriction(BY_NAME["claude-code"], own) == ("--tools", "")
+    assert restriction(BY_NAME["cli"], ProductTable(command=["agent", "{prompt}"])) == ()
 
 
 @pytest.mark.parametrize(
@@ -132,19 +135,19 @@ def test_each_preset_is_restricted_after_the_tables_args_and_a_wrapper_or_cli_is
 def test_a_table_carrying_the_tool_flag_is_refused_for_the_judge(
     name: str, table: dict[str, object], entry: str
 ) -> None:
-    problem = tool_flag_problem(name, settings_with(name, **table))  # type: ignore[arg-type]
+    problem = tool_flag_problem(BY_NAME[name], settings_with(name, **table))
     assert problem is not None and entry in problem[0]
-    assert settings_problem(name, settings_with(name, **table)) == problem  # type: ignore[arg-type]
+    assert settings_problem(BY_NAME[name], settings_with(name, **table)) == problem
 
 
 def test_a_flag_that_only_starts_like_the_tool_flag_is_not_refused() -> None:
     settings = settings_with("claude-code", args=["--tools-extra", "--disallowed-tools=Bash"])
-    assert tool_flag_problem("claude-code", settings) is None
-    assert tool_flag_problem("cli", settings_with("cli", args=["--tools", "x"])) is None
+    assert tool_flag_problem(BY_NAME["claude-code"], settings) is None
+    assert tool_flag_problem(BY_NAME["cli"], settings_with("cli", args=["--tools", "x"])) is None
 
 
 def test_the_cli_judge_is_held_to_the_cli_tables_rules() -> None:
-    problem = settings_problem("cli", Settings())
+    problem = settings_problem(BY_NAME["cli"], Settings())
     assert problem is not None and "[runners.cli] names none" in problem[0]
 
 
@@ -187,7 +190,7 @@ class StandIn:
 
 def judge_with(name: str, result: RunResult | Exception) -> tuple[ProductJudge, StandIn]:
     settings = settings_with("cli", command=["agent", "{prompt}"], pass_env=[])
-    judge = ProductJudge(name, settings)  # type: ignore[arg-type]
+    judge = ProductJudge(BY_NAME[name], settings)
     stand_in = StandIn(result)
     judge._runner = stand_in
     return judge, stand_in

@@ -1,4 +1,4 @@
-"""The product preflight's ``--version`` probe (run/runners/product_preflight.py)."""
+"""The product preflight's ``--version`` probe (run/products/preflight.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.runners import product_preflight
-from pytest_skill_lens.run.runners.claude_code import PRESET
+from pytest_skill_lens.run.products import preflight
+from pytest_skill_lens.run.products.claude_code import PRESET
 from pytest_skill_lens.settings import Settings
 
 
@@ -27,8 +27,8 @@ def on_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")  # home isolation signs in from it
     # This process's probes, kept apart from every other test's.
-    monkeypatch.setattr(product_preflight, "_versions", {})
-    monkeypatch.setattr(product_preflight, "_answered", {})
+    monkeypatch.setattr(preflight, "_versions", {})
+    monkeypatch.setattr(preflight, "_answered", {})
     return tmp_path
 
 
@@ -36,16 +36,16 @@ def test_an_executable_that_answered_is_not_started_again(on_path: Path) -> None
     # One product as runner and judge is asked twice in one preflight.
     _claude(on_path, 0)
     settings = Settings(product_sandbox="off")
-    assert product_preflight.start_problem(PRESET, settings) is None
-    assert product_preflight.start_problem(PRESET, settings) is None
+    assert preflight.start_problem(PRESET, settings) is None
+    assert preflight.start_problem(PRESET, settings) is None
     assert (on_path / "starts").read_text().splitlines() == ["start"]
-    assert product_preflight.probed_version("claude-code") == "9.9.9 (Stand-in)"
+    assert preflight.probed_version("claude-code") == "9.9.9 (Stand-in)"
 
 
 def test_a_failed_probe_is_asked_again_and_refused_each_time(on_path: Path) -> None:
     _claude(on_path, 3)
     settings = Settings(product_sandbox="off")
     for _ in range(2):
-        problem = product_preflight.start_problem(PRESET, settings)
+        problem = preflight.start_problem(PRESET, settings)
         assert problem is not None and "'--version' exited with code 3" in problem[0]
     assert (on_path / "starts").read_text().splitlines() == ["start", "start"]

@@ -10,15 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.runners.claude_code import PRESET, ClaudeCodeRunner
-from pytest_skill_lens.run.runners.product import (
+from pytest_skill_lens.run.products.claude_code import PRESET
+from pytest_skill_lens.run.products.claude_code import PRESET as CLAUDE_CODE
+from pytest_skill_lens.run.products.delivery import DeliveryFailed, deliver
+from pytest_skill_lens.run.products.description import (
     MAX_PROMPT_BYTES,
     argv,
     prompt_for,
     table_problem,
 )
-from pytest_skill_lens.run.runners.product_delivery import DeliveryFailed, deliver
-from pytest_skill_lens.run.runners.product_env import product_env, signs_in
+from pytest_skill_lens.run.products.env import product_env, signs_in
+from pytest_skill_lens.run.products.runner import ProductRunner
 from pytest_skill_lens.settings import ProductTable, Settings
 from pytest_skill_lens.suite.model import EvalCase
 from pytest_skill_lens.suite.skill import Skill, load_skill
@@ -205,8 +207,8 @@ def test_a_skill_name_that_is_not_one_directory_entry_is_a_delivery_failure(
         deliver(skill, tmp_path, ".claude/skills")
 
 
-def runner(**fields: object) -> ClaudeCodeRunner:
-    return ClaudeCodeRunner(Settings(runners={"claude-code": table(**fields)}))
+def runner(**fields: object) -> ProductRunner:
+    return ProductRunner(CLAUDE_CODE, Settings(runners={"claude-code": table(**fields)}))
 
 
 def test_a_prompt_over_100_kib_is_errored_before_anything_starts(tmp_path: Path) -> None:

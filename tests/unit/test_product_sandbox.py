@@ -39,13 +39,12 @@ from pytest_skill_lens.run.product_sandbox import (
     adopt,
     bwrap_argv,
     decide,
-    product_entries,
-    product_names,
     temp_view,
     wrap,
 )
-from pytest_skill_lens.run.runners import product_preflight
-from pytest_skill_lens.run.runners.product_process import (
+from pytest_skill_lens.run.products import preflight
+from pytest_skill_lens.run.products.entries import product_entries, product_names
+from pytest_skill_lens.run.products.process import (
     RunDir,
     StartFailed,
     run_dir,
@@ -358,8 +357,8 @@ def test_entries_carry_the_executable_and_the_probed_version(
     claude.write_text("#!/bin/sh\n")
     claude.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setitem(product_preflight._versions, "claude-code", "2.1.332 (Claude Code)")
-    monkeypatch.delitem(product_preflight._versions, "cli", raising=False)
+    monkeypatch.setitem(preflight._versions, "claude-code", "2.1.332 (Claude Code)")
+    monkeypatch.delitem(preflight._versions, "cli", raising=False)
     settings = Settings.model_validate(
         {
             "default_runner": ["claude-code", "cli"],

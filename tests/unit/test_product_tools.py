@@ -1,4 +1,4 @@
-"""run/runners/product_tools.py: names mapped back, tables refused, runs settled by the log."""
+"""run/products/bridge.py: names mapped back, tables refused, runs settled by the log."""
 
 from __future__ import annotations
 
@@ -8,26 +8,35 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.mcp_bridge.calls_file import BridgeCall, BridgeLog
-from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
-from pytest_skill_lens.run.runners import product_tools
-from pytest_skill_lens.run.runners.claude_code import PRESET, ClaudeCodeRunner
-from pytest_skill_lens.run.runners.product_process import run_dir
-from pytest_skill_lens.run.runners.product_tools import (
-    BRIDGED_PRODUCTS,
+from pytest_skill_lens.run.products import bridge
+from pytest_skill_lens.run.products.bridge import (
     BridgeSetupError,
     check_tools,
-    declared_names,
     settle,
     start_with_tools,
     tools_problem,
 )
+from pytest_skill_lens.run.products.claude_code import PRESET
+from pytest_skill_lens.run.products.claude_code import PRESET as CLAUDE_CODE
+from pytest_skill_lens.run.products.description import BridgeForm
+from pytest_skill_lens.run.products.process import run_dir
+from pytest_skill_lens.run.products.runner import ProductRunner
+from pytest_skill_lens.run.products.table import BY_NAME
+from pytest_skill_lens.run.products.trace import declared_names
+from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
 from pytest_skill_lens.settings import ProductTable, Settings
 from pytest_skill_lens.suite.model import EvalCase, ToolSpec
 from pytest_skill_lens.suite.skill import load_skill
 
 TOOLS = [ToolSpec(name="lookup", returns="found")]
-COPILOT = dataclasses.replace(PRESET, name="copilot", executable="copilot")
-CLI = dataclasses.replace(PRESET, name="cli", executable="sh")
+COPILOT = BY_NAME["copilot"]
+CLI = BY_NAME["cli"]
+
+
+def _form(name: str) -> BridgeForm:
+    form = BY_NAME[name].bridge
+    assert form is not None
+    return form
 
 
 def log(**fields: object) -> BridgeLog:
@@ -63,7 +72,7 @@ def clean_run() -> RunResult:
     [("claude-code", "mcp__skill-lens__lookup"), ("copilot", "skill-lens-lookup")],
 )
 def test_each_products_spelling_maps_back_to_the_declared_name(product: str, spelled: str) -> None:
-    mapped = declared_names(BRIDGED_PRODUCTS[product].prefix, ["lookup", "poll"])
+    mapped = declared_names(_form(product).prefix, ["lookup", "poll"])
     assert mapped[spelled] == "lookup"
     assert sorted(mapped.values()) == ["lookup", "poll"]
 
@@ -80,11 +89,11 @@ def test_each_products_spelling_maps_back_to_the_declared_name(product: str, spe
     ],
 )
 def test_any_other_spelling_is_not_mapped(other: str) -> None:
-    assert other not in declared_names(BRIDGED_PRODUCTS["claude-code"].prefix, ["lookup"])
+    assert other not in declared_names(_form("claude-code").prefix, ["lookup"])
 
 
 def test_claude_code_gets_the_mcp_schemas_in_its_tool_list() -> None:
-    assert BRIDGED_PRODUCTS["claude-code"].env == {"ENABLE_TOOL_SEARCH": "false"}
+    assert _form("claude-code").env == {"ENABLE_TOOL_SEARCH": "false"}
 
 
 # -- what the table allows ----------------------------------------------------------------
@@ -126,7 +135,7 @@ def test_the_preflight_checks_the_table_before_starting_the_bridge(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     started: list[int] = []
-    monkeypatch.setattr(product_tools, "check_bridge", lambda tools: started.append(1))
+    monkeypatch.setattr(bridge, "check_bridge", lambda tools: started.append(1))
     settings = Settings(runners={"claude-code": ProductTable(command=["wrap", "{prompt}"])})
     assert check_tools(PRESET, settings, TOOLS) is not None
     assert started == []
@@ -135,7 +144,7 @@ def test_the_preflight_checks_the_table_before_starting_the_bridge(
 def test_the_preflight_names_a_bridge_that_does_not_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(product_tools, "check_bridge", lambda tools: "exited 1: no pydantic")
+    monkeypatch.setattr(bridge, "check_bridge", lambda tools: "exited 1: no pydantic")
     problem = check_tools(PRESET, Settings(), TOOLS)
     assert problem is not None
     assert problem[0] == (
@@ -219,7 +228,7 @@ def test_the_runner_reports_a_setup_error_as_an_errored_run(tmp_path: Path) -> N
     skill_md.parent.mkdir()
     skill_md.write_text("---\nname: greet\ndescription: d\n---\nBody\n")
     table = ProductTable(command=[str(tmp_path / "wrap"), "{prompt}"])
-    runner = ClaudeCodeRunner(Settings(runners={"claude-code": table}))
+    runner = ProductRunner(CLAUDE_CODE, Settings(runners={"claude-code": table}))
     case = EvalCase(name="c", task="t", tools=TOOLS)
     result = runner.run(load_skill(skill_md), case, None)
     assert result.error is not None

@@ -330,7 +330,8 @@ def _decide_product_sandbox(settings: Settings, *, collect_only: bool) -> None:
     exits 2 here. Listing cases starts no product, nor does a replay-only run (nothing
     is probed for one).
     """
-    from ..run.product_sandbox import adopt, decide, product_names, replay_only
+    from ..run.product_sandbox import adopt, decide, replay_only
+    from ..run.products.entries import product_names
 
     if collect_only or not product_names(settings.runner_names, settings.judge):
         adopt(None)

@@ -14,7 +14,8 @@ import pytest
 
 from ..gate.fingerprint import Selection
 from ..gate.record import GateResult, RunRecord
-from ..run.product_sandbox import adopted, product_entries
+from ..run.product_sandbox import adopted
+from ..run.products.entries import product_entries
 from .aborted import aborted_code, aborted_gate, first_line, get_watch
 from .facts import CollectionFacts
 from .results import SessionResults

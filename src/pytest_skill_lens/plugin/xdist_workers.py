@@ -1,7 +1,7 @@
 """The pytest-xdist workers of a run that are processes on this machine.
 
 The controller passes a SIGTERM on to them (:mod:`.terminate`) and lends them the
-Copilot package it unpacked (:mod:`..run.runners.copilot_package`); a worker on another
+Copilot package it unpacked (:mod:`..run.products.copilot_package`); a worker on another
 machine (an ``ssh`` or ``socket`` gateway) has neither its pid nor its files here.
 """
 
@@ -19,7 +19,7 @@ def lend_packages(node: Any) -> None:
     """On the controller, before ``node`` starts: its Copilot package fills, if local."""
     if not is_local(node):
         return
-    from ..run.runners.copilot_package import CACHES
+    from ..run.products.copilot_package import CACHES
 
     lent = CACHES.lend()
     if lent:
@@ -31,7 +31,7 @@ def adopt_packages(workerinput: object) -> None:
     lent = workerinput.get(LENT_PACKAGES) if isinstance(workerinput, dict) else None
     if not isinstance(lent, dict) or not lent:
         return
-    from ..run.runners.copilot_package import CACHES
+    from ..run.products.copilot_package import CACHES
 
     CACHES.adopt({str(key): str(value) for key, value in lent.items()})
 

@@ -25,17 +25,17 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..mcp_bridge.calls_file import BridgeLog, read_calls_fd
 from ..mcp_bridge.dispatch import SERVER_NAME
 from ..mcp_bridge.spec import SpecError, encode_spec
 from ..suite.model import ToolSpec
 from .leftovers import owner_mark, remove_tree
+from .products.description import BridgeForm
 from .sandbox import system_temp_dir
 from .scripts import StartFailed, run_process
 
-BridgeProduct = Literal["claude-code", "copilot"]
 MODULE = "pytest_skill_lens.mcp_bridge"
 CHECK_TIMEOUT_SECONDS = 60.0
 _CHECK_OUTPUT_BYTES = 4096
@@ -46,7 +46,6 @@ __all__ = [
     "SERVER_NAME",
     "BridgeFiles",
     "BridgeLog",
-    "BridgeProduct",
     "BridgeSetupError",
     "bridge_command",
     "bridge_env",
@@ -99,16 +98,13 @@ def bridge_env() -> dict[str, str]:
 
 
 def mcp_config(
-    product: BridgeProduct, spec: Path, calls: Path, *, python: str = sys.executable
+    form: BridgeForm, spec: Path, calls: Path, *, python: str = sys.executable
 ) -> dict[str, Any]:
-    """The product's MCP config: the bridge as the one stdio server named ``skill-lens``."""
+    """The product's MCP config: the bridge as the one stdio server named ``skill-lens``,
+    in the product's form (its server type, a tool list: :class:`BridgeForm`)."""
     command, *args = bridge_command(spec, calls, python=python)
     server: dict[str, Any] = {"command": command, "args": args, "env": bridge_env()}
-    if product == "copilot":
-        # Copilot names its stdio type "local" and offers a server's tools only when listed.
-        server = {"type": "local", **server, "tools": ["*"]}
-    else:
-        server = {"type": "stdio", **server}
+    server = {**server, **form.server}
     for text in [command, *args, *server["env"].values()]:
         if "${" in text or "\x00" in text:
             # Claude Code expands ${VAR} in a config's strings; a path holding one
@@ -117,15 +113,9 @@ def mcp_config(
     return {"mcpServers": {SERVER_NAME: server}}
 
 
-def _config_argument(product: BridgeProduct, config: Path) -> str:
-    if product == "copilot":
-        return f"--additional-mcp-config=@{config}"
-    return f"--mcp-config={config}"
-
-
 def prepare_bridge(
     tools: Sequence[ToolSpec],
-    product: BridgeProduct,
+    form: BridgeForm,
     *,
     working_directory: Path,
     parent: Path | None = None,
@@ -149,14 +139,14 @@ def prepare_bridge(
                 f"the bridge directory {directory} would be inside the working directory"
             )
         calls = directory / "calls.jsonl"
-        config = mcp_config(product, directory / "spec.json", calls, python=python)
+        config = mcp_config(form, directory / "spec.json", calls, python=python)
         calls_fd = _create_calls(calls)
         files = BridgeFiles(
             directory,
             directory / "spec.json",
             calls,
             directory / "mcp.json",
-            _config_argument(product, directory / "mcp.json"),
+            form.argument(directory / "mcp.json"),
             calls_fd,
         )
         _write_new(files.spec, text)
@@ -218,13 +208,13 @@ def remove_bridge(files: BridgeFiles) -> None:
 @contextlib.contextmanager
 def bridge_for(
     tools: Sequence[ToolSpec],
-    product: BridgeProduct,
+    form: BridgeForm,
     *,
     working_directory: Path,
     parent: Path | None = None,
 ) -> Iterator[BridgeFiles]:
     """:func:`prepare_bridge`, with the directory deleted when the block ends."""
-    files = prepare_bridge(tools, product, working_directory=working_directory, parent=parent)
+    files = prepare_bridge(tools, form, working_directory=working_directory, parent=parent)
     try:
         yield files
     finally:

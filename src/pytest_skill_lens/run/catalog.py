@@ -12,6 +12,8 @@ from typing import Literal, get_args
 
 from ..settings import Settings
 from ..suite.model import EvalCase, ToolSpec
+from .products.description import Preset
+from .products.table import PRODUCTS
 from .requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
 from .runner import Runner, RunnerContext, RunnerFactory
 from .runners import langchain_model, pydantic_ai_model
@@ -145,101 +147,44 @@ def _langchain_settings(settings: Settings) -> Problem | None:
     return None if problem is None else (problem, RUNNER_SETTINGS_FIX)
 
 
-def _claude_code(context: RunnerContext) -> Runner:
-    from .runners.claude_code import ClaudeCodeRunner
+def _product_runner(product: Preset) -> RunnerDescription:
+    """A product's runner, read from its description (run/products/table.py)."""
 
-    return ClaudeCodeRunner(context.settings)
+    def build(context: RunnerContext) -> Runner:
+        from .products.runner import ProductRunner
 
+        return ProductRunner(product, context.settings)
 
-def _claude_code_settings(settings: Settings) -> Problem | None:
-    from .runners.claude_code import PRESET
-    from .runners.product_preflight import settings_problem
+    def settings(settings: Settings) -> Problem | None:
+        from .products.preflight import settings_problem
 
-    return settings_problem(PRESET, settings)
+        return settings_problem(product, settings)
 
+    def start(settings: Settings) -> Problem | None:
+        from .products.preflight import start_problem
 
-def _claude_code_start(settings: Settings) -> Problem | None:
-    from .runners.claude_code import PRESET
-    from .runners.product_preflight import start_problem
+        return start_problem(product, settings)
 
-    return start_problem(PRESET, settings)
+    def tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
+        from .products.bridge import check_tools
 
+        return check_tools(product, settings, tools)
 
-def _copilot_tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
-    from .runners.copilot import PRESET
-    from .runners.product_tools import check_tools
-
-    return check_tools(PRESET, settings, tools)
-
-
-def _claude_code_tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
-    from .runners.claude_code import PRESET
-    from .runners.product_tools import check_tools
-
-    return check_tools(PRESET, settings, tools)
-
-
-def _copilot(context: RunnerContext) -> Runner:
-    from .runners.copilot import CopilotRunner
-
-    return CopilotRunner(context.settings)
+    return RunnerDescription(
+        product.name,
+        build,
+        check_settings=settings,
+        check_start=start,
+        # Mock tools reach it through the MCP bridge, when it takes one.
+        check_tools=tools if product.bridge is not None else None,
+        # Without a trace of tool calls neither they nor a skill's load can be read.
+        serves=EVERY_FEATURE if product.traced else EVERY_FEATURE - UNTRACED,
+        never_priced=product.never_priced,
+        delivers_into=product.skills_dir_of,
+    )
 
 
-def _copilot_settings(settings: Settings) -> Problem | None:
-    from .runners.copilot import PRESET
-    from .runners.product_preflight import settings_problem
-
-    return settings_problem(PRESET, settings)
-
-
-def _copilot_start(settings: Settings) -> Problem | None:
-    from .runners.copilot import PRESET
-    from .runners.product_preflight import start_problem
-
-    return start_problem(PRESET, settings)
-
-
-def _cli(context: RunnerContext) -> Runner:
-    from .runners.cli import CliRunner
-
-    return CliRunner(context.settings)
-
-
-def _cli_settings(settings: Settings) -> Problem | None:
-    from .runners.cli import settings_problem
-
-    return settings_problem(settings)
-
-
-def _cli_start(settings: Settings) -> Problem | None:
-    from .runners.cli import start_problem
-
-    return start_problem(settings)
-
-
-# Why a product's spend can never be priced (kept here so naming one imports nothing).
-COPILOT_NEVER_PRICED = "copilot bills per premium request, a count of requests, never in dollars"
-CLI_NEVER_PRICED = "the cli runner reports no cost for the command it runs"
-
-
-def _copilot_skills(settings: Settings) -> str:
-    from .runners.copilot import PRESET
-
-    return PRESET.skills_dir
-
-
-def _claude_code_skills(settings: Settings) -> str:
-    from .runners.claude_code import PRESET
-
-    return PRESET.skills_dir
-
-
-def _cli_skills(settings: Settings) -> str:
-    from .runners.cli import DEFAULT_SKILLS_DIR, table_of
-
-    table = table_of(settings)
-    return (table.skills_dir if table is not None else None) or DEFAULT_SKILLS_DIR
-
+UNTRACED: frozenset[CaseFeature] = frozenset({"tools", "trajectory", "offered"})
 
 BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
     RunnerDescription("fake", _fake, declares_every_tool=True),
@@ -259,33 +204,7 @@ BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
         reads_model=True,
         declares_every_tool=True,
     ),
-    RunnerDescription(
-        "copilot",
-        _copilot,
-        check_settings=_copilot_settings,
-        check_start=_copilot_start,
-        check_tools=_copilot_tools,  # mock tools reach it through the MCP bridge
-        never_priced=COPILOT_NEVER_PRICED,
-        delivers_into=_copilot_skills,
-    ),
-    RunnerDescription(
-        "claude-code",
-        _claude_code,
-        check_settings=_claude_code_settings,
-        check_start=_claude_code_start,
-        check_tools=_claude_code_tools,  # mock tools reach it through the MCP bridge
-        delivers_into=_claude_code_skills,
-    ),
-    RunnerDescription(
-        "cli",
-        _cli,
-        check_settings=_cli_settings,
-        check_start=_cli_start,
-        # No trace: neither tool calls nor a skill's load can be read from plain stdout.
-        serves=EVERY_FEATURE - {"tools", "trajectory", "offered"},
-        never_priced=CLI_NEVER_PRICED,
-        delivers_into=_cli_skills,
-    ),
+    *(_product_runner(product) for product in PRODUCTS),
 )
 _BY_NAME = {description.name: description for description in BUILTIN_RUNNERS}
 

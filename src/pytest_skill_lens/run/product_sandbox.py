@@ -5,7 +5,7 @@ runner or a product judge is named; every product start in the process (runner,
 judge, ``--version`` probe) shares it:
 
 * ``off``: the whole environment and the real home; nothing is wrapped.
-* ``auto``: home isolation (:mod:`.runners.product_env`) and, where the once-per-run
+* ``auto``: home isolation (:mod:`.products.env`) and, where the once-per-run
   probe finds a bubblewrap that works, the product inside it; otherwise home
   isolation alone, and the report says why.
 * ``required``: as ``auto``, but no working backend is exit 2 (plugin/configure.py).
@@ -36,14 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..settings import ProductTable, Settings
 from .leftovers import PREFIX, owner_mark, remove_tree
 from .sandbox import ISOLATION, probe_isolation, run_probe, system_temp_dir
 
 Mode = Literal["auto", "required", "off"]
 Backend = Literal["bwrap", "none"]
-# The products skill-lens starts; a judge of the same name is the same product.
-PRODUCT_NAMES = ("copilot", "claude-code", "cli")
 # A script's confinement without --unshare-net: a product must reach its provider.
 PRODUCT_ISOLATION: tuple[str, ...] = tuple(flag for flag in ISOLATION if flag != "--unshare-net")
 OFF_DETAIL = 'product_sandbox = "off"'
@@ -352,47 +349,3 @@ def _outermost(paths: Sequence[Path]) -> list[Path]:
 
 def _is_under(path: Path, directory: Path) -> bool:
     return path == directory or directory in path.parents
-
-
-# -- the report's view ---------------------------------------------------------------------
-
-
-def product_names(runner_names: Sequence[str], judge: str) -> list[str]:
-    """The products a run names, runners first, each once (a judge may be one of them)."""
-    named = [name for name in (*runner_names, judge) if name in PRODUCT_NAMES]
-    return list(dict.fromkeys(named))
-
-
-def product_entries(settings: Settings, decision: ProductSandbox | None) -> list[ProductEntry]:
-    """One entry per product of the run, with the executable and version it reported.
-
-    The executable is the table's ``command`` (or the preset's own) as found on
-    ``PATH``; the version is the first line the preflight's ``--version`` printed,
-    ``None`` when nothing probed it (``cli``, a wrapper command).
-    """
-    if decision is None:
-        return []
-    from .runners import claude_code, copilot
-    from .runners.copilot_package import fill_note
-    from .runners.product_preflight import probed_version
-
-    own = {preset.name: preset.executable for preset in (claude_code.PRESET, copilot.PRESET)}
-    # Replay only: no product process starts, so no sandbox had anything to contain.
-    trust = REPLAY_ONLY_TRUST if settings.record == "none" else decision.trust
-    entries = []
-    for name in product_names(settings.runner_names, settings.judge):
-        table: ProductTable | None = settings.runners.get(name)  # type: ignore[call-overload]
-        command = table.command if table is not None else None
-        executable = command[0] if command else own.get(name, name)
-        found = shutil.which(executable) or executable
-        entries.append(
-            ProductEntry(
-                name=name,
-                executable=found,
-                version=probed_version(name),
-                trust=trust,
-                sandbox=decision,
-                cache_note=fill_note(found) if name == copilot.PRESET.name else None,
-            )
-        )
-    return entries

@@ -3,7 +3,7 @@
 A product started in a case's workspace would take such a file as its settings: an
 endpoint to send its key to, hooks and MCP servers to start, a helper that prints the
 key. A case may not seed one (an authoring error, :mod:`.rules`), a delivered skill
-file never lands on one (``run/runners/product_delivery.py``), and a file the product
+file never lands on one (``run/products/delivery.py``), and a file the product
 itself left there for a later session is made inert before that session when the
 product's flags would still read it (``inert``, used by its preset in ``run/runners/``).
 

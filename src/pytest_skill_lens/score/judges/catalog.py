@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...run.products.description import Preset
+from ...run.products.table import PRODUCTS
 from ...run.requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
 from ...run.runners import langchain_model, pydantic_ai_model
 from ...settings import Settings
 from ..judge import FakeJudge, Judge, JudgeContext, JudgeFactory
-from .product_names import PRODUCT_JUDGES, ProductName
 from .resolve import judge_model, model_problem
 
 
@@ -92,53 +93,33 @@ def _langchain_settings(settings: Settings) -> Problem | None:
     return model_problem("langchain", settings, _langchain_served)
 
 
-def _product(context: JudgeContext) -> Judge:
-    from .product import ProductJudge
+def _product_judge(product: Preset) -> JudgeDescription:
+    """A product's judge, read from its description (run/products/table.py): started from
+    the runner's ``[runners.<name>]`` table, checked as the runner is."""
 
-    return ProductJudge(_product_name(context.name), context.settings)
+    def build(context: JudgeContext) -> Judge:
+        from .product import ProductJudge
 
+        return ProductJudge(product, context.settings)
 
-def _product_name(name: str) -> ProductName:
-    for product in PRODUCT_JUDGES:
-        if product == name:
-            return product
-    raise ValueError(f"{name!r} is not a product judge")
-
-
-def _product_settings(name: ProductName) -> SettingsCheck:
-    def check(settings: Settings) -> Problem | None:
+    def settings(settings: Settings) -> Problem | None:
         from .product_rules import settings_problem
 
-        return settings_problem(name, settings)
+        return settings_problem(product, settings)
 
-    return check
-
-
-def _product_start(name: ProductName) -> SettingsCheck:
-    def check(settings: Settings) -> Problem | None:
+    def start(settings: Settings) -> Problem | None:
         from .product_rules import start_problem
 
-        return start_problem(name, settings)
+        return start_problem(product, settings)
 
-    return check
-
-
-def _product_judge(name: ProductName, never_priced: str | None = None) -> JudgeDescription:
     return JudgeDescription(
-        name,
-        _product,
-        check_settings=_product_settings(name),
-        check_start=_product_start(name),
-        never_priced=never_priced,
+        product.name,
+        build,
+        check_settings=settings,
+        check_start=start,
+        never_priced=product.judge_never_priced,
     )
 
-
-# Said as a judge: Claude Code reports cost at list price, the other two never in dollars.
-COPILOT_NEVER_PRICED = (
-    "copilot bills per premium request, a count of requests, never in dollars, and the "
-    "judge's spend is reported as a premium-request note"
-)
-CLI_NEVER_PRICED = "the cli judge reports no cost for the command it runs"
 
 BUILTIN_JUDGES: tuple[JudgeDescription, ...] = (
     JudgeDescription("fake", FakeJudge, grades=False),
@@ -157,9 +138,7 @@ BUILTIN_JUDGES: tuple[JudgeDescription, ...] = (
         reads_model=True,
     ),
     # Graded through the product, started from its [runners.<name>] table (product.py).
-    _product_judge("copilot", COPILOT_NEVER_PRICED),
-    _product_judge("claude-code"),
-    _product_judge("cli", CLI_NEVER_PRICED),
+    *(_product_judge(product) for product in PRODUCTS),
 )
 _BY_NAME = {description.name: description for description in BUILTIN_JUDGES}
 

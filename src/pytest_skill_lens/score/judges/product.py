@@ -21,29 +21,18 @@ from os import devnull
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...run.products.description import MAX_PROMPT_BYTES, Preset, delivers_no_skill
 from ...run.result import RunResult
-from ...run.runners.product import MAX_PROMPT_BYTES, Preset, delivers_no_skill
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..judge import JudgeRequest, JudgeVerdict
-from .product_names import ProductName
 from .prompt import build_judge_prompt
 from .reply import read_reply
 
 if TYPE_CHECKING:
     from ...run.cassettes import KeyPart
-    from ...run.runners.cli import CliRunner
-    from ...run.runners.product_run import TracedProductRunner
 
-# The flag that sets which tools a preset's model sees, and the restriction built with
-# it: Claude Code with an empty list, Copilot with one tool that does not exist (it
-# ignores an empty list). cli has none: a command's flags are not known.
-TOOL_FLAGS: dict[ProductName, str] = {"claude-code": "--tools", "copilot": "--available-tools"}
-RESTRICTIONS: dict[ProductName, tuple[str, ...]] = {
-    "claude-code": ("--tools", ""),
-    "copilot": ("--available-tools=skill-lens-none",),
-}
 CLOSING = (
     "Reply with a single JSON object and nothing else: "
     '{"checks": [{"id": ..., "passed": ..., "evidence": ...}, ...]}, '
@@ -65,53 +54,23 @@ def prompt_text(request: JudgeRequest) -> str:
     return f"{prompt.instructions}\n\n{prompt.message}\n\n{CLOSING}"
 
 
-def preset_of(name: ProductName) -> Preset:
-    if name == "claude-code":
-        from ...run.runners.claude_code import PRESET as CLAUDE_CODE
-
-        return CLAUDE_CODE
-    if name == "copilot":
-        from ...run.runners.copilot import PRESET as COPILOT
-
-        return COPILOT
-    from ...run.runners.cli import PRESET as CLI
-
-    return CLI
-
-
-def table_of(name: ProductName, settings: Settings) -> ProductTable:
-    found = settings.runners.get(name)
-    return found if found is not None else ProductTable()
-
-
-def restriction(name: ProductName, table: ProductTable) -> tuple[str, ...]:
-    """The flags that leave the judge no tools; none when ``command`` names a wrapper."""
-    if name not in RESTRICTIONS or not preset_of(name).names_itself(table):
+def restriction(product: Preset, table: ProductTable) -> tuple[str, ...]:
+    """The flags that leave the judge no tools (the product's ``judge_restriction``);
+    none when ``command`` names a wrapper, or for ``cli``, whose flags are not known."""
+    if not product.names_itself(table):
         return ()
-    return RESTRICTIONS[name]
+    return product.judge_restriction
 
 
-def judging_settings(name: ProductName, settings: Settings) -> Settings:
+def judging_settings(product: Preset, settings: Settings) -> Settings:
     """``settings`` with the restriction appended to the product's table ``args``."""
-    table = table_of(name, settings)
-    args = [*table.args, *restriction(name, table)]
-    runners = {**settings.runners, name: table.model_copy(update={"args": args})}
+    table = product.table(settings)
+    args = [*table.args, *restriction(product, table)]
+    runners: dict[str, ProductTable] = {
+        str(name): found for name, found in settings.runners.items()
+    }
+    runners[product.name] = table.model_copy(update={"args": args})
     return settings.model_copy(update={"runners": runners})
-
-
-def _runner(name: ProductName, settings: Settings) -> TracedProductRunner | CliRunner:
-    # The judge's seat in the item's cassette: its start records and replays as a verdict.
-    if name == "claude-code":
-        from ...run.runners.claude_code import ClaudeCodeRunner
-
-        return ClaudeCodeRunner(settings, seat="judge")
-    if name == "copilot":
-        from ...run.runners.copilot import CopilotRunner
-
-        return CopilotRunner(settings, seat="judge")
-    from ...run.runners.cli import CliRunner
-
-    return CliRunner(settings, seat="judge")
 
 
 class ProductJudge:
@@ -125,9 +84,12 @@ class ProductJudge:
     name: str
     records_cassettes = True  # its product's start goes through the item's cassette
 
-    def __init__(self, name: ProductName, settings: Settings) -> None:
-        self.name = name
-        self._runner = _runner(name, judging_settings(name, settings))
+    def __init__(self, product: Preset, settings: Settings) -> None:
+        from ...run.products.runner import ProductRunner
+
+        self.name = product.name
+        # The judge's seat in the item's cassette: its start records and replays as a verdict.
+        self._runner = ProductRunner(product, judging_settings(product, settings), seat="judge")
 
     def cassette_parts(self) -> list[KeyPart]:
         """The judge's product as a cassette is keyed on it: its table (with the judge's

@@ -10,29 +10,24 @@ preset, its ``--version`` executed under the run's product sandbox.
 
 from __future__ import annotations
 
+from ...run.products.description import Preset
+from ...run.products.preflight import settings_problem as runner_settings_problem
+from ...run.products.preflight import start_problem as runner_start_problem
 from ...run.requirements import Problem
 from ...settings import Settings
-from .product import TOOL_FLAGS, preset_of, table_of
-from .product_names import ProductName
 
 
-def settings_problem(name: ProductName, settings: Settings) -> Problem | None:
+def settings_problem(product: Preset, settings: Settings) -> Problem | None:
     """The table's rules as the runner has them, then the tool flag's."""
-    if name == "cli":
-        from ...run.runners.cli import settings_problem as cli_problem
-
-        return cli_problem(settings)
-    from ...run.runners.product_preflight import settings_problem as preset_problem
-
-    return preset_problem(preset_of(name), settings) or tool_flag_problem(name, settings)
+    return runner_settings_problem(product, settings) or tool_flag_problem(product, settings)
 
 
-def tool_flag_problem(name: ProductName, settings: Settings) -> Problem | None:
+def tool_flag_problem(product: Preset, settings: Settings) -> Problem | None:
     """An ``args`` or ``command`` entry that is the tool flag, or starts with ``<flag>=``."""
-    flag = TOOL_FLAGS.get(name)
+    flag, name = product.judge_tool_flag, product.name
     if flag is None:
         return None
-    table = table_of(name, settings)
+    table = product.table(settings)
     key = f"[runners.{name}]"
     for field, entries in (("args", table.args), ("command", table.command or [])):
         for entry in entries:
@@ -47,16 +42,10 @@ def tool_flag_problem(name: ProductName, settings: Settings) -> Problem | None:
     return None
 
 
-def start_problem(name: ProductName, settings: Settings) -> Problem | None:
+def start_problem(product: Preset, settings: Settings) -> Problem | None:
     """The product's executable found, and a preset's ``--version`` executed."""
-    if name == "cli":
-        from ...run.runners.cli import start_problem as cli_start
-
-        problem = cli_start(settings)
-    else:
-        from ...run.runners.product_preflight import start_problem as preset_start
-
-        problem = preset_start(preset_of(name), settings)
+    problem = runner_start_problem(product, settings)
     if problem is None:
         return None
+    name = product.name
     return (problem[0].replace(f"the {name} runner", f"the {name} judge", 1), problem[1])

@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from anthropic_server import AnthropicServer, failure, text, tool_use  # noqa: E402
 
-from pytest_skill_lens.run.runners.copilot import PRESET  # noqa: E402
-from pytest_skill_lens.run.runners.product import argv  # noqa: E402
-from pytest_skill_lens.run.runners.product_env import make_home, product_env  # noqa: E402
+from pytest_skill_lens.run.products.copilot import PRESET  # noqa: E402
+from pytest_skill_lens.run.products.description import argv  # noqa: E402
+from pytest_skill_lens.run.products.env import make_home, product_env  # noqa: E402
 from pytest_skill_lens.settings import ProductTable  # noqa: E402
 
 SKILL = """---

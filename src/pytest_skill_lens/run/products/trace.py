@@ -11,7 +11,7 @@ from typing import Any, Literal
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..scripts import Finished
-from .product import delivers_no_skill
+from .description import delivers_no_skill
 
 
 @dataclass(frozen=True)
@@ -68,3 +68,12 @@ def json_events(data: bytes) -> Iterator[dict[str, Any]]:
             continue
         if isinstance(event, dict):
             yield event
+
+
+def declared_names(prefix: str, declared: Sequence[str]) -> dict[str, str]:
+    """Product spelling -> declared name, for the case's tools; exact spelling only.
+
+    A call under any other name (a product's own tool, a near miss in case or
+    punctuation) is not in the map and keeps the product's name.
+    """
+    return {f"{prefix}{name}": name for name in declared}

@@ -1,20 +1,26 @@
-"""The ``claude-code`` runner: the real Claude Code, headless, with the skill in ``.claude/skills``.
+"""Claude Code, described: the real ``claude``, headless, with the skill in ``.claude/skills``.
 
 Each call delivers the skill into the working directory, starts ``claude -p`` with
-the preset's flags under home isolation, and reads its ``stream-json`` trace
-(:mod:`.claude_code_trace`). ``mode: loaded`` sends ``/<name> <task>``, which Claude
+the preset's flags under home isolation (:mod:`.runner`), and reads its ``stream-json``
+trace (:mod:`.claude_code_trace`). ``mode: loaded`` sends ``/<name> <task>``, which Claude
 Code expands into the skill's text; ``mode: offered`` and a ``--baseline none`` arm
 send the bare task, and the model's own ``Skill`` tool call is the load signal.
-A case's ``tools:`` are served by a fresh MCP bridge per call (:mod:`.product_tools`).
+A case's ``tools:`` are served by a fresh MCP bridge per call (:mod:`.bridge`).
 """
 
 from __future__ import annotations
 
-from ..result import RunResult
-from .claude_code_trace import PRODUCT, read_trace
-from .product import Preset
-from .product_run import TracedProductRunner
-from .product_trace import Ending, Expect
+from ...mcp_bridge.dispatch import SERVER_NAME
+from .description import BridgeForm, Preset, TraceReader
+
+PRODUCT = "claude-code"
+
+
+def _reader() -> TraceReader:
+    from .claude_code_trace import read_trace
+
+    return lambda trace, left, ending, expect: read_trace(trace, ending, expect)
+
 
 PRESET = Preset(
     name=PRODUCT,
@@ -57,14 +63,16 @@ PRESET = Preset(
     # As root Claude Code refuses --dangerously-skip-permissions unless told it is
     # sandboxed; without this a root CI job could not run the product at all.
     root_env={"IS_SANDBOX": "1"},
+    reader=_reader,
+    bridge=BridgeForm(
+        flag="--mcp-config={path}",
+        server={"type": "stdio"},
+        prefix=f"mcp__{SERVER_NAME}__",
+        # Without it Claude Code defers an MCP tool's schema behind its ToolSearch tool;
+        # with it the schema is in the tool list the model gets, as under every runner.
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    ),
+    # Judging, its tool list is empty: nothing to act with while it reads a response.
+    judge_tool_flag="--tools",
+    judge_restriction=("--tools", ""),
 )
-
-
-class ClaudeCodeRunner(TracedProductRunner):
-    """Runs one task through Claude Code; never raises (every failure is an errored result)."""
-
-    name = PRODUCT
-    preset = PRESET
-
-    def read(self, trace: bytes, left: bytes | None, ending: Ending, expect: Expect) -> RunResult:
-        return read_trace(trace, ending, expect)

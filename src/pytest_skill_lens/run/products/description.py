@@ -1,10 +1,12 @@
-"""What every product runner shares: its preset, its ``[runners.<name>]`` table, its argv.
+"""A product's description (:class:`Preset`), its ``[runners.<name>]`` table's rules, its argv.
 
 A product runner starts an agent product (Claude Code, Copilot CLI, any CLI) in its
 non-interactive mode, with the skill delivered where the product discovers skills
-(:mod:`.product_delivery`), under an allowlisted environment and a temporary home
-(:mod:`.product_env`), bounded by the shared process layer (:mod:`.product_process`).
-This module holds the pure part: the table's rules, the argv and the prompt.
+(:mod:`.delivery`), under an allowlisted environment and a temporary home
+(:mod:`.env`), bounded by the shared process layer (:mod:`.process`), and reads its
+trace (:mod:`.runner`). Everything that differs between products is a field of its
+:class:`Preset`, one row of :mod:`.table`; this module holds that description and the
+pure part every product shares: the table's rules, the argv and the prompt.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.product_config import CONFIG_PATHS, ConfigPath
 from ...suite.skill import Skill
+
+if TYPE_CHECKING:
+    from ..result import RunResult
+    from .trace import Ending, Expect
 
 PROMPT_PLACEHOLDER = "{prompt}"
 SEPARATOR = "--"  # after it, a product's parser reads every argument as an operand
@@ -28,6 +35,9 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CREDENTIAL_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "CREDENTIAL")
 
 Problem = tuple[str, str]  # (what is wrong, how to fix it), as run/requirements.py has it
+# A trace reader: the trace (stdout), what the product left in its run directory
+# (:class:`LeftFile`), how the process ended and what the run was, read into a result.
+TraceReader = Callable[[bytes, "bytes | None", "Ending", "Expect"], "RunResult"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,42 @@ class SharedDir:
 
     variable: str
     provide: Callable[[str, Mapping[str, str]], Path | None]
+    # Why the directory of an executable could not be made, for the report (a call is
+    # then slower, never wrong); ``None`` when there is nothing to say.
+    note: Callable[[str], str | None] | None = None
+
+
+@dataclass(frozen=True)
+class BridgeForm:
+    """How a product takes the MCP bridge (:mod:`..bridge_config`, :mod:`.bridge`).
+
+    ``flag`` hands it the config file (``{path}`` is the file), placed last among its
+    flags; ``server`` is what its config's server entry holds beside the command
+    (``type``, a tool list); ``prefix`` is what its trace puts before a bridge tool's
+    name; ``env`` what its environment needs; ``refused_flags`` table flags that would
+    take the bridge's tools away again, and ``refused_why`` why.
+    """
+
+    flag: str
+    server: Mapping[str, object]
+    prefix: str
+    env: Mapping[str, str] = field(default_factory=dict)
+    refused_flags: tuple[str, ...] = ()
+    refused_why: str = ""
+
+    def argument(self, config: Path) -> str:
+        return self.flag.replace("{path}", str(config))
+
+
+@dataclass(frozen=True)
+class LeftFile:
+    """A file the product writes into the call's own directory for the reader (Copilot's
+    usage at exit): its ``name`` there, the ``flag`` that asks for it (``{path}``), and
+    the most the harness reads of it."""
+
+    name: str
+    flag: str
+    max_bytes: int
 
 
 @dataclass(frozen=True)
@@ -59,6 +105,16 @@ class Preset:
     never overridable, and ``root_env`` what it sets as well when it runs as root;
     ``shared_dirs`` are what home isolation names for every call but does not make anew
     per call (:class:`SharedDir`).
+
+    ``reader`` loads its trace reader (imported when a run reads a trace, never when
+    the table is listed); ``invoke`` phrases a loaded case (``{name}``, ``{task}``);
+    ``left_file`` is what it leaves for the reader; ``bridge`` how it takes mock tools
+    (``None``: it cannot); ``traced``: its trace shows tool calls and a skill's load
+    (else ``tools:``, ``trajectory:`` and ``mode: offered`` are refused);
+    ``judge_tool_flag`` and ``judge_restriction`` leave it no tools while it judges;
+    ``never_priced`` (``judge_never_priced``) why its spend is never in dollars;
+    ``names_command``: the table's ``command`` is the product (``cli``), so the table
+    must name one and may set ``skills_dir``, ``invoke`` and an empty ``pass_env``.
     """
 
     name: str
@@ -74,12 +130,36 @@ class Preset:
     root_env: Mapping[str, str] = field(default_factory=dict)
     shared_dirs: tuple[SharedDir, ...] = ()
     prompt_args: tuple[str, ...] = (SEPARATOR, PROMPT_PLACEHOLDER)
+    reader: Callable[[], TraceReader] | None = None
+    invoke: str = "/{name} {task}"
+    left_file: LeftFile | None = None
+    bridge: BridgeForm | None = None
+    traced: bool = True
+    judge_tool_flag: str | None = None
+    judge_restriction: tuple[str, ...] = ()
+    never_priced: str | None = None
+    judge_never_priced: str | None = None
+    names_command: bool = False
+
+    @property
+    def config_paths(self) -> tuple[ConfigPath, ...]:
+        """The files of its own it reads as configuration in the working directory."""
+        return CONFIG_PATHS.get(self.name, ())
+
+    def skills_dir_of(self, settings: Settings) -> str:
+        """Where the skill is delivered: the table's ``skills_dir`` (``cli`` only) or its own."""
+        return self.table(settings).skills_dir or self.skills_dir
+
+    def read(self, trace: bytes, left: bytes | None, ending: Ending, expect: Expect) -> RunResult:
+        if self.reader is None:
+            raise NotImplementedError(f"{self.name} has no trace reader")
+        return self.reader()(trace, left, ending, expect)
 
     @property
     def inert_files(self) -> tuple[ConfigPath, ...]:
         """The configuration files of the product's own that its flags still let it read
         from the working directory: made inert before every start (suite/product_config)."""
-        return tuple(entry for entry in CONFIG_PATHS.get(self.name, ()) if entry.inert)
+        return tuple(entry for entry in self.config_paths if entry.inert)
 
     @property
     def sign_in_variables(self) -> tuple[str, ...]:
@@ -148,7 +228,7 @@ def command_problem(command: list[str]) -> str | None:
 
 def pass_env_problem(preset: Preset, table: ProductTable) -> Problem | None:
     """``pass_env`` names variables, and none the isolation itself sets (in any case)."""
-    from .product_env import isolation_sets
+    from .env import isolation_sets
 
     key = f"[runners.{preset.name}] pass_env"
     taken = {name.upper() for name in isolation_sets(preset)}
@@ -177,12 +257,21 @@ def argv(preset: Preset, table: ProductTable, prompt: str) -> list[str]:
     the ``args`` added by :func:`with_flags`.
 
     ``argv(preset, table, PROMPT_PLACEHOLDER)`` is the command line a cassette keeps.
+    A relative executable path in ``command`` is made absolute: the product starts in
+    the case's working directory, where a path relative to the run would not resolve.
     """
     if table.command is not None:
-        base = [prompt if arg == PROMPT_PLACEHOLDER else arg for arg in table.command]
+        base = [prompt if arg == PROMPT_PLACEHOLDER else arg for arg in _anchored(table.command)]
         return with_flags(base, table.args)
     own = [arg.replace(PROMPT_PLACEHOLDER, prompt, 1) for arg in preset.prompt_args]
     return [preset.executable, *preset.flags, *table.args, *own]
+
+
+def _anchored(command: list[str]) -> list[str]:
+    executable = command[0]
+    if os.sep in executable or (os.altsep is not None and os.altsep in executable):
+        executable = os.path.abspath(executable)
+    return [executable, *command[1:]]
 
 
 def with_flags(argv: Sequence[str], flags: Sequence[str]) -> list[str]:
@@ -220,8 +309,9 @@ def delivers_no_skill(skill: Skill) -> bool:
     return skill.variant == "baseline" and not skill.description and not skill.instructions
 
 
-def prompt_for(skill: Skill, case: EvalCase) -> str:
-    """The task verbatim; ``mode: loaded`` invokes the skill with ``/<name> <task>``.
+def prompt_for(skill: Skill, case: EvalCase, invoke: str = "/{name} {task}") -> str:
+    """The task verbatim; ``mode: loaded`` fills ``invoke`` with the skill's name and the
+    task (``/<name> <task>`` for a preset, the table's ``invoke`` under ``cli``).
 
     ``mode: offered`` and a ``--baseline none`` arm send the bare task: the product
     decides, from its own skill listing, whether to load anything.
@@ -229,7 +319,7 @@ def prompt_for(skill: Skill, case: EvalCase) -> str:
     task = case.task if case.task is not None else ""
     if case.mode == "offered" or delivers_no_skill(skill):
         return task
-    return f"/{skill.name} {task}"
+    return invoke.format(name=skill.name, task=task)
 
 
 def prompt_problem(prompt: str) -> str | None:

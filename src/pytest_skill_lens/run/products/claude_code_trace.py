@@ -22,11 +22,11 @@ from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import Hook, RunResult, ToolCall
-from .product_tools import BRIDGED_PRODUCTS, declared_names
-from .product_trace import Ending, Expect, json_events
+from .claude_code import PRESET, PRODUCT
+from .trace import Ending, Expect, declared_names, json_events
 
-PRODUCT = "claude-code"
-MCP_PREFIX = BRIDGED_PRODUCTS[PRODUCT].prefix  # mcp__skill-lens__<name>: a bridge tool
+assert PRESET.bridge is not None
+MCP_PREFIX = PRESET.bridge.prefix  # mcp__skill-lens__<name>: a bridge tool
 SKILL_TOOL = "Skill"
 STDERR_TAIL = 500  # characters of stderr an error message quotes
 

@@ -1,4 +1,4 @@
-"""The ``copilot`` runner: the real GitHub Copilot CLI, headless, skills in ``.agents/skills``.
+"""Copilot CLI, described: the real ``copilot``, headless, with skills in ``.agents/skills``.
 
 Each call delivers the skill into the working directory, starts ``copilot --prompt=`` with the
 preset's flags under home isolation, and reads its JSONL trace and the usage file it
@@ -12,19 +12,36 @@ load signal. Every isolated call runs from the one package cache of the process
 
 from __future__ import annotations
 
-from ...settings import Settings
-from ..cassettes.files import Seat
-from ..containment import Refused, read_regular
-from ..result import RunResult
-from .copilot_package import VARIABLE, package_directory
-from .copilot_trace import PRODUCT, read_trace
-from .product import PROMPT_PLACEHOLDER, Preset, SharedDir
-from .product_process import RunDir
-from .product_run import TracedProductRunner
-from .product_trace import Ending, Expect
+from collections.abc import Mapping
+from pathlib import Path
 
+from ...mcp_bridge.dispatch import SERVER_NAME
+from .description import PROMPT_PLACEHOLDER, BridgeForm, LeftFile, Preset, SharedDir, TraceReader
+
+PRODUCT = "copilot"
 USAGE_FILE = "usage.json"
 MAX_USAGE_BYTES = 1_000_000  # the usage file is a few KiB; anything past this is not one
+# Read by Copilot before COPILOT_CACHE_HOME and XDG's (its unpacked package).
+PACKAGE_VARIABLE = "COPILOT_PKG_CACHE_HOME"
+
+
+def _reader() -> TraceReader:
+    from .copilot_trace import read_trace
+
+    return read_trace
+
+
+def _package(executable: str, env: Mapping[str, str]) -> Path | None:
+    from .copilot_package import package_directory
+
+    return package_directory(executable, env)
+
+
+def _package_note(executable: str) -> str | None:
+    from .copilot_package import fill_note
+
+    return fill_note(executable)
+
 
 PRESET = Preset(
     name=PRODUCT,
@@ -73,38 +90,25 @@ PRESET = Preset(
         "COPILOT_GH_HOST",
     ),
     # Unpacked once per process, not into every call's fresh home (read-only under bwrap).
-    shared_dirs=(SharedDir(VARIABLE, package_directory),),
+    shared_dirs=(SharedDir(PACKAGE_VARIABLE, _package, _package_note),),
+    reader=_reader,
+    # At exit, into the call's own directory (never the working directory); a wrapper
+    # command is not known to take the flag, so it is asked of the product itself only.
+    left_file=LeftFile(USAGE_FILE, "--usage-output-file={path}", MAX_USAGE_BYTES),
+    bridge=BridgeForm(
+        flag="--additional-mcp-config=@{path}",
+        # Copilot names its stdio type "local" and offers a server's tools only when listed.
+        server={"type": "local", "tools": ["*"]},
+        prefix=f"{SERVER_NAME}-",
+        refused_flags=("--available-tools",),
+        refused_why="it keeps only the tools it names, the bridge's included",
+    ),
+    # Judging, one tool that does not exist (Copilot ignores an empty list).
+    judge_tool_flag="--available-tools",
+    judge_restriction=("--available-tools=skill-lens-none",),
+    never_priced="copilot bills per premium request, a count of requests, never in dollars",
+    judge_never_priced=(
+        "copilot bills per premium request, a count of requests, never in dollars, and the "
+        "judge's spend is reported as a premium-request note"
+    ),
 )
-
-
-class CopilotRunner(TracedProductRunner):
-    """Runs one task through Copilot CLI; never raises (every failure is an errored result)."""
-
-    name = PRODUCT
-    preset = PRESET
-
-    def __init__(self, settings: Settings, *, seat: Seat = "runner") -> None:
-        super().__init__(settings, seat=seat)
-        # A wrapper is not known to take --usage-output-file.
-        self._own = PRESET.names_itself(self._table)
-
-    def call_flags(self, run: RunDir) -> list[str]:
-        return [f"--usage-output-file={run.root / USAGE_FILE}"] if self._own else []
-
-    def left_behind(self, run: RunDir) -> bytes | None:
-        return _usage(run) if self._own else None
-
-    def read(self, trace: bytes, left: bytes | None, ending: Ending, expect: Expect) -> RunResult:
-        return read_trace(trace, left, ending, expect)
-
-
-def _usage(run: RunDir) -> bytes | None:
-    """The usage file Copilot wrote at exit, read capped and never through a link; ``None``
-    when there is none (a timed-out or crashed run never writes it)."""
-    path = run.root / USAGE_FILE
-    if not path.is_file():
-        return None
-    try:
-        return read_regular(path, USAGE_FILE, MAX_USAGE_BYTES, where="copilot's usage file")
-    except Refused:
-        return None

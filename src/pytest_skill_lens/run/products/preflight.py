@@ -12,9 +12,9 @@ from __future__ import annotations
 import shutil
 
 from ...settings import ProductTable, Settings
-from .product import Preset, Problem, table_problem
-from .product_env import isolation_of, make_home, product_env, shared_env, signs_in
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
+from .description import Preset, Problem, table_problem
+from .env import isolation_of, make_home, product_env, shared_env, signs_in
+from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
 
 VERSION_TIMEOUT = 30.0  # seconds; a product whose --version hangs will not run a case either
 _VERSION_BYTES = 4_000
@@ -32,6 +32,10 @@ def probed_version(name: str) -> str | None:
 
 def settings_problem(preset: Preset, settings: Settings) -> Problem | None:
     # product_sandbox = "required" is held by the run's one decision (plugin/configure.py).
+    if preset.names_command:  # the table names the command: cli's own rules
+        from .cli import settings_problem as command_rules
+
+        return command_rules(settings)
     return table_problem(preset, preset.table(settings))
 
 
@@ -44,6 +48,10 @@ def start_problem(preset: Preset, settings: Settings) -> Problem | None:
     """
     if settings.record == "none":
         return None
+    if preset.names_command:  # a command has no --version to probe: found on PATH only
+        from .cli import start_problem as command_found
+
+        return command_found(settings)
     table = preset.table(settings)
     isolation = isolation_of(settings.product_sandbox)
     try:

@@ -29,7 +29,7 @@ from ...suite.product_config import ConfigPath, config_path_problem
 from ...suite.skill import Skill
 from ..bundle import MAX_BUNDLE_BYTES, Bundle
 from ..containment import Refused, read_regular, why, write_within
-from .product import delivers_no_skill
+from .description import delivers_no_skill
 
 SKILL_FILE = "SKILL.md"
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from ...settings import ProductTable
-from .product import Preset
+from .description import Preset
 
 # What every product may inherit: the search path, the locale and the terminal's kind.
 ENV_ALLOWLIST = (
@@ -158,7 +158,7 @@ def shared_env(preset: Preset, table: ProductTable, env: Mapping[str, str]) -> d
 def signs_in(preset: Preset, table: ProductTable, source: Mapping[str, str] | None = None) -> bool:
     """Whether an isolated run can sign in: one of the preset's auth variables set and
     non-empty, or a credential-like name in ``pass_env``."""
-    from .product import names_credential
+    from .description import names_credential
 
     source = os.environ if source is None else source
     if any(source.get(name, "").strip() for name in preset.sign_in_variables):

@@ -39,10 +39,11 @@ from pathlib import Path
 
 from ..containment import why
 from ..product_sandbox import share_read_only, unshare
-from .product_env import ENV_ALLOWLIST, home_env, make_home
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
+from .copilot import PACKAGE_VARIABLE
+from .env import ENV_ALLOWLIST, home_env, make_home
+from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
 
-VARIABLE = "COPILOT_PKG_CACHE_HOME"  # read by Copilot before COPILOT_CACHE_HOME and XDG's
+VARIABLE = PACKAGE_VARIABLE
 CACHE = "cache"  # the directory inside the fill's run directory that the variable names
 FILL_TIMEOUT = 120.0  # seconds; unpacking takes about 1.5 s on a fast disk
 _OUTPUT_BYTES = 4_000

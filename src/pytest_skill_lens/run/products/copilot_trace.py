@@ -23,10 +23,11 @@ from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import RunResult, ToolCall
-from .product_trace import Ending, Expect, json_events
+from .copilot import PRESET, PRODUCT
+from .trace import Ending, Expect, json_events
 
-PRODUCT = "copilot"
-MCP_PREFIX = "skill-lens-"  # how Copilot spells a tool of the bridge's server
+assert PRESET.bridge is not None
+MCP_PREFIX = PRESET.bridge.prefix  # how Copilot spells a tool of the bridge's server
 SKILL_TOOL = "skill"
 STDERR_TAIL = 500  # characters of stderr an error message quotes
 

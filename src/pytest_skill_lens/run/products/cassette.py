@@ -44,9 +44,9 @@ from ..cassettes.workspace_changes import (
     snapshot,
 )
 from ..result import RunResult
-from .framework import as_recorded
-from .product import Preset
-from .product_delivery import DeliveryFailed
+from ..runners.framework import as_recorded
+from .delivery import DeliveryFailed
+from .description import Preset
 
 
 class NotStarted(Exception):

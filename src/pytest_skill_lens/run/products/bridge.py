@@ -23,81 +23,36 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...settings import ProductTable, Settings
 from ...suite.model import ToolSpec
 from ..bridge_config import (
-    SERVER_NAME,
     BridgeLog,
-    BridgeProduct,
     BridgeSetupError,
     bridge_for,
     check_bridge,
     read_calls_data,
 )
 from ..result import RunResult
-from .product import Preset, Problem, with_flags
-from .product_process import Ran, RunDir, start
+from .description import BridgeForm, Preset, Problem, with_flags
+from .process import Ran, RunDir, start
 
 __all__ = [
-    "BRIDGED_PRODUCTS",
     "BridgeSetupError",
-    "BridgeUse",
     "ToolRun",
     "check_tools",
-    "declared_names",
     "settle",
     "start_with_tools",
     "tools_problem",
 ]
 
 
-@dataclass(frozen=True)
-class BridgeUse:
-    """How one product takes the bridge: its MCP flag (made by bridge_config), the
-    prefix its trace puts before a bridge tool's name, what its environment needs,
-    and table flags that would take the bridge's tools away again."""
-
-    product: BridgeProduct
-    prefix: str
-    env: Mapping[str, str] = field(default_factory=dict)
-    refused_flags: tuple[str, ...] = ()
-    refused_why: str = ""
-
-
-BRIDGED_PRODUCTS: Mapping[str, BridgeUse] = {
-    "claude-code": BridgeUse(
-        "claude-code",
-        f"mcp__{SERVER_NAME}__",
-        # Without it Claude Code defers an MCP tool's schema behind its ToolSearch tool;
-        # with it the schema is in the tool list the model gets, as under every runner.
-        env={"ENABLE_TOOL_SEARCH": "false"},
-    ),
-    "copilot": BridgeUse(
-        "copilot",
-        f"{SERVER_NAME}-",
-        refused_flags=("--available-tools",),
-        refused_why="it keeps only the tools it names, the bridge's included",
-    ),
-}
-
-
-def _use(preset: Preset) -> BridgeUse:
-    use = BRIDGED_PRODUCTS.get(preset.name)
-    if use is None:
+def _form(preset: Preset) -> BridgeForm:
+    if preset.bridge is None:
         raise BridgeSetupError(f"{preset.name} has no known way to take the MCP bridge")
-    return use
-
-
-def declared_names(prefix: str, declared: Sequence[str]) -> dict[str, str]:
-    """Product spelling -> declared name, for the case's tools; exact spelling only.
-
-    A call under any other name (a product's own tool, a near miss in case or
-    punctuation) is not in the map and keeps the product's name.
-    """
-    return {f"{prefix}{name}": name for name in declared}
+    return preset.bridge
 
 
 def tools_problem(preset: Preset, table: ProductTable) -> Problem | None:
@@ -107,10 +62,13 @@ def tools_problem(preset: Preset, table: ProductTable) -> Problem | None:
     table flag the product reads as a tool allowlist would hide the bridge's tools.
     """
     key = f"[runners.{preset.name}]"
-    if preset.name not in BRIDGED_PRODUCTS:
+    if preset.bridge is None:
+        from .table import PRODUCTS
+
+        bridged = [product.name for product in PRODUCTS if product.bridge is not None]
         return (
             f"the {preset.name} runner has no known way to take mock tools",
-            "run cases with tools: under claude-code, copilot or a framework runner",
+            f"run cases with tools: under {', '.join(bridged)} or a framework runner",
         )
     if not preset.names_itself(table):
         wrapper = (table.command or ["?"])[0]
@@ -120,7 +78,7 @@ def tools_problem(preset: Preset, table: ProductTable) -> Problem | None:
             f"let command start {preset.executable!r} itself, drop command, or run cases "
             "with tools: under another runner",
         )
-    use = BRIDGED_PRODUCTS[preset.name]
+    use = preset.bridge
     for where, entries in (("args", table.args), ("command", table.command or [])):
         for entry in entries:
             flag = next((f for f in use.refused_flags if entry.split("=")[0] == f), None)
@@ -173,19 +131,19 @@ def start_with_tools(
     timeout: float,
     max_output_bytes: int,
 ) -> ToolRun:
-    """:func:`.product_process.start`, with a fresh bridge serving ``tools`` when there are any.
+    """:func:`.process.start`, with a fresh bridge serving ``tools`` when there are any.
 
     Raises :class:`BridgeSetupError` rather than run the product without the case's
-    tools, and :class:`.product_process.StartFailed` as ``start`` does.
+    tools, and :class:`.process.StartFailed` as ``start`` does.
     """
     if not tools:
         return ToolRun(_start(argv, run, cwd, env, timeout, max_output_bytes), None)
-    use = _use(preset)
+    use = _form(preset)
     problem = tools_problem(preset, table)  # preflight would have refused it; a library caller
     if problem is not None:
         raise BridgeSetupError(f"{problem[0]}; {problem[1]}")
     # In the call's own directory: outside cwd (refused inside it), removed with the call.
-    with bridge_for(tools, use.product, working_directory=cwd, parent=run.root) as files:
+    with bridge_for(tools, use, working_directory=cwd, parent=run.root) as files:
         command = with_flags(argv, [files.argument])  # after the table's args
         ran = _start(command, run, cwd, {**env, **use.env}, timeout, max_output_bytes)
         # Through the descriptor kept since the file was made: whatever the product put

@@ -1,11 +1,12 @@
-"""One call of a traced product (Claude Code, Copilot): the steps every one of them takes.
+"""One call of a product (Claude Code, Copilot, ``cli``): the steps every one of them takes.
 
 Deliver the skill into the working directory, start the product under its home (and the
-run's product sandbox) with the case's mock tools, then read its trace. A product adds
-only what differs: flags that need the call's directory, what it leaves there to read
-after it exits, and how its trace is read. Under ``--skill-lens-record`` the start goes
-through the item's cassette (:mod:`.product_cassette`): a replay starts no process and
-hands the recorded trace to the same reader.
+run's product sandbox) with the case's mock tools, then read its trace (``cli``'s is its
+stdout). What differs is read from the product's description (:class:`.description.Preset`):
+the file it leaves in the call's directory for the reader, where the skill goes, how a
+loaded case is phrased, and its trace reader. Under ``--skill-lens-record`` the start goes
+through the item's cassette (:mod:`.cassette`): a replay starts no process and hands the
+recorded trace to the same reader.
 """
 
 from __future__ import annotations
@@ -18,17 +19,10 @@ from ...suite.skill import Skill
 from ..cassettes import KeyPart
 from ..cassettes.files import Seat
 from ..cassettes.product import Capture, stderr_tail
+from ..containment import Refused, read_regular
 from ..result import RunResult
-from .product import (
-    PROMPT_PLACEHOLDER,
-    Preset,
-    argv,
-    exposed_prompt_problem,
-    prompt_for,
-    prompt_problem,
-    with_flags,
-)
-from .product_cassette import (
+from .bridge import BridgeSetupError, settle, start_with_tools
+from .cassette import (
     NotStarted,
     Started,
     key_parts,
@@ -38,30 +32,42 @@ from .product_cassette import (
     watch_from,
     watched,
 )
-from .product_delivery import DeliveryFailed, deliver
-from .product_env import isolation_of, make_home, product_env
-from .product_preflight import probed_version
-from .product_process import RunDir, RunDirFailed, StartFailed, run_dir
-from .product_tools import BridgeSetupError, settle, start_with_tools
-from .product_trace import Ending, Expect
+from .delivery import DeliveryFailed, deliver
+from .description import (
+    PROMPT_PLACEHOLDER,
+    Preset,
+    argv,
+    exposed_prompt_problem,
+    prompt_for,
+    prompt_problem,
+    with_flags,
+)
+from .env import isolation_of, make_home, product_env
+from .preflight import probed_version
+from .process import RunDir, RunDirFailed, StartFailed, run_dir
+from .trace import Ending, Expect
 
 
-class TracedProductRunner:
+class ProductRunner:
     """Runs one task through ``preset``'s product; never raises (failures are errored).
 
     ``seat`` is whose call it is in the item's cassette: the runner's, or the judge's
     when a product judge grades with it.
     """
 
-    name: str
-    preset: Preset
     records_cassettes = True  # every start goes through the item's cassette
 
-    def __init__(self, settings: Settings, *, seat: Seat = "runner") -> None:
+    def __init__(self, preset: Preset, settings: Settings, *, seat: Seat = "runner") -> None:
+        self.name = preset.name
+        self.preset = preset
         self.seat: Seat = seat
         self._settings = settings
         self._sandbox = settings.product_sandbox
-        self._table = self.preset.table(settings)
+        self._table = preset.table(settings)
+        self._skills_dir = self._table.skills_dir or preset.skills_dir
+        self._invoke = self._table.invoke or preset.invoke
+        # A wrapper is not known to take the flag that asks for the left file.
+        self._left = preset.left_file if preset.names_itself(self._table) else None
         self._isolation = isolation_of(settings.product_sandbox)
         # The product never outlives the case: the case deadline abandons the call.
         self._timeout = min(self._table.timeout_seconds, settings.case_timeout_seconds)
@@ -74,17 +80,24 @@ class TracedProductRunner:
 
     def call_flags(self, run: RunDir) -> list[str]:
         """Flags that name the call's own directory, after the table's."""
-        return []
+        if self._left is None:
+            return []
+        return [self._left.flag.replace("{path}", str(run.root / self._left.name))]
 
     def left_behind(self, run: RunDir) -> bytes | None:
-        """What the product wrote into the call's directory for the reader, read before it goes."""
-        return None
-
-    def read(self, trace: bytes, left: bytes | None, ending: Ending, expect: Expect) -> RunResult:
-        raise NotImplementedError
+        """What the product wrote into the call's directory for the reader, read capped and
+        never through a link; ``None`` when there is none (a timed-out run writes none)."""
+        left = self._left
+        if left is None or not (run.root / left.name).is_file():
+            return None
+        try:
+            where = f"{self.name}'s {left.name}"
+            return read_regular(run.root / left.name, left.name, left.max_bytes, where=where)
+        except Refused:
+            return None
 
     def _run(self, skill: Skill, case: EvalCase, workspace: Path | None) -> RunResult:
-        prompt = prompt_for(skill, case)
+        prompt = prompt_for(skill, case, self._invoke)
         problem = prompt_problem(prompt) or self._exposed(prompt)
         if problem is not None:
             return RunResult(error=problem)  # nothing started, nothing spent: no notes
@@ -112,7 +125,7 @@ class TracedProductRunner:
             timeout_seconds=self._timeout,
             max_output_bytes=self._table.max_output_bytes,
         )
-        trace = self.read(capture.stdout, capture.left, ending, Expect.of(skill, case))
+        trace = self.preset.read(capture.stdout, capture.left, ending, Expect.of(skill, case))
         return taped.finish(settle(self.preset, trace, started.log))
 
     def _exposed(self, prompt: str) -> str | None:
@@ -125,7 +138,7 @@ class TracedProductRunner:
 
     def _deliver(self, skill: Skill, cwd: Path) -> None:
         """The skill, and the product's own configuration files made inert (issue 29)."""
-        deliver(skill, cwd, self.preset.skills_dir, inert=self.preset.inert_files)
+        deliver(skill, cwd, self._skills_dir, inert=self.preset.inert_files)
 
     def _start(
         self,
@@ -144,7 +157,7 @@ class TracedProductRunner:
                 before = watch_from(workspace, watch)
                 make_home(run.home)
                 env = product_env(self.preset, self._table, self._isolation, run.home)
-                # With the case's tools, the bridge's config is the last flag (product_tools).
+                # With the case's tools, the bridge's config is the last flag (bridge.py).
                 tooled = start_with_tools(
                     self.preset,
                     self._table,

@@ -1,0 +1,94 @@
+"""run/products/table.py: every product description complete and consistent, and every
+list of products (settings, both catalogs, the reports' product lines) exactly the table's."""
+
+from __future__ import annotations
+
+import typing
+from pathlib import Path
+
+import pytest
+
+from pytest_skill_lens.run.catalog import BUILTIN_RUNNERS, EVERY_FEATURE
+from pytest_skill_lens.run.products.description import PROMPT_PLACEHOLDER, Preset
+from pytest_skill_lens.run.products.entries import product_names
+from pytest_skill_lens.run.products.table import BY_NAME, NAMES, PRODUCTS
+from pytest_skill_lens.score.judges.catalog import BUILTIN_JUDGES
+from pytest_skill_lens.settings import Settings
+from pytest_skill_lens.suite.paths import path_problem
+from pytest_skill_lens.suite.product_config import CONFIG_PATHS
+
+FRAMEWORKS = ("fake", "pydantic-ai", "langchain")
+
+
+def test_the_names_are_unique_and_in_the_order_messages_list_them() -> None:
+    assert len(set(NAMES)) == len(PRODUCTS)
+    assert NAMES == ("copilot", "claude-code", "cli")
+
+
+@pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
+def test_every_description_is_complete(product: Preset) -> None:
+    assert product.reader is not None and callable(product.reader())
+    assert product.install and product.auth_hint
+    assert path_problem(product.skills_dir) is None and not Path(product.skills_dir).is_absolute()
+    assert "{task}" in product.invoke
+    if product.names_command:  # the table names the command; nothing of its own to start
+        assert product.executable == "" and product.flags == ()
+        return
+    assert product.executable and product.executable == product.executable.strip()
+    assert sum(PROMPT_PLACEHOLDER in arg for arg in product.prompt_args) == 1
+    assert product.sign_in_variables, "a product signs in from the environment under isolation"
+    assert product.config_paths, "the files it reads as configuration are listed"
+
+
+@pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
+def test_the_forms_that_name_a_file_name_it_once(product: Preset) -> None:
+    if product.bridge is not None:
+        assert product.bridge.flag.count("{path}") == 1
+        assert product.bridge.argument(Path("/x/mcp.json")).endswith("/x/mcp.json")
+        assert product.bridge.prefix and "type" in product.bridge.server
+        assert product.traced, "mock tools are read back from a trace of tool calls"
+    if product.left_file is not None:
+        assert product.left_file.flag.count("{path}") == 1 and product.left_file.max_bytes > 0
+
+
+@pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
+def test_a_product_that_takes_tools_is_judged_without_them(product: Preset) -> None:
+    if product.names_command:
+        assert product.judge_tool_flag is None and product.judge_restriction == ()
+        return
+    flag = product.judge_tool_flag
+    assert flag is not None and product.judge_restriction
+    assert product.judge_restriction[0].split("=")[0] == flag
+    # Priced in dollars, or a reason for the runner and the judge alike.
+    assert (product.never_priced is None) == (product.judge_never_priced is None)
+
+
+def test_the_settings_take_a_table_for_exactly_the_products() -> None:
+    key = typing.get_args(Settings.model_fields["runners"].annotation)[0]
+    assert typing.get_args(key) == NAMES
+
+
+def test_both_catalogs_list_exactly_the_products_after_the_frameworks() -> None:
+    assert tuple(d.name for d in BUILTIN_RUNNERS) == (*FRAMEWORKS, *NAMES)
+    assert tuple(d.name for d in BUILTIN_JUDGES) == (*FRAMEWORKS, *NAMES)
+
+
+@pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
+def test_the_runner_catalog_reads_its_entry_from_the_description(product: Preset) -> None:
+    (runner,) = (d for d in BUILTIN_RUNNERS if d.name == product.name)
+    (judge,) = (d for d in BUILTIN_JUDGES if d.name == product.name)
+    assert (runner.check_tools is not None) == (product.bridge is not None)
+    assert (runner.serves == EVERY_FEATURE) == product.traced
+    assert runner.never_priced == product.never_priced
+    assert judge.never_priced == product.judge_never_priced
+    assert runner.delivers_into is not None
+    assert runner.delivers_into(Settings()) == product.skills_dir
+
+
+def test_the_configuration_table_lists_every_product_that_reads_one() -> None:
+    assert {name for name, product in BY_NAME.items() if product.config_paths} <= set(CONFIG_PATHS)
+
+
+def test_the_reports_name_exactly_the_tables_products() -> None:
+    assert product_names([*FRAMEWORKS, *NAMES], "fake") == list(NAMES)
+    assert product_names(["fake"], "codex") == []
