@@ -32,13 +32,16 @@ pytestmark = [
 HANG_GUARD = 60.0  # seconds: never reached unless something hangs
 GONE_WITHIN = 5.0
 # The product: starts a helper in a session of its own (out of the product's group, so
-# neither the group kill nor the death signal reaches it), then sleeps.
+# neither the group kill nor the death signal reaches it), then sleeps. The helper's
+# command line says "helper-<marker>", which the product's own never holds: waiting for
+# the bare marker would find the product itself before the helper exists.
 PRODUCT = """\
 import subprocess, sys, time
 child, own = sys.argv[1], sys.argv[2]
 if child != "-":
     subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(300)", child], start_new_session=True
+        [sys.executable, "-c", "import time; time.sleep(300)", "helper-" + child],
+        start_new_session=True,
     )
 if own != "quick":
     time.sleep(300)
@@ -119,6 +122,7 @@ def test_the_next_run_kills_what_the_dead_runs_product_left_and_removes_its_dire
 ) -> None:
     own, child = marker(), marker()
     dead = Run(pytester, temp, own, child)
+    child = f"helper-{child}"  # as the helper's command line has it
     dead.wait_for(child)
     dead.kill()
     assert alive_with(own, within=GONE_WITHIN) == []
