@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from ...credentials import names_credential
 from .files import (
     FORMAT,
     MAX_ERROR,
@@ -35,7 +36,6 @@ from .workspace_changes import Redactor
 
 Standing = Literal["nothing", "marker", "cassette"]
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE", re.IGNORECASE)
 # Control characters and the bidirectional overrides: a line a terminal shows as written.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -53,7 +53,7 @@ def error_line(error: str, environment: Mapping[str, str] | None = None) -> str:
 
 
 def _credentials(environment: Mapping[str, str]) -> Redactor:
-    return Redactor([value for name, value in environment.items() if _SECRET_NAME.search(name)])
+    return Redactor([value for name, value in environment.items() if names_credential(name)])
 
 
 def marker(item: dict[str, Any], key: dict[str, Any], error: str, today: str) -> CassetteFile:

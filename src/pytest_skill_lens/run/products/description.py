@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...credentials import names_credential
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.product_config import CONFIG_PATHS, ConfigPath
@@ -32,7 +33,6 @@ SEPARATOR = "--"  # after it, a product's parser reads every argument as an oper
 # The prompt travels as one argument, and Linux caps one at 128 KiB.
 MAX_PROMPT_BYTES = 100 * 1024
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CREDENTIAL_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "CREDENTIAL")
 
 Problem = tuple[str, str]  # (what is wrong, how to fix it), as run/requirements.py has it
 # A trace reader: the trace (stdout), what the product left in its run directory
@@ -246,9 +246,9 @@ def pass_env_problem(preset: Preset, table: ProductTable) -> Problem | None:
     return None
 
 
-def names_credential(table: ProductTable) -> bool:
+def passes_credential(table: ProductTable) -> bool:
     """Whether ``pass_env`` names a credential-like variable (a region or a profile does not)."""
-    return any(word in name.upper() for name in table.pass_env or [] for word in _CREDENTIAL_WORDS)
+    return any(names_credential(name) for name in table.pass_env or [])
 
 
 def argv(preset: Preset, table: ProductTable, prompt: str) -> list[str]:

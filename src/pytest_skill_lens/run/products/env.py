@@ -158,12 +158,12 @@ def shared_env(preset: Preset, table: ProductTable, env: Mapping[str, str]) -> d
 def signs_in(preset: Preset, table: ProductTable, source: Mapping[str, str] | None = None) -> bool:
     """Whether an isolated run can sign in: one of the preset's auth variables set and
     non-empty, or a credential-like name in ``pass_env``."""
-    from .description import names_credential
+    from .description import passes_credential
 
     source = os.environ if source is None else source
     if any(source.get(name, "").strip() for name in preset.sign_in_variables):
         return True
-    return names_credential(table)
+    return passes_credential(table)
 
 
 def _first_set(ranked: Sequence[str], source: Mapping[str, str]) -> tuple[str, ...]:
