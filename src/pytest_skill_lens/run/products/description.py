@@ -66,8 +66,9 @@ class BridgeForm:
     flags; ``None`` for a product that takes the server entry through its
     :attr:`Preset.launch` instead (:attr:`LaunchContext.mcp`); ``server`` is what its
     config's server entry holds beside the command (``type``, a tool list); ``prefix``
-    is what its trace puts before a bridge tool's name; ``env`` what its environment needs; ``refused_flags`` table flags that would
-    take the bridge's tools away again, and ``refused_why`` why.
+    is what its trace puts before a bridge tool's name; ``env`` what its environment
+    needs; ``refused_flags`` table flags that would take the bridge's tools away again,
+    and ``refused_why`` why.
     """
 
     flag: str | None
