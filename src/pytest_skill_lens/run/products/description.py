@@ -126,11 +126,13 @@ def launch_problem(launch: Launch) -> str | None:
 @dataclass(frozen=True)
 class LeftFile:
     """A file the product writes into the call's own directory for the reader (Copilot's
-    usage at exit): its ``name`` there, the ``flag`` that asks for it (``{path}``), and
-    the most the harness reads of it."""
+    usage at exit, Codex's session log in its home): its ``name`` there (a glob pattern
+    relative to the call's directory: the last match in sorted order is read), the
+    ``flag`` that asks for it (``{path}``; ``None``: it is written unasked), and the
+    most the harness reads of it."""
 
     name: str
-    flag: str
+    flag: str | None
     max_bytes: int
 
 
