@@ -46,7 +46,7 @@ def test_the_forms_that_name_a_file_name_it_once(product: Preset) -> None:
         # No config-file flag: the bridge's server entry reaches the product's launch hook.
         assert product.launch is not None and product.bridge.prefix and product.traced
     elif product.bridge is not None:
-        assert product.bridge.flag.count("{path}") == 1
+        assert (product.bridge.flag or "").count("{path}") == 1
         assert (product.bridge.argument(Path("/x/mcp.json")) or "").endswith("/x/mcp.json")
         assert product.bridge.prefix and "type" in product.bridge.server
         assert product.traced, "mock tools are read back from a trace of tool calls"
