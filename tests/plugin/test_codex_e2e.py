@@ -237,3 +237,51 @@ def test_codex_grades_a_pass_and_a_fail_with_no_shell(
     assert "exec_command" not in request.tool_names  # judging, Codex has no shell
     (score,) = [s for s in outcomes["kind"]["scores"] if s["evaluator"] == "judge"]
     assert score["cost_usd"] > 0
+
+
+def test_a_run_over_its_timeout_is_errored_naming_it(
+    pytester: pytest.Pytester, server: ResponsesServer
+) -> None:
+    server.by_content["wait for the job"] = [
+        calls([("exec_command", {"cmd": "sleep 60"})]),
+        text("done"),
+    ]
+    cases = [{"name": "waits", "task": "wait for the job"}]
+    toml = TOML + "timeout_seconds = 3\n"
+    result, outcomes = run(pytester, cases, toml=toml)
+    outcome = outcomes["waits"]
+    assert outcome["status"] == "errored", result.stdout.str()
+    assert "codex timed out after 3 s" in outcome["error"]
+    assert outcome["price_source"] == "not priced"
+
+
+def test_sessions_share_the_working_directory_and_each_mentions_the_skill(
+    pytester: pytest.Pytester, server: ResponsesServer
+) -> None:
+    server.by_content["first visit"] = [
+        calls([("exec_command", {"cmd": "echo kept > notes.txt"})]),
+        text("First done."),
+    ]
+    server.by_content["second visit"] = [
+        calls([("exec_command", {"cmd": "cat notes.txt"})]),
+        text("Second done, warmly."),
+    ]
+    cases = [
+        {
+            "name": "two visits",
+            "workspace": {"files": {"seed.txt": "seeded\n"}},
+            "sessions": ["first visit", "second visit"],
+            "assertions": [
+                {"kind": "contains", "value": "warmly"},
+                {"kind": "file-produced", "file": "notes.txt"},
+            ],
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["two visits"]
+    assert outcome["output"] == "Second done, warmly."
+    assert outcome["skill_loaded"] is True
+    _, answered = about(server, "second visit")
+    assert any("kept" in said for said in answered.tool_results)  # the first one's file
+    assert all("GREET-INSTRUCTIONS" in r.user_text for r in server.requests)
