@@ -170,7 +170,8 @@ def _loaded(read: _Read, left: bytes | None, expect: Expect) -> tuple[bool | Non
     if mentioned is None:
         return None, (
             f"{PRODUCT} reports a ${skill} mention's load only in its session log, and "
-            "there was none to read (product_sandbox = off keeps it in your own ~/.codex)"
+            "there was none the harness could read (none was written, it was over the "
+            "harness's cap, or product_sandbox = off kept it in your own ~/.codex)"
         )
     return False, (
         f"the skill never loaded: {PRODUCT} did not add {skill}'s SKILL.md for the "
