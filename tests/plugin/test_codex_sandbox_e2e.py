@@ -75,3 +75,39 @@ def test_a_write_outside_the_working_directory_is_refused_inside_it_lands(
     (said,) = answered.tool_results
     assert "Read-only file system" in said, said
     assert report["products"][0]["sandbox"]["backend"] == "bwrap"
+
+
+def test_under_off_codex_keeps_its_own_sandbox_and_home(
+    pytester: pytest.Pytester,
+    server: ResponsesServer,
+    host_target: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``off``: the user's home (here one outside the temporary directory, as a real home
+    is), and Codex's own workspace-write sandbox in place of ours."""
+    home = host_target / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    outside = host_target / "escaped.txt"
+    command = f"echo in > inside.txt; echo pwned > {outside}; cat inside.txt"
+    server.by_content["tidy the files"] = [
+        calls([("exec_command", {"cmd": command})]),
+        text("All done."),
+    ]
+    cases = [
+        {
+            "name": "tidies",
+            "task": "tidy the files",
+            "workspace": {},
+            "assertions": [{"kind": "file-produced", "file": "inside.txt"}],
+        }
+    ]
+    toml = f'product_sandbox = "off"\n{TOML}'
+    result, report = run_skill(pytester, "codex", cases, skill="tidy", toml=toml)
+    outcome = by_case(report)["tidies"]
+    assert outcome["status"] == "passed", result.stdout.str()
+    assert not outside.exists()
+    _, answered = (r for r in server.requests if "tidy the files" in r.task)
+    (said,) = answered.tool_results
+    assert "Read-only file system" in said and said.rstrip().endswith("in"), said
+    assert list((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))  # the user's own
