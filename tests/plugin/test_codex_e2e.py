@@ -11,12 +11,15 @@ one, a skill read that triggers is matched by a run that does not read it.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from product_harness import by_case, run_skill
 from responses_server import Request, ResponsesServer, calls, text
+from skillfactory import QUIET_PLUGINS
 
 from pytest_skill_lens.score.judges.product import CLOSING
 
@@ -285,3 +288,28 @@ def test_sessions_share_the_working_directory_and_each_mentions_the_skill(
     _, answered = about(server, "second visit")
     assert any("kept" in said for said in answered.tool_results)  # the first one's file
     assert all("GREET-INSTRUCTIONS" in r.user_text for r in server.requests)
+
+
+def test_the_example_suite_runs_under_codex_offline(
+    pytester: pytest.Pytester, server: ResponsesServer
+) -> None:
+    example = Path(__file__).parents[2] / "examples" / "codex" / "commit-message"
+    shutil.copytree(example, pytester.path / "skills" / "commit-message")
+    read = calls([("exec_command", {"cmd": "cat .agents/skills/commit-message/SKILL.md"})])
+    server.by_content.update(
+        {
+            "login form": [
+                text("fix(auth): raise the login timeout to 30 seconds\n\nSlow links were cut off.")
+            ],
+            "--dry-run": [read, text("feat(deploy): add a --dry-run flag")],
+            "capital of France": [text("Paris")],
+        }
+    )
+    (pytester.path / "skill-lens.toml").write_text(TOML, encoding="utf-8")
+    result = pytester.runpytest(
+        "--skill-lens", "skills", "--skill-lens-runner", RUNNER, *QUIET_PLUGINS
+    )
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=3)
+    (loaded,) = about(server, "login form")
+    assert "imperative mood" in loaded.user_text  # the mention put the skill's body there
