@@ -313,3 +313,21 @@ def test_the_example_suite_runs_under_codex_offline(
     result.assert_outcomes(passed=3)
     (loaded,) = about(server, "login form")
     assert "imperative mood" in loaded.user_text  # the mention put the skill's body there
+
+
+def test_a_spend_ceiling_needs_a_model_to_price_codex_by(
+    pytester: pytest.Pytester, server: ResponsesServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.")]
+    result, _ = run(pytester, [GREETS], "--skill-lens-max-spend", "1", toml="")
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(
+        [
+            "*max_spend_usd is set, but the spend of runner 'codex' can never be priced: "
+            "codex reports tokens but no cost, and [[]runners.codex] args name no model*"
+        ]
+    )
+    assert server.requests == []  # refused before any spend
+    result, outcomes = run(pytester, [GREETS], "--skill-lens-max-spend", "1")
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["greets warmly"]["cost_usd"] > 0

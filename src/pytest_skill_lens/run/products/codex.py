@@ -108,6 +108,7 @@ PRESET = Preset(
     launch=_launch,
     launch_variables=("CODEX_HOME",),
     model_flags=("-m", "--model"),
+    priced_as="openai",  # Codex reports tokens, no cost: priced at the told model's list price
     # Judging, no shell: Codex's exec tools switched off (it has no empty tool list).
     judge_tool_flag="--enable",
     judge_restriction=("--disable", "shell_tool", "--disable", "unified_exec"),

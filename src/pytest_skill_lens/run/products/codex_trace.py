@@ -28,7 +28,7 @@ from ..endpoint import calls_chosen_endpoint
 from ..price_source import NOT_PRICED, list_price
 from ..pricing import price, price_table
 from ..result import RunResult, ToolCall
-from .codex import MCP_PREFIX, PRODUCT
+from .codex import MCP_PREFIX, PRESET, PRODUCT
 from .trace import Ending, Expect, declared_names, json_events
 
 SHELL_TOOL = "exec_command"  # the name the model calls Codex's shell by
@@ -218,16 +218,17 @@ def _figures(read: _Read, ending: Ending, model: str) -> dict[str, Any]:
         )
         figures["price_source"] = NOT_PRICED
         return figures
+    provider = PRESET.priced_as or ""
     cost, note = price(
-        model, "openai", input_tokens=spent_in, output_tokens=spent_out, cache_read_tokens=cached
+        model, provider, input_tokens=spent_in, output_tokens=spent_out, cache_read_tokens=cached
     )
     if note is not None:
         figures["cost_note"] = f"not priced: {note}"
         figures["price_source"] = NOT_PRICED
         return figures
     figures["cost_usd"] = cost
-    own = calls_chosen_endpoint(f"openai:{model}", "")
-    figures["price_source"] = list_price([f"openai:{model}"], price_table(), own)
+    own = calls_chosen_endpoint(f"{provider}:{model}", "")
+    figures["price_source"] = list_price([f"{provider}:{model}"], price_table(), own)
     return figures
 
 

@@ -171,7 +171,7 @@ class Preset:
     variables it sets, which ``pass_env`` may not name. ``model_flags`` are the flags
     of the table's ``args`` that name the model (``-m``, ``--model``): the reader is
     told that model (:attr:`.trace.Expect.model`) to price tokens the trace reports
-    without a cost.
+    without a cost, at the list price of genai-prices' provider ``priced_as``.
     """
 
     name: str
@@ -200,6 +200,24 @@ class Preset:
     launch: LaunchHook | None = None
     launch_variables: tuple[str, ...] = ()
     model_flags: tuple[str, ...] = ()
+    priced_as: str | None = None
+
+    def unpriced(self, settings: Settings) -> str | None:
+        """Why a run of a product priced by its told model (``priced_as``) can never be
+        priced under ``settings`` (no model named, or one genai-prices does not know);
+        ``None`` when it can, or when the product is not priced that way."""
+        if self.priced_as is None:
+            return None
+        model = self.told_model(self.table(settings))
+        if not model:
+            flags = " or ".join(self.model_flags)
+            return (
+                f"{self.name} reports tokens but no cost, and [runners.{self.name}] args name "
+                f"no model to price them by ({flags})"
+            )
+        from ..pricing import never_priced
+
+        return never_priced(f"{self.priced_as}:{model}")
 
     def told_model(self, table: ProductTable) -> str:
         """The model the table's ``args`` name with one of ``model_flags`` (the last
