@@ -331,3 +331,30 @@ def test_a_spend_ceiling_needs_a_model_to_price_codex_by(
     result, outcomes = run(pytester, [GREETS], "--skill-lens-max-spend", "1")
     assert result.ret == 0, result.stdout.str()
     assert outcomes["greets warmly"]["cost_usd"] > 0
+
+
+def test_a_mock_tool_case_replays_its_bridge_calls_with_no_process(
+    pytester: pytest.Pytester, server: ResponsesServer
+) -> None:
+    server.by_content["where is order"] = [
+        calls([("mcp__skill_lens__get_order", {"id": "A-1"})]),
+        text("Order A-1 shipped."),
+    ]
+    cases = [
+        {
+            "name": "looks it up",
+            "task": "where is order A-1?",
+            "tools": [ORDERS],
+            "assertions": [{"kind": "contains", "value": "shipped"}],
+            "trajectory": {"call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}]},
+        }
+    ]
+    result, recorded = run(pytester, cases, "--skill-lens-record", "once", skill="orders")
+    assert result.ret == 0, result.stdout.str()
+    asked = len(server.requests)
+    result, replayed = run(pytester, cases, "--skill-lens-record", "none", skill="orders")
+    assert result.ret == 0, result.stdout.str()
+    assert len(server.requests) == asked
+    first, again = recorded["looks it up"], replayed["looks it up"]
+    assert again["replayed"] is True
+    assert checks(again) == checks(first) == {"contains[0]": True, "call_args[0]": True}
