@@ -16,13 +16,17 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...credentials import names_credential
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.product_config import CONFIG_PATHS, ConfigPath
 from ...suite.skill import Skill
+from .launch import Launch as Launch
+from .launch import LaunchContext as LaunchContext
+from .launch import LaunchHook
+from .launch import launch_problem as launch_problem
 
 if TYPE_CHECKING:
     from ..result import RunResult
@@ -38,8 +42,6 @@ Problem = tuple[str, str]  # (what is wrong, how to fix it), as run/requirements
 # A trace reader: the trace (stdout), what the product left in its run directory
 # (:class:`LeftFile`), how the process ended and what the run was, read into a result.
 TraceReader = Callable[[bytes, "bytes | None", "Ending", "Expect"], "RunResult"]
-# A product's launch hook: the flags, environment and home files one start adds.
-LaunchHook = Callable[["LaunchContext"], "Launch"]
 
 
 @dataclass(frozen=True)
@@ -80,47 +82,6 @@ class BridgeForm:
 
     def argument(self, config: Path) -> str | None:
         return None if self.flag is None else self.flag.replace("{path}", str(config))
-
-
-@dataclass(frozen=True)
-class LaunchContext:
-    """What a product's launch hook (:attr:`Preset.launch`) is told about one start.
-
-    ``env`` is the environment built so far (home isolation's, with the endpoint and
-    sign-in variables it let through); ``files_home`` the call's own temporary home,
-    where :attr:`Launch.files` are written (under ``product_sandbox = "off"`` the
-    product's ``HOME`` is the user's, and ``isolated`` is false); ``cwd`` the working
-    directory; ``mcp`` the MCP bridge's server entry (``command``, ``args``, ``env``
-    and the :attr:`BridgeForm.server` keys) when the case has tools, else ``None``;
-    ``sandboxed`` whether the start runs inside skill-lens' product sandbox (bwrap).
-    """
-
-    env: Mapping[str, str]
-    files_home: Path
-    cwd: Path
-    isolated: bool
-    sandboxed: bool
-    mcp: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class Launch:
-    """What a launch hook adds to one start: ``flags`` after the table's ``args`` (before
-    the prompt), ``env`` over the built environment, and ``files`` (path relative to
-    the call's home -> text) written there before the start."""
-
-    flags: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    files: Mapping[str, str] = field(default_factory=dict)
-
-
-def launch_problem(launch: Launch) -> str | None:
-    """Why ``launch``'s files cannot be written into the call's home, or ``None``."""
-    for name in launch.files:
-        parts = Path(name).parts
-        if not name or Path(name).is_absolute() or ".." in parts or not parts:
-            return f"a launch file must be a relative path inside the home, not {name!r}"
-    return None
 
 
 @dataclass(frozen=True)
