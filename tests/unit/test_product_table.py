@@ -22,7 +22,7 @@ FRAMEWORKS = ("fake", "pydantic-ai", "langchain")
 
 def test_the_names_are_unique_and_in_the_order_messages_list_them() -> None:
     assert len(set(NAMES)) == len(PRODUCTS)
-    assert NAMES == ("copilot", "claude-code", "cli")
+    assert NAMES == ("copilot", "claude-code", "codex", "cli")
 
 
 @pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
@@ -42,13 +42,18 @@ def test_every_description_is_complete(product: Preset) -> None:
 
 @pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
 def test_the_forms_that_name_a_file_name_it_once(product: Preset) -> None:
-    if product.bridge is not None:
-        assert product.bridge.flag.count("{path}") == 1
-        assert product.bridge.argument(Path("/x/mcp.json")).endswith("/x/mcp.json")
+    if product.bridge is not None and product.bridge.flag is None:
+        # No config-file flag: the bridge's server entry reaches the product's launch hook.
+        assert product.launch is not None and product.bridge.prefix and product.traced
+    elif product.bridge is not None:
+        assert (product.bridge.flag or "").count("{path}") == 1
+        assert (product.bridge.argument(Path("/x/mcp.json")) or "").endswith("/x/mcp.json")
         assert product.bridge.prefix and "type" in product.bridge.server
         assert product.traced, "mock tools are read back from a trace of tool calls"
     if product.left_file is not None:
-        assert product.left_file.flag.count("{path}") == 1 and product.left_file.max_bytes > 0
+        assert product.left_file.max_bytes > 0
+        flag = product.left_file.flag
+        assert flag is None or flag.count("{path}") == 1
 
 
 @pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
@@ -58,7 +63,9 @@ def test_a_product_that_takes_tools_is_judged_without_them(product: Preset) -> N
         return
     flag = product.judge_tool_flag
     assert flag is not None and product.judge_restriction
-    assert product.judge_restriction[0].split("=")[0] == flag
+    # The flag a table may not carry is the restriction's own, or (Codex) its inverse.
+    inverse = {"--enable": "--disable"}
+    assert product.judge_restriction[0].split("=")[0] == inverse.get(flag, flag)
     # Priced in dollars, or a reason for the runner and the judge alike.
     assert (product.never_priced is None) == (product.judge_never_priced is None)
 
@@ -91,4 +98,4 @@ def test_the_configuration_table_lists_every_product_that_reads_one() -> None:
 
 def test_the_reports_name_exactly_the_tables_products() -> None:
     assert product_names([*FRAMEWORKS, *NAMES], "fake") == list(NAMES)
-    assert product_names(["fake"], "codex") == []
+    assert product_names(["fake"], "not-a-product") == []

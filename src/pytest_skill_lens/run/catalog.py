@@ -74,6 +74,8 @@ class RunnerDescription:
     check_tools: ToolsCheck | None = None
     # Why its spend can never be priced (so a spend ceiling could never be held), or None.
     never_priced: str | None = None
+    # The same, when it depends on the settings (a product priced by the model it is told).
+    unpriced: Callable[[Settings], str | None] | None = None
     # Where a product runner delivers the skill in the working directory (its skills dir).
     delivers_into: Callable[[Settings], str] | None = None
 
@@ -92,6 +94,8 @@ class RunnerDescription:
         """Why this runner's spend can never be priced under ``settings``; None if it can."""
         if self.never_priced is not None:
             return self.never_priced
+        if self.unpriced is not None:
+            return self.unpriced(settings)
         if self.reads_model:
             from .pricing import never_priced
 
@@ -180,6 +184,7 @@ def _product_runner(product: Preset) -> RunnerDescription:
         # Without a trace of tool calls neither they nor a skill's load can be read.
         serves=EVERY_FEATURE if product.traced else EVERY_FEATURE - UNTRACED,
         never_priced=product.never_priced,
+        unpriced=product.unpriced,
         delivers_into=product.skills_dir_of,
     )
 

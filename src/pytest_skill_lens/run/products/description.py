@@ -23,6 +23,10 @@ from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.product_config import CONFIG_PATHS, ConfigPath
 from ...suite.skill import Skill
+from .launch import Launch as Launch
+from .launch import LaunchContext as LaunchContext
+from .launch import LaunchHook
+from .launch import launch_problem as launch_problem
 
 if TYPE_CHECKING:
     from ..result import RunResult
@@ -61,31 +65,35 @@ class BridgeForm:
     """How a product takes the MCP bridge (:mod:`..bridge_config`, :mod:`.bridge`).
 
     ``flag`` hands it the config file (``{path}`` is the file), placed last among its
-    flags; ``server`` is what its config's server entry holds beside the command
-    (``type``, a tool list); ``prefix`` is what its trace puts before a bridge tool's
-    name; ``env`` what its environment needs; ``refused_flags`` table flags that would
-    take the bridge's tools away again, and ``refused_why`` why.
+    flags; ``None`` for a product that takes the server entry through its
+    :attr:`Preset.launch` instead (:attr:`LaunchContext.mcp`); ``server`` is what its
+    config's server entry holds beside the command (``type``, a tool list); ``prefix``
+    is what its trace puts before a bridge tool's name; ``env`` what its environment
+    needs; ``refused_flags`` table flags that would take the bridge's tools away again,
+    and ``refused_why`` why.
     """
 
-    flag: str
+    flag: str | None
     server: Mapping[str, object]
     prefix: str
     env: Mapping[str, str] = field(default_factory=dict)
     refused_flags: tuple[str, ...] = ()
     refused_why: str = ""
 
-    def argument(self, config: Path) -> str:
-        return self.flag.replace("{path}", str(config))
+    def argument(self, config: Path) -> str | None:
+        return None if self.flag is None else self.flag.replace("{path}", str(config))
 
 
 @dataclass(frozen=True)
 class LeftFile:
     """A file the product writes into the call's own directory for the reader (Copilot's
-    usage at exit): its ``name`` there, the ``flag`` that asks for it (``{path}``), and
-    the most the harness reads of it."""
+    usage at exit, Codex's session log in its home): its ``name`` there (a glob pattern
+    relative to the call's directory: the last match in sorted order is read), the
+    ``flag`` that asks for it (``{path}``; ``None``: it is written unasked), and the
+    most the harness reads of it."""
 
     name: str
-    flag: str
+    flag: str | None
     max_bytes: int
 
 
@@ -115,6 +123,16 @@ class Preset:
     ``never_priced`` (``judge_never_priced``) why its spend is never in dollars;
     ``names_command``: the table's ``command`` is the product (``cli``), so the table
     must name one and may set ``skills_dir``, ``invoke`` and an empty ``pass_env``.
+
+    ``launch`` is for a product configured other than by fixed flags and variables (its
+    endpoint, credentials or MCP servers as ``-c`` flags, a settings file in its home,
+    JSON in a variable): called for every start of the product itself (not a wrapper
+    ``command``) with a :class:`LaunchContext`, after home isolation and with the
+    bridge's server entry, it returns a :class:`Launch`. ``launch_variables`` are the
+    variables it sets, which ``pass_env`` may not name. ``model_flags`` are the flags
+    of the table's ``args`` that name the model (``-m``, ``--model``): the reader is
+    told that model (:attr:`.trace.Expect.model`) to price tokens the trace reports
+    without a cost, at the list price of genai-prices' provider ``priced_as``.
     """
 
     name: str
@@ -140,6 +158,40 @@ class Preset:
     never_priced: str | None = None
     judge_never_priced: str | None = None
     names_command: bool = False
+    launch: LaunchHook | None = None
+    launch_variables: tuple[str, ...] = ()
+    model_flags: tuple[str, ...] = ()
+    priced_as: str | None = None
+
+    def unpriced(self, settings: Settings) -> str | None:
+        """Why a run of a product priced by its told model (``priced_as``) can never be
+        priced under ``settings`` (no model named, or one genai-prices does not know);
+        ``None`` when it can, or when the product is not priced that way."""
+        if self.priced_as is None:
+            return None
+        model = self.told_model(self.table(settings))
+        if not model:
+            flags = " or ".join(self.model_flags)
+            return (
+                f"{self.name} reports tokens but no cost, and [runners.{self.name}] args name "
+                f"no model to price them by ({flags})"
+            )
+        from ..pricing import never_priced
+
+        return never_priced(f"{self.priced_as}:{model}")
+
+    def told_model(self, table: ProductTable) -> str:
+        """The model the table's ``args`` name with one of ``model_flags`` (the last
+        one given wins, as in a flag parser); ``""`` when none does."""
+        model = ""
+        args = table.args
+        for at, arg in enumerate(args):
+            for flag in self.model_flags:
+                if arg == flag and at + 1 < len(args):
+                    model = args[at + 1]
+                elif arg.startswith(f"{flag}=") and flag.startswith("--"):
+                    model = arg.split("=", 1)[1]
+        return model
 
     @property
     def config_paths(self) -> tuple[ConfigPath, ...]:

@@ -80,7 +80,7 @@ class ProductRunner:
 
     def call_flags(self, run: RunDir) -> list[str]:
         """Flags that name the call's own directory, after the table's."""
-        if self._left is None:
+        if self._left is None or self._left.flag is None:
             return []
         return [self._left.flag.replace("{path}", str(run.root / self._left.name))]
 
@@ -88,11 +88,12 @@ class ProductRunner:
         """What the product wrote into the call's directory for the reader, read capped and
         never through a link; ``None`` when there is none (a timed-out run writes none)."""
         left = self._left
-        if left is None or not (run.root / left.name).is_file():
+        found = sorted(run.root.glob(left.name)) if left is not None else []
+        if left is None or not found or not found[-1].is_file():
             return None
         try:
             where = f"{self.name}'s {left.name}"
-            return read_regular(run.root / left.name, left.name, left.max_bytes, where=where)
+            return read_regular(found[-1], left.name, left.max_bytes, where=where)
         except Refused:
             return None
 
@@ -125,7 +126,8 @@ class ProductRunner:
             timeout_seconds=self._timeout,
             max_output_bytes=self._table.max_output_bytes,
         )
-        trace = self.preset.read(capture.stdout, capture.left, ending, Expect.of(skill, case))
+        expect = Expect.of(skill, case, self.preset.told_model(self._table))
+        trace = self.preset.read(capture.stdout, capture.left, ending, expect)
         return taped.finish(settle(self.preset, trace, started.log))
 
     def _exposed(self, prompt: str) -> str | None:

@@ -6,6 +6,7 @@ given as a bare factory, it gets the defaults of :class:`JudgeDescription`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...run.products.description import Preset
@@ -39,6 +40,8 @@ class JudgeDescription:
     reads_model: bool = False
     check_start: SettingsCheck | None = None
     never_priced: str | None = None
+    # The same, when it depends on the settings (a product priced by the model it is told).
+    unpriced: Callable[[Settings], str | None] | None = None
     grades: bool = True
 
     def extra_problem(self, settings: Settings) -> Problem | None:
@@ -53,6 +56,8 @@ class JudgeDescription:
         """Why this judge's spend can never be priced under ``settings``; None if it can."""
         if self.never_priced is not None:
             return self.never_priced
+        if self.unpriced is not None:
+            return self.unpriced(settings)
         if not self.reads_model:
             return None
         from ...run.pricing import never_priced
@@ -118,6 +123,7 @@ def _product_judge(product: Preset) -> JudgeDescription:
         check_settings=settings,
         check_start=start,
         never_priced=product.judge_never_priced,
+        unpriced=product.unpriced,
     )
 
 

@@ -1,0 +1,195 @@
+"""A scripted OpenAI Responses API server on 127.0.0.1 (``POST <base>/responses``, streamed
+as server-sent events), for driving Codex CLI without internet.
+
+Import it from a test module in ``tests/plugin`` with ``from responses_server import ...``.
+Scripts work as in model_server.py (scripted_server.py): ``script[task]`` or
+``by_content``, the last reply repeating. A conversation's task is the first user message
+that is not one the product adds itself (``<environment_context>``, a ``<skill>``). A
+reply is one of:
+
+* :func:`text` -- the assistant answers ``content``;
+* :func:`calls` -- the assistant calls tools, ``[(name, arguments), ...]``;
+* :func:`failure` -- an HTTP error status with an OpenAI-style error body.
+
+``usage=(input, output)`` with ``cached`` and ``reasoning`` sets the ``response.completed``
+usage (input includes cached, output includes reasoning, as the API counts them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from scripted_server import ScriptedServer
+
+__all__ = ["Request", "ResponsesServer", "calls", "failure", "text"]
+
+_OWN = ("<environment_context>", "<skill>", "<user_instructions>", "# AGENTS.md")
+
+
+@dataclass(frozen=True)
+class Request:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def task(self) -> str:
+        return _task(self.body)
+
+    def _messages(self, role: str) -> list[str]:
+        texts = []
+        for item in self.body.get("input", []):
+            if item.get("type") == "message" and item.get("role") == role:
+                for part in item.get("content", []):
+                    if isinstance(part, dict) and isinstance(part.get("text"), str):
+                        texts.append(part["text"])
+        return texts
+
+    @property
+    def system(self) -> str:
+        """The developer messages, joined: Codex's system prompt and its skill list."""
+        return "\n".join(self._messages("developer"))
+
+    @property
+    def user_text(self) -> str:
+        return "\n".join(self._messages("user"))
+
+    @property
+    def tool_results(self) -> list[str]:
+        return [
+            str(item.get("output"))
+            for item in self.body.get("input", [])
+            if item.get("type") == "function_call_output"
+        ]
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Every offered tool, a namespace's members as ``<namespace>__<name>``... flat."""
+        names: list[str] = []
+        for tool in self.body.get("tools", []):
+            names.append(str(tool.get("name", "")))
+            for inner in tool.get("tools", []) or []:
+                names.append(f"{tool.get('name', '')}__{inner.get('name', '')}")
+        return names
+
+
+def _task(body: Mapping[str, Any]) -> str:
+    for item in body.get("input", []):
+        if item.get("type") != "message" or item.get("role") != "user":
+            continue
+        for part in item.get("content", []):
+            said = part.get("text") if isinstance(part, dict) else None
+            if isinstance(said, str) and not said.lstrip().startswith(_OWN):
+                return said
+    return ""
+
+
+def _usage(usage: tuple[int, int], cached: int, reasoning: int) -> dict[str, Any]:
+    return {
+        "input_tokens": usage[0],
+        "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": usage[1],
+        "output_tokens_details": {"reasoning_tokens": reasoning},
+        "total_tokens": usage[0] + usage[1],
+    }
+
+
+def text(
+    content: str, *, usage: tuple[int, int] = (100, 10), cached: int = 0, reasoning: int = 0
+) -> dict[str, Any]:
+    item = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": content, "annotations": []}],
+    }
+    return {"items": [item], "usage": _usage(usage, cached, reasoning)}
+
+
+def calls(
+    made: Sequence[tuple[str, Mapping[str, Any]]],
+    *,
+    usage: tuple[int, int] = (100, 10),
+    cached: int = 0,
+    reasoning: int = 0,
+) -> dict[str, Any]:
+    items = []
+    for at, (name, arguments) in enumerate(made):
+        namespace, _, short = name.rpartition("__") if name.startswith("mcp__") else ("", "", name)
+        item: dict[str, Any] = {
+            "type": "function_call",
+            "name": short,
+            "arguments": json.dumps(arguments),
+            "call_id": f"call_{at}_{short}",
+        }
+        if namespace:
+            item["namespace"] = namespace
+        items.append(item)
+    return {"items": items, "usage": _usage(usage, cached, reasoning)}
+
+
+def failure(status: int, message: str = "scripted failure") -> dict[str, Any]:
+    return {"status": status, "error": {"message": message, "type": "server_error"}}
+
+
+class ResponsesServer(ScriptedServer):
+    """Serves ``POST <base>/responses`` from a script; use as a context manager."""
+
+    requests: list[Request]
+
+    @property
+    def url(self) -> str:
+        """The base URL for a provider entry (``http://127.0.0.1:PORT/v1``)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> ResponsesServer:
+        return super().__enter__()  # type: ignore[no-any-return]
+
+    def for_task(self, task: str) -> list[Request]:
+        return [r for r in self.requests if r.task == task]
+
+    def task_of(self, body: Mapping[str, Any]) -> str:
+        return _task(body)
+
+    def serves(self, path: str) -> bool:
+        return path.split("?")[0].endswith("/responses")
+
+    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Request:
+        return Request(path, headers, body)
+
+    def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        taken, reply, position = self.take(path, headers, body)
+        if taken != "reply":
+            return 404 if taken == "no endpoint" else 400, {
+                "error": {"message": f"{taken}: {path} {_task(body)!r}", "type": "test"}
+            }
+        if "status" in reply:
+            return int(reply["status"]), {"error": reply["error"]}
+        return 200, {"id": f"resp_{position}", **reply}
+
+    def send(
+        self, handler: BaseHTTPRequestHandler, status: int, payload: Any, body: Mapping[str, Any]
+    ) -> None:
+        if status != 200:
+            super().send(handler, status, payload, body)
+            return
+        rid = payload["id"]
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("response.created", {"response": {"id": rid}}),
+        ]
+        for at, item in enumerate(payload["items"]):
+            events.append(("response.output_item.done", {"output_index": at, "item": item}))
+        done = {"id": rid, "status": "completed", "usage": payload["usage"], "output": []}
+        events.append(("response.completed", {"response": done}))
+        data = b"".join(
+            f"event: {kind}\ndata: {json.dumps({'type': kind, **event})}\n\n".encode()
+            for kind, event in events
+        )
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
