@@ -169,6 +169,20 @@ def test_collect_only_imports_no_run_phase_module(pytester: pytest.Pytester, tre
     assert f"{PACKAGE}.report.json_report" in modules(tree, "at-end.json")
 
 
+def test_a_listing_with_no_report_paths_imports_no_renderer_by_its_end(
+    pytester: pytest.Pytester, tree: Path
+) -> None:
+    """An IDE's listing asks for no report file: its session end renders none, and so
+    imports no renderer (the report writer once imported the JSON's eagerly)."""
+    result = pytester.runpytest_subprocess(
+        "--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS
+    )
+
+    assert result.ret == 0
+    renderers = {f"{PACKAGE}.report.{name}" for name in ("json_report", "markdown", "html.page")}
+    assert sorted(renderers & modules(tree, "at-end.json")) == []
+
+
 def test_an_authoring_error_imports_no_run_phase_module(
     pytester: pytest.Pytester, tree: Path
 ) -> None:

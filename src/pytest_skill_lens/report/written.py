@@ -42,9 +42,11 @@ def report_targets(
     rendered once for both, so the two always agree."""
     # The renderers are imported on first render: a listing without report paths (an
     # IDE's collection) never needs them.
-    from .json_report import render_json
+    @functools.cache
+    def json_text() -> str:
+        from .json_report import render_json
 
-    json_text = functools.cache(lambda: render_json(record, gate))
+        return render_json(record, gate)
 
     def markdown() -> str:
         from .markdown import render_markdown
