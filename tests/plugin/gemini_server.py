@@ -73,7 +73,7 @@ class Request:
 
     @property
     def model(self) -> str:
-        """The model the path names (``gemini-2.5-pro`` of ``/v1beta/models/gemini-2.5-pro:...``)."""
+        """The model the path names (``m`` of ``/v1beta/models/m:generateContent``)."""
         return self.path.split("?")[0].rpartition("/")[2].partition(":")[0]
 
     @property
