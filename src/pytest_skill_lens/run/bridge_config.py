@@ -22,8 +22,8 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +71,13 @@ class BridgeFiles:
     spec: Path
     calls: Path
     config: Path
-    argument: str
-    """The flag that gives the product the config; it goes last on the product's argv."""
+    argument: str | None
+    """The flag that gives the product the config; it goes last on the product's argv
+    (``None``: the product takes :attr:`server` through its launch hook instead)."""
     calls_fd: int = -1
     """The calls file as the harness made it, open for reading until :func:`remove_bridge`."""
+    server: Mapping[str, Any] = field(default_factory=dict)
+    """The config's one server entry (``command``, ``args``, ``env``, the form's keys)."""
 
 
 def bridge_command(spec: Path, calls: Path | None, *, python: str = sys.executable) -> list[str]:
@@ -148,6 +151,7 @@ def prepare_bridge(
             directory / "mcp.json",
             form.argument(directory / "mcp.json"),
             calls_fd,
+            config["mcpServers"][SERVER_NAME],
         )
         _write_new(files.spec, text)
         _write_new(files.config, json.dumps(config, indent=1))

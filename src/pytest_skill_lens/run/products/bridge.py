@@ -25,6 +25,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...settings import ProductTable, Settings
 from ...suite.model import ToolSpec
@@ -36,8 +37,15 @@ from ..bridge_config import (
     read_calls_data,
 )
 from ..result import RunResult
-from .description import BridgeForm, Preset, Problem, with_flags
-from .process import Ran, RunDir, start
+from .description import (
+    BridgeForm,
+    LaunchContext,
+    Preset,
+    Problem,
+    launch_problem,
+    with_flags,
+)
+from .process import Ran, RunDir, start, wraps
 
 __all__ = [
     "BridgeSetupError",
@@ -136,20 +144,68 @@ def start_with_tools(
     Raises :class:`BridgeSetupError` rather than run the product without the case's
     tools, and :class:`.process.StartFailed` as ``start`` does.
     """
+    own = preset.launch is not None and preset.names_itself(table)
     if not tools:
+        if own:
+            argv, env = launched(preset, run, cwd, env, argv, None)
         return ToolRun(_start(argv, run, cwd, env, timeout, max_output_bytes), None)
     use = _form(preset)
     problem = tools_problem(preset, table)  # preflight would have refused it; a library caller
     if problem is not None:
         raise BridgeSetupError(f"{problem[0]}; {problem[1]}")
+    if use.flag is None and not own:
+        raise BridgeSetupError(
+            f"{preset.name} takes the MCP bridge through its launch hook, and there is no launch "
+            "hook for this command"
+        )
     # In the call's own directory: outside cwd (refused inside it), removed with the call.
     with bridge_for(tools, use, working_directory=cwd, parent=run.root) as files:
-        command = with_flags(argv, [files.argument])  # after the table's args
-        ran = _start(command, run, cwd, {**env, **use.env}, timeout, max_output_bytes)
+        command, env = list(argv), {**env, **use.env}
+        if own:
+            command, env = launched(preset, run, cwd, env, command, files.server)
+        if files.argument is not None:
+            command = with_flags(command, [files.argument])  # after the table's args
+        ran = _start(command, run, cwd, env, timeout, max_output_bytes)
         # Through the descriptor kept since the file was made: whatever the product put
         # at the path since (a FIFO, a link) is never opened.
         log, data = read_calls_data(files)
         return ToolRun(ran, log, data)
+
+
+def launched(
+    preset: Preset,
+    run: RunDir,
+    cwd: Path,
+    env: Mapping[str, str],
+    argv: Sequence[str],
+    server: Mapping[str, Any] | None,
+) -> tuple[list[str], dict[str, str]]:
+    """``argv`` and ``env`` with ``preset``'s launch hook applied: its flags after the
+    table's, its variables over ``env``, its files written into the call's home.
+    Raises :class:`BridgeSetupError` (the run is then errored, never started half set up)."""
+    assert preset.launch is not None
+    context = LaunchContext(
+        env=env,
+        files_home=run.home,
+        cwd=cwd,
+        isolated=env.get("HOME") == str(run.home),
+        sandboxed=wraps(run, env),
+        mcp=server,
+    )
+    launch = preset.launch(context)
+    problem = launch_problem(launch)
+    if problem is not None:
+        raise BridgeSetupError(f"{preset.name}'s launch: {problem}")
+    for name, text in launch.files.items():
+        path = run.home / name
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # A fresh home holds nothing yet: exclusive, so nothing already there is followed.
+            with open(path, "x", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise BridgeSetupError(f"{preset.name}'s launch file {name}: {exc}") from None
+    return with_flags(argv, launch.flags), {**env, **launch.env}
 
 
 def _start(

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...credentials import names_credential
 from ...settings import ProductTable, Settings
@@ -38,6 +38,8 @@ Problem = tuple[str, str]  # (what is wrong, how to fix it), as run/requirements
 # A trace reader: the trace (stdout), what the product left in its run directory
 # (:class:`LeftFile`), how the process ended and what the run was, read into a result.
 TraceReader = Callable[[bytes, "bytes | None", "Ending", "Expect"], "RunResult"]
+# A product's launch hook: the flags, environment and home files one start adds.
+LaunchHook = Callable[["LaunchContext"], "Launch"]
 
 
 @dataclass(frozen=True)
@@ -61,21 +63,64 @@ class BridgeForm:
     """How a product takes the MCP bridge (:mod:`..bridge_config`, :mod:`.bridge`).
 
     ``flag`` hands it the config file (``{path}`` is the file), placed last among its
-    flags; ``server`` is what its config's server entry holds beside the command
-    (``type``, a tool list); ``prefix`` is what its trace puts before a bridge tool's
-    name; ``env`` what its environment needs; ``refused_flags`` table flags that would
-    take the bridge's tools away again, and ``refused_why`` why.
+    flags; ``None`` for a product that takes the server entry through its
+    :attr:`Preset.launch` instead (:attr:`LaunchContext.mcp`); ``server`` is what its
+    config's server entry holds beside the command (``type``, a tool list); ``prefix``
+    is what its trace puts before a bridge tool's name; ``env`` what its environment
+    needs; ``refused_flags`` table flags that would take the bridge's tools away again,
+    and ``refused_why`` why.
     """
 
-    flag: str
+    flag: str | None
     server: Mapping[str, object]
     prefix: str
     env: Mapping[str, str] = field(default_factory=dict)
     refused_flags: tuple[str, ...] = ()
     refused_why: str = ""
 
-    def argument(self, config: Path) -> str:
-        return self.flag.replace("{path}", str(config))
+    def argument(self, config: Path) -> str | None:
+        return None if self.flag is None else self.flag.replace("{path}", str(config))
+
+
+@dataclass(frozen=True)
+class LaunchContext:
+    """What a product's launch hook (:attr:`Preset.launch`) is told about one start.
+
+    ``env`` is the environment built so far (home isolation's, with the endpoint and
+    sign-in variables it let through); ``files_home`` the call's own temporary home,
+    where :attr:`Launch.files` are written (under ``product_sandbox = "off"`` the
+    product's ``HOME`` is the user's, and ``isolated`` is false); ``cwd`` the working
+    directory; ``mcp`` the MCP bridge's server entry (``command``, ``args``, ``env``
+    and the :attr:`BridgeForm.server` keys) when the case has tools, else ``None``;
+    ``sandboxed`` whether the start runs inside skill-lens' product sandbox (bwrap).
+    """
+
+    env: Mapping[str, str]
+    files_home: Path
+    cwd: Path
+    isolated: bool
+    sandboxed: bool
+    mcp: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a launch hook adds to one start: ``flags`` after the table's ``args`` (before
+    the prompt), ``env`` over the built environment, and ``files`` (path relative to
+    the call's home -> text) written there before the start."""
+
+    flags: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
+
+
+def launch_problem(launch: Launch) -> str | None:
+    """Why ``launch``'s files cannot be written into the call's home, or ``None``."""
+    for name in launch.files:
+        parts = Path(name).parts
+        if not name or Path(name).is_absolute() or ".." in parts or not parts:
+            return f"a launch file must be a relative path inside the home, not {name!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -115,6 +160,16 @@ class Preset:
     ``never_priced`` (``judge_never_priced``) why its spend is never in dollars;
     ``names_command``: the table's ``command`` is the product (``cli``), so the table
     must name one and may set ``skills_dir``, ``invoke`` and an empty ``pass_env``.
+
+    ``launch`` is for a product configured other than by fixed flags and variables (its
+    endpoint, credentials or MCP servers as ``-c`` flags, a settings file in its home,
+    JSON in a variable): called for every start of the product itself (not a wrapper
+    ``command``) with a :class:`LaunchContext`, after home isolation and with the
+    bridge's server entry, it returns a :class:`Launch`. ``launch_variables`` are the
+    variables it sets, which ``pass_env`` may not name. ``model_flags`` are the flags
+    of the table's ``args`` that name the model (``-m``, ``--model``): the reader is
+    told that model (:attr:`.trace.Expect.model`) to price tokens the trace reports
+    without a cost.
     """
 
     name: str
@@ -140,6 +195,22 @@ class Preset:
     never_priced: str | None = None
     judge_never_priced: str | None = None
     names_command: bool = False
+    launch: LaunchHook | None = None
+    launch_variables: tuple[str, ...] = ()
+    model_flags: tuple[str, ...] = ()
+
+    def told_model(self, table: ProductTable) -> str:
+        """The model the table's ``args`` name with one of ``model_flags`` (the last
+        one given wins, as in a flag parser); ``""`` when none does."""
+        model = ""
+        args = table.args
+        for at, arg in enumerate(args):
+            for flag in self.model_flags:
+                if arg == flag and at + 1 < len(args):
+                    model = args[at + 1]
+                elif arg.startswith(f"{flag}=") and flag.startswith("--"):
+                    model = arg.split("=", 1)[1]
+        return model
 
     @property
     def config_paths(self) -> tuple[ConfigPath, ...]:

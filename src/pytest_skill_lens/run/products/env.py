@@ -69,6 +69,7 @@ def isolation_sets(preset: Preset) -> tuple[str, ...]:
         *_PRODUCT_HOMES,
         *preset.fixed_env,
         *preset.root_env,
+        *preset.launch_variables,
         *(shared.variable for shared in preset.shared_dirs),
     )
 

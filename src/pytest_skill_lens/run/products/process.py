@@ -36,7 +36,7 @@ from ..product_sandbox import adopted, wrap
 from ..scripts import Captured, Finished, StartFailed, run_process
 from ..workspace import workspace_label
 
-__all__ = ["Finished", "RunDir", "StartFailed", "run_dir", "start", "wrap_argv"]
+__all__ = ["Finished", "RunDir", "StartFailed", "run_dir", "start", "wrap_argv", "wraps"]
 
 
 @dataclass(frozen=True)
@@ -86,15 +86,22 @@ def wrap_argv(
     is looked up first, so a missing one is :class:`StartFailed` as it is unwrapped,
     not an exit of bwrap's that would read as a product that ran.
     """
+    if not argv or not wraps(run, env):
+        return list(argv)
     decision = adopted()
-    if decision is None or decision.backend == "none" or not argv:
-        return list(argv)
-    if env is not None and env.get("HOME") != str(run.home):
-        return list(argv)
+    assert decision is not None
     found = shutil.which(argv[0], path=env.get("PATH") if env is not None else None)
     if found is None:
         raise StartFailed(f"{argv[0]}: not found on PATH")
     return wrap(decision, [found, *argv[1:]], cwd=cwd, writable=[run.root])
+
+
+def wraps(run: RunDir, env: Mapping[str, str] | None = None) -> bool:
+    """Whether a start in ``run`` with ``env`` runs inside the run's product sandbox."""
+    decision = adopted()
+    if decision is None or decision.backend == "none":
+        return False
+    return env is None or env.get("HOME") == str(run.home)
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,8 @@ class ProductRunner:
             timeout_seconds=self._timeout,
             max_output_bytes=self._table.max_output_bytes,
         )
-        trace = self.preset.read(capture.stdout, capture.left, ending, Expect.of(skill, case))
+        expect = Expect.of(skill, case, self.preset.told_model(self._table))
+        trace = self.preset.read(capture.stdout, capture.left, ending, expect)
         return taped.finish(settle(self.preset, trace, started.log))
 
     def _exposed(self, prompt: str) -> str | None:

@@ -39,18 +39,21 @@ class Ending:
 @dataclass(frozen=True)
 class Expect:
     """What the run was: the mode, the skill's name (``None`` when the arm has none) and
-    the case's declared tool names (their bridge spelling maps back to them)."""
+    the case's declared tool names (their bridge spelling maps back to them); ``model``
+    is the one the product was told to use (``""``: its own default, unknown here)."""
 
     mode: Literal["loaded", "offered"] = "loaded"
     skill: str | None = None
     tools: Sequence[str] = ()
+    model: str = ""
 
     @classmethod
-    def of(cls, skill: Skill, case: EvalCase) -> Expect:
+    def of(cls, skill: Skill, case: EvalCase, model: str = "") -> Expect:
         return cls(
             mode=case.mode,
             skill=None if delivers_no_skill(skill) else skill.name,
             tools=[tool.name for tool in case.tools],
+            model=model,
         )
 
 
