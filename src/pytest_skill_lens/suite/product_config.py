@@ -52,7 +52,21 @@ CONFIG_PATHS: Mapping[str, tuple[ConfigPath, ...]] = {
         *(ConfigPath(path) for path in _CLAUDE_SETTINGS),  # their hooks, when trusted
     ),
     "codex": (ConfigPath(".codex/"),),
-    "gemini": (ConfigPath(".gemini/"),),
+    # Its project settings and .env files (either could name another endpoint or key),
+    # custom commands, policies, agents, extensions and system prompt, and the skills
+    # folder it prefers to .gemini/skills on a name clash; the skill itself is
+    # delivered into .gemini/skills by the harness.
+    "gemini-cli": (
+        ConfigPath(".gemini/settings.json"),
+        ConfigPath(".gemini/.env"),
+        ConfigPath(".gemini/commands/"),
+        ConfigPath(".gemini/policies/"),
+        ConfigPath(".gemini/agents/"),
+        ConfigPath(".gemini/extensions/"),
+        ConfigPath(".gemini/system.md"),
+        ConfigPath(".env"),
+        ConfigPath(".agents/skills/"),
+    ),
     "opencode": (
         ConfigPath(".opencode/"),
         ConfigPath("opencode.json"),

@@ -1,0 +1,191 @@
+"""The ``gemini-cli`` runner and judge driving the REAL Gemini CLI binary, offline.
+
+``products_on_path`` puts the pinned binary (``npm ci --prefix products``) first on
+PATH, and Gemini CLI talks to the scripted Gemini server on 127.0.0.1
+(``GOOGLE_GEMINI_BASE_URL``, a placeholder ``GEMINI_API_KEY``). The table names the model
+(``-m``), so there is no router side call and the tokens are priced from the model that
+answered. Controls come in pairs: a check that passes with the right answer fails with
+the wrong one, a skill activation that triggers is matched by a run that does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from gemini_server import MODEL, GeminiServer, function_calls, text
+from product_harness import ProductRun
+
+# slow: starts the real Gemini CLI (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "gemini_env")]
+
+RUNNER = "gemini-cli"
+BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
+TOML = f'[runners.gemini-cli]\nargs = ["-m", "{MODEL}"]\n'
+run = ProductRun(RUNNER, body=BODY, toml=TOML)  # skill greet under gemini-cli
+GREETS = {
+    "name": "greets warmly",
+    "task": "greet the team",
+    "assertions": [{"kind": "contains", "value": "warmly"}],
+}
+
+
+@pytest.fixture
+def server() -> Iterator[GeminiServer]:
+    with GeminiServer() as running:
+        yield running
+
+
+@pytest.fixture
+def gemini_env(monkeypatch: pytest.MonkeyPatch, server: GeminiServer) -> None:
+    """The scripted server and a placeholder key; no credential of the machine's own."""
+    monkeypatch.setenv("GEMINI_API_KEY", "dummy")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+    for name in ("GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def about(server: GeminiServer, phrase: str) -> list[str]:
+    return [str(request.body) for request in server.requests if phrase in request.task]
+
+
+def test_a_loaded_case_runs_the_task_as_typed_and_says_the_skill_never_loaded(
+    pytester: pytest.Pytester, server: GeminiServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.", usage=(1000, 50))]
+    result, outcomes = run(pytester, [GREETS])
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["greets warmly"]
+    assert outcome["status"] == "passed"
+    assert outcome["output"] == "Hello team, warmly."  # joined from two streamed pieces
+    assert (outcome["input_tokens"], outcome["output_tokens"]) == (1000, 50)
+    assert outcome["cost_usd"] > 0
+    assert outcome["price_source"].startswith(f"list price of google:{MODEL} (genai-prices ")
+    assert outcome["price_source"].endswith("; your endpoint may bill differently")
+    # Gemini CLI's -p mode sends /greet as typed: the skill never reached the model.
+    assert outcome["skill_loaded"] is False
+    assert "did not call activate_skill for 'greet'" in outcome["load_note"]
+    (request,) = about(server, "greet the team")
+    assert "/greet greet the team" in request and "GREET-INSTRUCTIONS" not in request
+    assert server.requests[0].model == MODEL  # the table's -m reached the product
+
+
+def test_a_loaded_case_where_the_model_activates_the_skill_loads_it(
+    pytester: pytest.Pytester, server: GeminiServer
+) -> None:
+    server.by_content["greet the team"] = [
+        function_calls([("activate_skill", {"name": "greet"})]),
+        text("Hello team, warmly."),
+    ]
+    result, outcomes = run(pytester, [GREETS])
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["greets warmly"]
+    assert (outcome["skill_loaded"], outcome["load_note"]) == (True, None)
+    first, second = about(server, "greet the team")
+    assert "GREET-INSTRUCTIONS" not in first
+    assert "GREET-INSTRUCTIONS" in second  # activate_skill put the text before the model
+
+
+def test_a_wrong_answer_fails_showing_it(pytester: pytest.Pytester, server: GeminiServer) -> None:
+    server.by_content["greet the team"] = [text("Go away.")]
+    result, outcomes = run(pytester, [GREETS])
+    assert result.ret == 1
+    assert outcomes["greets warmly"]["status"] == "failed"
+    assert "Go away." in result.stdout.str()
+
+
+def test_offered_the_activation_triggers_and_its_absence_is_a_measured_negative(
+    pytester: pytest.Pytester, server: GeminiServer
+) -> None:
+    server.by_content["welcome the guest"] = [
+        function_calls([("activate_skill", {"name": "greet"})]),
+        text("Hello, guest."),
+    ]
+    server.by_content["two plus two"] = [text("Four.")]
+    cases = [
+        {
+            "name": "reaches for the skill",
+            "task": "welcome the guest",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": True, "called": ["activate_skill"]},
+        },
+        {
+            "name": "leaves the skill alone",
+            "task": "what is two plus two",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": False},
+        },
+        {
+            "name": "was expected to use it",
+            "task": "what is two plus two",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": True},
+        },
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 1, result.stdout.str()
+    reached = outcomes["reaches for the skill"]
+    assert reached["status"] == "passed"
+    assert (reached["skill_triggered"], reached["skill_loaded"]) == (True, True)
+    assert outcomes["leaves the skill alone"]["status"] == "passed"
+    assert outcomes["leaves the skill alone"]["skill_loaded"] is False
+    assert outcomes["was expected to use it"]["status"] == "failed"
+    # Offered: the listing names the skill, its text arrives only after the call.
+    first = about(server, "welcome the guest")[0]
+    assert "<name>greet</name>" in first and "GREET-INSTRUCTIONS" not in first
+
+
+@pytest.mark.parametrize(
+    ("order_id", "passes"), [("A-1", True), ("B-2", False)], ids=["right", "wrong"]
+)
+def test_a_mock_tool_reaches_gemini_through_the_bridge(
+    pytester: pytest.Pytester, server: GeminiServer, order_id: str, passes: bool
+) -> None:
+    # Gemini CLI names a bridged tool "mcp_skill-lens_<name>"; the report maps it back.
+    server.by_content["where is order"] = [
+        function_calls([("mcp_skill-lens_get_order", {"id": order_id})]),
+        text("Here is what I found."),
+    ]
+    orders = {
+        "name": "get_order",
+        "description": "Look an order up by id",
+        "parameters": {"id": "string"},
+        "returns": [{"when": {"id": "A-1"}, "value": "shipped"}, {"value": "no such order"}],
+    }
+    cases = [
+        {
+            "name": "looks the order up",
+            "task": "where is order A-1?",
+            "tools": [orders],
+            "trajectory": {
+                "called": ["get_order"],
+                "call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}],
+            },
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    outcome = outcomes["looks the order up"]
+    assert outcome["status"] == ("passed" if passes else "failed"), result.stdout.str()
+    checks = {c["id"]: c["passed"] for score in outcome["scores"] for c in score["checks"]}
+    assert checks == {"called:get_order": True, "call_args[0]": passes}
+    assert [c["name"] for c in outcome["tool_calls"]] == ["get_order"]
+    answer = "shipped" if passes else "no such order"
+    last = [r for r in server.requests if "where is order" in r.task][-1]
+    assert "mcp_skill-lens_get_order" in last.tool_names()
+    # The bridge answered by the case's when: rules; the model saw it in Gemini's wrapper.
+    wrapped = f"<untrusted_context>\n{answer}\n</untrusted_context>"
+    assert [output for _, output in last.tool_results()] == [wrapped]
+
+
+def test_the_products_own_error_is_errored_never_failed(
+    pytester: pytest.Pytester, server: GeminiServer
+) -> None:
+    from gemini_server import failure
+
+    server.by_content["greet the team"] = [failure(400, "scripted refusal")]
+    result, outcomes = run(pytester, [GREETS])
+    outcome = outcomes["greets warmly"]
+    assert outcome["status"] == "errored", result.stdout.str()
+    assert "gemini-cli reported an error" in outcome["error"]
+    assert "scripted refusal" in outcome["error"]
+    assert len(about(server, "greet the team")) == 1  # maxAttempts 1: never retried
