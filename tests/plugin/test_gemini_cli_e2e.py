@@ -10,10 +10,9 @@ the wrong one, a skill activation that triggers is matched by a run that does no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from gemini_server import MODEL, GeminiServer, function_calls, text
+from gemini_harness import GEMINI_TOML, about, gemini_as_server, gemini_env  # noqa: F401 (fixtures)
+from gemini_server import MODEL, GeminiServer, failure, function_calls, text
 from product_harness import ProductRun
 
 # slow: starts the real Gemini CLI (-m "not slow" skips it)
@@ -21,32 +20,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "gem
 
 RUNNER = "gemini-cli"
 BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
-TOML = f'[runners.gemini-cli]\nargs = ["-m", "{MODEL}"]\n'
-run = ProductRun(RUNNER, body=BODY, toml=TOML)  # skill greet under gemini-cli
+run = ProductRun(RUNNER, body=BODY, toml=GEMINI_TOML)  # skill greet under gemini-cli
 GREETS = {
     "name": "greets warmly",
     "task": "greet the team",
     "assertions": [{"kind": "contains", "value": "warmly"}],
 }
-
-
-@pytest.fixture
-def server() -> Iterator[GeminiServer]:
-    with GeminiServer() as running:
-        yield running
-
-
-@pytest.fixture
-def gemini_env(monkeypatch: pytest.MonkeyPatch, server: GeminiServer) -> None:
-    """The scripted server and a placeholder key; no credential of the machine's own."""
-    monkeypatch.setenv("GEMINI_API_KEY", "dummy")
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
-    for name in ("GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def about(server: GeminiServer, phrase: str) -> list[str]:
-    return [str(request.body) for request in server.requests if phrase in request.task]
 
 
 def test_a_loaded_case_runs_the_task_as_typed_and_says_the_skill_never_loaded(
@@ -180,8 +159,6 @@ def test_a_mock_tool_reaches_gemini_through_the_bridge(
 def test_the_products_own_error_is_errored_never_failed(
     pytester: pytest.Pytester, server: GeminiServer
 ) -> None:
-    from gemini_server import failure
-
     server.by_content["greet the team"] = [failure(400, "scripted refusal")]
     result, outcomes = run(pytester, [GREETS])
     outcome = outcomes["greets warmly"]
