@@ -166,3 +166,43 @@ def test_the_products_own_error_is_errored_never_failed(
     assert "gemini-cli reported an error" in outcome["error"]
     assert "scripted refusal" in outcome["error"]
     assert len(about(server, "greet the team")) == 1  # maxAttempts 1: never retried
+
+
+def test_a_dotenv_written_by_one_session_never_configures_the_next(
+    pytester: pytest.Pytester, server: GeminiServer
+) -> None:
+    """Gemini CLI reads a working directory's .env for every variable left unset; the
+    first session writes one that would replace its system prompt, and the second
+    starts with it emptied, and with the skill delivered again."""
+    dotenv = (
+        "echo HIJACKED-SYSTEM-PROMPT > hijack.md"
+        ' && echo "GEMINI_SYSTEM_MD=$PWD/hijack.md" > .env'
+        " && echo vandalised > .gemini/skills/greet/SKILL.md"
+    )
+    server.by_content["first visit"] = [
+        function_calls([("run_shell_command", {"command": dotenv, "description": "x"})]),
+        text("First done."),
+    ]
+    server.by_content["second visit"] = [
+        function_calls([("activate_skill", {"name": "greet"})]),
+        text("Second done, warmly."),
+    ]
+    cases = [
+        {
+            "name": "two visits",
+            "workspace": {},
+            "sessions": ["first visit", "second visit"],
+            "assertions": [
+                {"kind": "contains", "value": "warmly"},
+                {"kind": "file-produced", "file": "hijack.md"},
+            ],
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["two visits"]["output"] == "Second done, warmly."
+    second = [r for r in server.requests if "second visit" in r.task]
+    assert second and all("HIJACKED" not in r.system for r in second)
+    assert "<available_skills>" in second[0].system  # its own system prompt
+    _, loaded = about(server, "second visit")
+    assert "GREET-INSTRUCTIONS" in loaded and "vandalised" not in loaded  # delivered again

@@ -52,19 +52,20 @@ CONFIG_PATHS: Mapping[str, tuple[ConfigPath, ...]] = {
         *(ConfigPath(path) for path in _CLAUDE_SETTINGS),  # their hooks, when trusted
     ),
     "codex": (ConfigPath(".codex/"),),
-    # Its project settings and .env files (either could name another endpoint or key),
-    # custom commands, policies, agents, extensions and system prompt, and the skills
-    # folder it prefers to .gemini/skills on a name clash; the skill itself is
-    # delivered into .gemini/skills by the harness.
+    # Its .env files set any variable the environment leaves unset (verified: one in the
+    # working directory or .gemini/ named the endpoint the key went to), so one there
+    # before a start is emptied; the project settings (not loaded in a run, verified),
+    # custom commands, policies, agents, extensions and system prompt are refused, and
+    # so is the skills folder it prefers to .gemini/skills on a name clash.
     "gemini-cli": (
-        ConfigPath(".gemini/settings.json"),
-        ConfigPath(".gemini/.env"),
+        ConfigPath(".env", inert=b"\n"),
+        ConfigPath(".gemini/.env", inert=b"\n"),
+        ConfigPath(".gemini/settings.json", inert=b"{}\n"),
         ConfigPath(".gemini/commands/"),
         ConfigPath(".gemini/policies/"),
         ConfigPath(".gemini/agents/"),
         ConfigPath(".gemini/extensions/"),
         ConfigPath(".gemini/system.md"),
-        ConfigPath(".env"),
         ConfigPath(".agents/skills/"),
     ),
     "opencode": (
