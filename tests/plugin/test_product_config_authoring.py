@@ -26,7 +26,6 @@ FIX = "seed the workspace with the files the skill works on"
         (".gemini/settings.json", "gemini-cli"),
         (".gemini/commands/go.toml", "gemini-cli"),
         (".env", "gemini-cli"),
-        (".agents/skills/greet/SKILL.md", "gemini-cli"),
         ("opencode.json", "opencode"),
     ],
 )

@@ -55,8 +55,9 @@ CONFIG_PATHS: Mapping[str, tuple[ConfigPath, ...]] = {
     # Its .env files set any variable the environment leaves unset (verified: one in the
     # working directory or .gemini/ named the endpoint the key went to), so one there
     # before a start is emptied; the project settings (not loaded in a run, verified),
-    # custom commands, policies, agents, extensions and system prompt are refused, and
-    # so is the skills folder it prefers to .gemini/skills on a name clash.
+    # custom commands, policies, agents, extensions and system prompt are refused.
+    # (.agents/skills, which it prefers to .gemini/skills on a name clash, cannot be:
+    # it is where Copilot's skill is delivered.)
     "gemini-cli": (
         ConfigPath(".env", inert=b"\n"),
         ConfigPath(".gemini/.env", inert=b"\n"),
@@ -66,7 +67,6 @@ CONFIG_PATHS: Mapping[str, tuple[ConfigPath, ...]] = {
         ConfigPath(".gemini/agents/"),
         ConfigPath(".gemini/extensions/"),
         ConfigPath(".gemini/system.md"),
-        ConfigPath(".agents/skills/"),
     ),
     "opencode": (
         ConfigPath(".opencode/"),
