@@ -206,3 +206,18 @@ def test_a_dotenv_written_by_one_session_never_configures_the_next(
     assert "<available_skills>" in second[0].system  # its own system prompt
     _, loaded = about(server, "second visit")
     assert "GREET-INSTRUCTIONS" in loaded and "vandalised" not in loaded  # delivered again
+
+
+def test_a_timeout_is_errored_never_failed_and_its_spend_unknown(
+    pytester: pytest.Pytester, server: GeminiServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.")]
+    toml = f"{GEMINI_TOML}timeout_seconds = 0.01\n"
+    result, outcomes = run(pytester, [GREETS], toml=toml)
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    outcome = outcomes["greets warmly"]
+    assert outcome["status"] == "errored"
+    assert "gemini-cli timed out after 0.01 s" in outcome["error"]
+    assert outcome["usage_note"] == "gemini-cli timed out before reporting token usage"
+    assert "the spend is unknown" in outcome["cost_note"]
