@@ -16,10 +16,10 @@ The task is the first user text that is not Gemini CLI's ``<session_context>`` p
 answered by ``by_content`` (the replies of the first key found anywhere in the task).
 
 A ``:generateContent`` request that asks for JSON by schema (``responseJsonSchema``, as
-the CLI's model router does) and has no script is answered with an object built from
-the schema (a string ``"scripted"``, an integer ``1``), so an unscripted side call never
-fails a run. Streamed, a text reply arrives in two chunks (the reader must concatenate
-them) and the usage rides on the last chunk, as the API sends it.
+the CLI's model router does) is a side call: it is answered with an object built from
+the schema (a string ``"scripted"``, an integer ``1``) and no usage, and takes no reply
+of the conversation's script. Streamed, a text reply arrives in two chunks (the reader
+must concatenate them) and the usage rides on the last chunk, as the API sends it.
 
 ``usage=(prompt, candidates)`` sets ``usageMetadata``; ``cached`` adds
 ``cachedContentTokenCount`` and ``thoughts`` ``thoughtsTokenCount``. Every request is
@@ -204,21 +204,20 @@ class GeminiServer(ScriptedServer):
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         """The status and the whole response (or error) that answers one request."""
-        taken, reply, _ = self.take(path, headers, body)
         schema = body.get("generationConfig", {}).get("responseJsonSchema")
-        if taken == "no script" and schema is not None and ":generateContent" in path:
-            reply = text(json.dumps(_from_schema(schema)), usage=(0, 0))  # a side call
-        elif taken == "no endpoint":
+        if schema is not None and ":generateContent" in path and self.serves(path):
+            # A side call (the model router): answered from its schema, never scripted.
+            with self._lock:
+                self.requests.append(self.record(path, headers, body))
+            return 200, _response(text(json.dumps(_from_schema(schema)), usage=(0, 0)))
+        taken, reply, _ = self.take(path, headers, body)
+        if taken == "no endpoint":
             reply = failure(404, f"no such endpoint {path}")
         elif taken == "no script":
             reply = failure(400, f"no script for task {_task(body)!r}")
         if "status" in reply:
             return int(reply["status"]), {"error": reply["error"]}
-        return 200, {
-            "candidates": [_candidate(list(reply["parts"]), True)],
-            "usageMetadata": reply["usage"],
-            "modelVersion": reply["model"],
-        }
+        return 200, _response(reply)
 
     def send(
         self, handler: BaseHTTPRequestHandler, status: int, payload: Any, body: Mapping[str, Any]
@@ -233,6 +232,14 @@ class GeminiServer(ScriptedServer):
             handler.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
         handler.wfile.flush()
         handler.close_connection = True
+
+
+def _response(reply: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "candidates": [_candidate(list(reply["parts"]), True)],
+        "usageMetadata": reply["usage"],
+        "modelVersion": reply["model"],
+    }
 
 
 def _chunks(response: dict[str, Any]) -> list[dict[str, Any]]:

@@ -221,3 +221,18 @@ def test_a_timeout_is_errored_never_failed_and_its_spend_unknown(
     assert "gemini-cli timed out after 0.01 s" in outcome["error"]
     assert outcome["usage_note"] == "gemini-cli timed out before reporting token usage"
     assert "the spend is unknown" in outcome["cost_note"]
+
+
+def test_with_no_model_named_its_router_picks_one_and_the_run_is_priced_by_what_answered(
+    pytester: pytest.Pytester, server: GeminiServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.", usage=(400, 20))]
+    result, outcomes = run(pytester, [GREETS], toml="")
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["greets warmly"]
+    # The router's side call (a JSON answer built from its schema) reported no tokens.
+    assert (outcome["input_tokens"], outcome["output_tokens"]) == (400, 20)
+    assert outcome["price_source"].startswith(f"list price of google:{MODEL} ")
+    side, main = server.requests
+    assert not side.streamed and "generationConfig" in side.body
+    assert main.streamed and main.model != side.model
