@@ -236,3 +236,18 @@ def test_with_no_model_named_its_router_picks_one_and_the_run_is_priced_by_what_
     side, main = server.requests
     assert not side.streamed and "generationConfig" in side.body
     assert main.streamed and main.model != side.model
+
+
+def test_a_missing_executable_or_key_is_exit_2_before_any_request(
+    pytester: pytest.Pytester, server: GeminiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY")
+    result, _ = run(pytester, [GREETS])
+    assert result.ret == 2
+    output = result.stdout.str() + result.stderr.str()
+    assert "can sign in only from the environment" in output and "GEMINI_API_KEY" in output
+    monkeypatch.setenv("PATH", str(pytester.path / "nothing-here"))
+    result, _ = run(pytester, [GREETS])
+    assert result.ret == 2
+    assert "needs 'gemini', which is not on PATH" in result.stdout.str() + result.stderr.str()
+    assert server.requests == []
