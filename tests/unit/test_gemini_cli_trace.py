@@ -210,3 +210,26 @@ def test_a_repeated_tool_use_event_counts_once() -> None:
     lines = trace("mcp_tool").splitlines(keepends=True)
     data = b"".join([*lines[:3], lines[2], *lines[3:]])
     assert len(read_trace(data, CLEAN, LOADED).tool_calls) == 1
+
+
+def test_an_error_event_is_the_products_words_when_the_result_carries_none() -> None:
+    # As 0.61 ends a broken stream: an error event, then a result with status error only.
+    lines = trace("no_skill").splitlines(keepends=True)
+    said = {"type": "error", "severity": "error", "message": "Model stream ended empty."}
+    result_event = {**json.loads(lines[-1]), "status": "error"}
+    data = b"".join([*lines[:-1], *(json.dumps(e).encode() + b"\n" for e in (said, result_event))])
+    result = read_trace(data, Ending(exit_code=1), LOADED)
+    assert result.error == (
+        "gemini-cli reported an error (error): Model stream ended empty. (exit code 1)"
+    )
+
+
+def test_an_error_event_errors_a_run_whose_result_says_success_and_a_warning_does_not() -> None:
+    lines = trace("no_skill").splitlines(keepends=True)
+    for severity, errored in (("error", True), ("warning", False)):
+        event = {"type": "error", "severity": severity, "message": "Maximum session turns exceeded"}
+        data = b"".join([*lines[:-1], json.dumps(event).encode() + b"\n", lines[-1]])
+        result = read_trace(data, CLEAN, LOADED)
+        assert (result.error is not None) == errored
+        if errored:
+            assert result.error is not None and "Maximum session turns exceeded" in result.error

@@ -3,7 +3,8 @@
 One JSON object per line (verified against 0.61.0): ``init`` (the model it was told),
 ``message`` events (the user's prompt; the model's text as ``delta`` pieces to be
 joined), ``tool_use`` (``tool_name``, ``tool_id``, ``parameters``), ``tool_result``
-(``tool_id``, ``status`` ``success`` or ``error``, ``output``) and, last, ``result``:
+(``tool_id``, ``status`` ``success`` or ``error``, ``output``), ``error`` (a warning,
+or of severity ``error`` the reason a run failed) and, last, ``result``:
 ``status``, an ``error`` when it failed, and ``stats`` with the run's tokens summed and
 per model (``models``, keyed by the name each response reported). There is no cost:
 the tokens are priced here from genai-prices' list price for each model that answered.
@@ -41,6 +42,7 @@ class _Read:
     launched: set[str] = field(default_factory=set)  # skills activate_skill loaded
     refused: dict[str, str] = field(default_factory=dict)  # skill -> the product's words
     turns: list[str] = field(default_factory=lambda: [""])  # the model's text between calls
+    failed: str | None = None  # the last ``error`` event of severity error: its message
 
 
 def read_trace(data: bytes, ending: Ending, expect: Expect, *, endpoint: str = "") -> RunResult:
@@ -82,6 +84,10 @@ def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
             _tool_use(read, event, mapped, seen)
         elif kind == "tool_result":
             _tool_result(read, event)
+        elif kind == "error" and event.get("severity") == "error":
+            # A stream the model broke (a safety block, no answer) or a turn limit: the
+            # product says so here, and its result event then carries no message.
+            read.failed = _text(event, "message") or "no message"
         elif kind == "result":
             read.result = event  # the last one counts: it closes the run
     return read
@@ -256,13 +262,14 @@ def _error(read: _Read, ending: Ending) -> str | None:
             f"the {PRODUCT} trace ended with no result event (exit code {ending.exit_code})"
             + _stderr(ending)
         )
-    if read.result.get("status") != "success":
+    if read.result.get("status") != "success" or read.failed is not None:
         error = read.result.get("error")
         kind = _text(error, "type") if isinstance(error, dict) else ""
         words = _text(error, "message") if isinstance(error, dict) else ""
         status = _text(read.result, "status") or "no status"
+        said = words or read.failed or "no message"
         return (
-            f"{PRODUCT} reported an error ({kind or status}): {words[:1000] or 'no message'}"
+            f"{PRODUCT} reported an error ({kind or status}): {said[:1000]}"
             f" (exit code {ending.exit_code})"
         )
     if ending.exit_code != 0:
