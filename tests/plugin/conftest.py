@@ -49,7 +49,9 @@ def products_on_path(monkeypatch: pytest.MonkeyPatch) -> Path:
     """
     path = f"{PRODUCTS_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
     pinned = str(PRODUCTS_BIN)
-    missing = [name for name in ("claude", "copilot") if shutil.which(name, path=pinned) is None]
+    missing = [
+        name for name in ("claude", "copilot", "gemini") if shutil.which(name, path=pinned) is None
+    ]
     if missing:
         pytest.fail(
             f"{', '.join(missing)} not installed under {PRODUCTS_BIN}: run "

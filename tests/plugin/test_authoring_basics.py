@@ -300,7 +300,8 @@ def test_under_xdist_an_unknown_runner_is_still_exit_2(pytester: pytest.Pytester
     result.stderr.fnmatch_lines(
         [
             "Exit: skill-lens: --skill-lens-runner: unknown runner 'spyy'; "
-            "available: claude-code, cli, codex, copilot, fake, langchain, pydantic-ai, spy"
+            "available: claude-code, cli, codex, copilot, fake, gemini-cli, langchain, "
+            "pydantic-ai, spy"
         ]
     )
     assert spy_calls(pytester) is None

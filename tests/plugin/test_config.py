@@ -155,7 +155,8 @@ def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
     result.stderr.fnmatch_lines(
         [
             "Exit: skill-lens: --skill-lens-runner: unknown runner 'nosuch'; "
-            "available: claude-code, cli, codex, copilot, echo, fake, langchain, pydantic-ai",
+            "available: claude-code, cli, codex, copilot, echo, fake, gemini-cli, langchain, "
+            "pydantic-ai",
             "  fix: name one of them with --skill-lens-runner, or register 'nosuch' with "
             "pytest_skill_lens_runners in a conftest.py this run loads (docs/extending.md)",
         ]
@@ -216,7 +217,7 @@ def test_an_unknown_judge_is_refused_naming_every_judge(half: pytest.Pytester) -
     result.stderr.fnmatch_lines(
         [
             "*unknown judge 'nosuch'; available: "
-            "claude-code, cli, codex, copilot, fake, langchain, pydantic-ai*"
+            "claude-code, cli, codex, copilot, fake, gemini-cli, langchain, pydantic-ai*"
         ]
     )
 

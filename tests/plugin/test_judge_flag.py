@@ -40,7 +40,9 @@ def pytest_skill_lens_judges(config):
     return {"approving": lambda context: Approving()}
 """
 
-_EVERY_JUDGE = "approving, claude-code, cli, codex, copilot, fake, langchain, pydantic-ai"
+_EVERY_JUDGE = (
+    "approving, claude-code, cli, codex, copilot, fake, gemini-cli, langchain, pydantic-ai"
+)
 _FIX = (
     "  fix: name one of them, or register your own with pytest_skill_lens_judges in a "
     "conftest.py (docs/extending.md)"

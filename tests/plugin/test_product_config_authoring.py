@@ -23,7 +23,9 @@ FIX = "seed the workspace with the files the skill works on"
         (".github/copilot/settings.json", "copilot"),
         ("./.claude/settings.json", "claude-code and copilot"),
         (".codex/config.toml", "codex"),
-        (".gemini/settings.json", "gemini"),
+        (".gemini/settings.json", "gemini-cli"),
+        (".gemini/commands/go.toml", "gemini-cli"),
+        (".env", "gemini-cli"),
         ("opencode.json", "opencode"),
     ],
 )

@@ -106,7 +106,7 @@ def test_a_dash_task_in_a_command_slot_it_could_be_read_from_as_a_flag_is_named(
         (".github/copilot/settings.local.json", "copilot"),
         (".github/mcp.json", "copilot"),
         (".codex/config.toml", "codex"),
-        (".gemini/settings.json", "gemini"),
+        (".gemini/settings.json", "gemini-cli"),
         (".opencode/plugin/x.ts", "opencode"),
         ("opencode.json", "opencode"),
     ],

@@ -22,7 +22,7 @@ FRAMEWORKS = ("fake", "pydantic-ai", "langchain")
 
 def test_the_names_are_unique_and_in_the_order_messages_list_them() -> None:
     assert len(set(NAMES)) == len(PRODUCTS)
-    assert NAMES == ("copilot", "claude-code", "codex", "cli")
+    assert NAMES == ("copilot", "claude-code", "codex", "gemini-cli", "cli")
 
 
 @pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
@@ -42,13 +42,15 @@ def test_every_description_is_complete(product: Preset) -> None:
 
 @pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
 def test_the_forms_that_name_a_file_name_it_once(product: Preset) -> None:
-    if product.bridge is not None and product.bridge.flag is None:
-        # No config-file flag: the bridge's server entry reaches the product's launch hook.
-        assert product.launch is not None and product.bridge.prefix and product.traced
-    elif product.bridge is not None:
-        assert (product.bridge.flag or "").count("{path}") == 1
-        assert (product.bridge.argument(Path("/x/mcp.json")) or "").endswith("/x/mcp.json")
-        assert product.bridge.prefix and "type" in product.bridge.server
+    flag = product.bridge.flag if product.bridge is not None else None
+    if product.bridge is not None and flag is None:
+        assert product.launch is not None, "a product with no config flag takes it at launch"
+    elif product.bridge is not None and flag is not None:
+        assert flag.count("{path}") == 1
+        assert str(product.bridge.argument(Path("/x/mcp.json"))).endswith("/x/mcp.json")
+        assert "type" in product.bridge.server
+    if product.bridge is not None:
+        assert product.bridge.prefix
         assert product.traced, "mock tools are read back from a trace of tool calls"
     if product.left_file is not None:
         assert product.left_file.max_bytes > 0

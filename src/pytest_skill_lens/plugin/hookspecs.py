@@ -40,8 +40,8 @@ def pytest_skill_lens_runners(
     A bare factory serves every case feature and is held to no tool-name rule; a
     description under its own name can say what the runner needs (an extra, a
     settings check, an API key) and serves. Names must not repeat a built-in runner
-    (``fake``, ``pydantic-ai``, ``langchain``, ``copilot``, ``claude-code``, ``cli``)
-    or another plugin's.
+    (``fake``, ``pydantic-ai``, ``langchain``, ``copilot``, ``claude-code``,
+    ``gemini-cli``, ``cli``) or another plugin's.
     """
     raise NotImplementedError
 

@@ -40,6 +40,7 @@ def report_targets(
     """The JSON, Markdown and HTML reports of one record (a session's or a merge's), each
     rendered only when it is written; the page is drawn from the JSON report's own text,
     rendered once for both, so the two always agree."""
+
     # The renderers are imported on first render: a listing without report paths (an
     # IDE's collection) never needs them.
     @functools.cache

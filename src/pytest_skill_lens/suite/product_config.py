@@ -52,7 +52,22 @@ CONFIG_PATHS: Mapping[str, tuple[ConfigPath, ...]] = {
         *(ConfigPath(path) for path in _CLAUDE_SETTINGS),  # their hooks, when trusted
     ),
     "codex": (ConfigPath(".codex/"),),
-    "gemini": (ConfigPath(".gemini/"),),
+    # Its .env files set any variable the environment leaves unset (verified: one in the
+    # working directory or .gemini/ named the endpoint the key went to), so one there
+    # before a start is emptied; the project settings (not loaded in a run, verified),
+    # custom commands, policies, agents, extensions and system prompt are refused.
+    # (.agents/skills, which it prefers to .gemini/skills on a name clash, cannot be:
+    # it is where Copilot's skill is delivered.)
+    "gemini-cli": (
+        ConfigPath(".env", inert=b"\n"),
+        ConfigPath(".gemini/.env", inert=b"\n"),
+        ConfigPath(".gemini/settings.json", inert=b"{}\n"),
+        ConfigPath(".gemini/commands/"),
+        ConfigPath(".gemini/policies/"),
+        ConfigPath(".gemini/agents/"),
+        ConfigPath(".gemini/extensions/"),
+        ConfigPath(".gemini/system.md"),
+    ),
     "opencode": (
         ConfigPath(".opencode/"),
         ConfigPath("opencode.json"),

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import claude_code, cli, codex, copilot
+from . import claude_code, cli, codex, copilot, gemini_cli
 from .description import Preset
 
-# In the order messages list them ("'copilot', 'claude-code', 'codex' or 'cli'").
-PRODUCTS: tuple[Preset, ...] = (copilot.PRESET, claude_code.PRESET, codex.PRESET, cli.PRESET)
+# In the order messages list them ("'copilot', 'claude-code', 'codex', 'gemini-cli' or 'cli'").
+PRODUCTS: tuple[Preset, ...] = (
+    copilot.PRESET,
+    claude_code.PRESET,
+    codex.PRESET,
+    gemini_cli.PRESET,
+    cli.PRESET,
+)
 BY_NAME: Mapping[str, Preset] = {product.name: product for product in PRODUCTS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
 
