@@ -72,7 +72,7 @@ class Settings(_Strict):
     script_timeout_seconds: PosFloat = 30.0
     max_script_output_bytes: PosInt = 20_000
     script_interpreters: dict[str, list[str]] = {"py": ["python3"], "sh": ["bash"]}
-    runners: dict[Literal["copilot", "claude-code", "cli"], ProductTable] = {}
+    runners: dict[Literal["copilot", "claude-code", "opencode", "cli"], ProductTable] = {}
     product_sandbox: Literal["auto", "required", "off"] = "auto"
     max_spend_usd: PosFloat | None = None
     # One deadline for a case's whole act: every session's runner call and the judge's.

@@ -22,7 +22,7 @@ FRAMEWORKS = ("fake", "pydantic-ai", "langchain")
 
 def test_the_names_are_unique_and_in_the_order_messages_list_them() -> None:
     assert len(set(NAMES)) == len(PRODUCTS)
-    assert NAMES == ("copilot", "claude-code", "cli")
+    assert NAMES == ("copilot", "claude-code", "opencode", "cli")
 
 
 @pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
@@ -42,7 +42,7 @@ def test_every_description_is_complete(product: Preset) -> None:
 
 @pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)
 def test_the_forms_that_name_a_file_name_it_once(product: Preset) -> None:
-    if product.bridge is not None:
+    if product.bridge is not None and product.bridge.flag is not None:
         assert product.bridge.flag.count("{path}") == 1
         assert product.bridge.argument(Path("/x/mcp.json")).endswith("/x/mcp.json")
         assert product.bridge.prefix and "type" in product.bridge.server

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import claude_code, cli, copilot
+from . import claude_code, cli, copilot, opencode
 from .description import Preset
 
 # In the order messages list them ("'copilot', 'claude-code' or 'cli'").
-PRODUCTS: tuple[Preset, ...] = (copilot.PRESET, claude_code.PRESET, cli.PRESET)
+PRODUCTS: tuple[Preset, ...] = (
+    copilot.PRESET,
+    claude_code.PRESET,
+    opencode.PRESET,
+    cli.PRESET,
+)
 BY_NAME: Mapping[str, Preset] = {product.name: product for product in PRODUCTS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
 

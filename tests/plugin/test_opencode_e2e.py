@@ -1,0 +1,185 @@
+"""The ``opencode`` runner and judge driving the REAL OpenCode binary, offline.
+
+``products_on_path`` puts the pinned binary (``npm ci --prefix products``) first on
+PATH (``rg`` must be on PATH too, or OpenCode would download one), and OpenCode talks
+Chat Completions, streamed, to the scripted server on 127.0.0.1 (``model_server.py``),
+configured by the plugin alone (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``,
+``OPENCODE_MODEL``). Controls come in pairs: a skill call that triggers is matched by
+one that does not, a right argument by a wrong one.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from model_server import ScriptedModelServer, failure, text, tool_calls
+from product_harness import ProductRun
+
+# slow: starts the real OpenCode (-m "not slow" skips it)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "opencode_env")]
+
+RUNNER = "opencode"
+BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
+run = ProductRun(RUNNER, body=BODY)  # skill greet under opencode: outcomes by case name
+GREETS_WARMLY = {
+    "name": "greets warmly",
+    "task": "greet the team",
+    "assertions": [{"kind": "contains", "value": "warmly"}],
+}
+
+
+@pytest.fixture
+def opencode_env(monkeypatch: pytest.MonkeyPatch, server: ScriptedModelServer) -> None:
+    """OpenCode pointed at the scripted server with a placeholder key."""
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
+    monkeypatch.setenv("OPENCODE_MODEL", "scripted-model")
+
+
+def load(skill: str = "greet") -> tuple[str, str]:
+    return ("skill", json.dumps({"name": skill}))
+
+
+def about(server: ScriptedModelServer, phrase: str) -> list[str]:
+    """The whole body of every request whose task holds ``phrase``."""
+    return [json.dumps(r.body) for r in server.requests if phrase in r.task]
+
+
+def test_a_loaded_case_where_the_model_loads_the_skill_reports_it_and_the_tokens(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    server.by_content["greet the team"] = [
+        tool_calls([load()], usage=(3100, 50), cached=400),
+        text("Hello team, warmly.", usage=(3200, 26), cached=3000),
+    ]
+    result, outcomes = run(pytester, [GREETS_WARMLY])
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["greets warmly"]
+    assert outcome["status"] == "passed"
+    assert outcome["output"] == "Hello team, warmly."
+    assert outcome["skill_loaded"] is True
+    assert (outcome["input_tokens"], outcome["output_tokens"]) == (6300, 76)
+    # No price table in the config: the spend is not priced, never $0.
+    assert outcome["price_source"] == "not priced"
+    assert "skill-lens gives it none" in outcome["cost_note"]
+    first, second = about(server, "greet the team")
+    assert "/greet greet the team" in first and "GREET-INSTRUCTIONS" not in first
+    assert "GREET-INSTRUCTIONS" in second  # the skill tool put the text in front of the model
+    assert len(server.requests) == 2  # --title: no title-generation call of its own
+
+
+def test_a_loaded_case_whose_model_never_loads_it_says_so(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.")]
+    result, outcomes = run(pytester, [GREETS_WARMLY])
+    assert result.ret == 0, result.stdout.str()
+    outcome = outcomes["greets warmly"]
+    assert outcome["skill_loaded"] is False
+    assert "does not expand /greet" in outcome["load_note"]
+    assert "Skill never loaded: 1 candidate run(s) under opencode" in result.stdout.str()
+
+
+def test_an_offered_case_calling_the_skill_tool_triggers_and_one_not_calling_it_does_not(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    server.by_content["welcome the guest"] = [tool_calls([load()]), text("Hello, guest.")]
+    server.by_content["what is two plus two"] = [text("Four.")]
+    cases = [
+        {
+            "name": "reaches for the skill",
+            "task": "welcome the guest",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": True, "called": ["skill"]},
+        },
+        {
+            "name": "leaves the skill alone",
+            "task": "what is two plus two",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": False},
+        },
+        {
+            "name": "was expected to use it",
+            "task": "what is two plus two",
+            "mode": "offered",
+            "trajectory": {"skill_triggered": True},
+        },
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 1
+    reached = outcomes["reaches for the skill"]
+    assert (reached["status"], reached["skill_triggered"], reached["skill_loaded"]) == (
+        "passed",
+        True,
+        True,
+    )
+    assert outcomes["leaves the skill alone"]["status"] == "passed"
+    assert outcomes["leaves the skill alone"]["skill_loaded"] is False
+    assert outcomes["was expected to use it"]["status"] == "failed"
+    first, _ = about(server, "welcome the guest")
+    assert "<name>greet</name>" in first and "GREET-INSTRUCTIONS" not in first  # listed only
+
+
+@pytest.mark.parametrize(
+    ("order_id", "passes"), [("A-1", True), ("B-2", False)], ids=["right", "wrong"]
+)
+def test_a_mock_tool_reaches_opencode_through_the_bridge(
+    pytester: pytest.Pytester, server: ScriptedModelServer, order_id: str, passes: bool
+) -> None:
+    # OpenCode names a bridged tool "skill-lens_<name>"; the report maps it back.
+    server.by_content["where is order"] = [
+        tool_calls([("skill-lens_get_order", json.dumps({"id": order_id}))]),
+        text("Here is what I found."),
+    ]
+    orders = {
+        "name": "get_order",
+        "description": "Look an order up by id",
+        "parameters": {"id": "string"},
+        "returns": [{"when": {"id": "A-1"}, "value": "shipped"}, {"value": "no such order"}],
+    }
+    cases = [
+        {
+            "name": "looks the order up",
+            "task": "where is order A-1?",
+            "tools": [orders],
+            "trajectory": {
+                "called": ["get_order"],
+                "call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}],
+            },
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    outcome = outcomes["looks the order up"]
+    assert outcome["status"] == ("passed" if passes else "failed"), result.stdout.str()
+    checks = {c["id"]: c["passed"] for score in outcome["scores"] for c in score["checks"]}
+    assert checks == {"called:get_order": True, "call_args[0]": passes}
+    assert [c["name"] for c in outcome["tool_calls"]] == ["get_order"]
+    answer = "shipped" if passes else "no such order"
+    last = [r for r in server.requests if "where is order" in r.task][-1]
+    assert [m["content"] for m in last.messages("tool")] == [answer]
+
+
+def test_the_products_own_error_is_errored_never_failed(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    # OpenCode retries a failed request with backoff: a dropped connection every time.
+    server.by_content["greet the team"] = [failure(400, "scripted refusal")]
+    toml = "[runners.opencode]\ntimeout_seconds = 8\n"
+    result, outcomes = run(pytester, [{"name": "refused", "task": "greet the team"}], toml=toml)
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    outcome = outcomes["refused"]
+    assert outcome["status"] == "errored"
+    assert outcome["error"].startswith("opencode")
+
+
+def test_a_timeout_is_errored_never_failed(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    server.by_content["greet the team"] = [text("Hello team, warmly.")]
+    toml = "[runners.opencode]\ntimeout_seconds = 0.01\n"
+    result, outcomes = run(pytester, [{"name": "too slow", "task": "greet the team"}], toml=toml)
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    assert "opencode timed out after 0.01 s" in outcomes["too slow"]["error"]
