@@ -163,15 +163,18 @@ def test_a_mock_tool_reaches_opencode_through_the_bridge(
 def test_the_products_own_error_is_errored_never_failed(
     pytester: pytest.Pytester, server: ScriptedModelServer
 ) -> None:
-    # OpenCode retries a failed request with backoff: a dropped connection every time.
-    server.by_content["greet the team"] = [failure(400, "scripted refusal")]
-    toml = "[runners.opencode]\ntimeout_seconds = 8\n"
-    result, outcomes = run(pytester, [{"name": "refused", "task": "greet the team"}], toml=toml)
+    # OpenCode 1.18.33 retries a 400, 401 or 404 five times with backoff (over a
+    # minute); a context overflow (413) it reports at once.
+    server.by_content["greet the team"] = [failure(413, "context too long")]
+    result, outcomes = run(pytester, [{"name": "refused", "task": "greet the team"}])
     assert result.ret == 1
     result.assert_outcomes(errors=1)
     outcome = outcomes["refused"]
     assert outcome["status"] == "errored"
-    assert outcome["error"].startswith("opencode")
+    assert outcome["error"] == (
+        "opencode reported an error: (ContextOverflowError) context too long"
+    )
+    assert outcome["price_source"] == "not priced"
 
 
 def test_a_timeout_is_errored_never_failed(
