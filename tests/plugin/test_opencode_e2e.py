@@ -11,10 +11,13 @@ one that does not, a right argument by a wrong one.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+from pathlib import Path
 
 import pytest
 from model_server import ScriptedModelServer, failure, text, tool_calls
-from product_harness import ProductRun
+from product_harness import ProductRun, by_case, run_skill
 
 # slow: starts the real OpenCode (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "opencode_env")]
@@ -22,6 +25,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "ope
 RUNNER = "opencode"
 BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
 run = ProductRun(RUNNER, body=BODY)  # skill greet under opencode: outcomes by case name
+SECRET = "sk-skill-lens-test-0123456789abcdef"  # the endpoint's key: never in a cassette
 GREETS_WARMLY = {
     "name": "greets warmly",
     "task": "greet the team",
@@ -186,3 +190,55 @@ def test_a_timeout_is_errored_never_failed(
     assert result.ret == 1
     result.assert_outcomes(errors=1)
     assert "opencode timed out after 0.01 s" in outcomes["too slow"]["error"]
+
+
+def test_opencode_judges_a_pass_and_a_fail_with_no_tools(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    def verdict(passed: bool) -> str:
+        check = {"id": "r1", "passed": passed, "evidence": "order 1234 is named"}
+        return json.dumps({"checks": [check]})
+
+    server.by_content["refund order 1234"] = [text(verdict(True), usage=(30, 9))]
+    server.by_content["cancel order 1234"] = [text(verdict(False), usage=(30, 9))]
+    rubric = {"rubric": ["Names order 1234"]}
+    cases = [
+        {"name": "kind", "task": "refund order 1234", "judge": rubric},
+        {"name": "curt", "task": "cancel order 1234", "judge": rubric},
+    ]
+    result, report = run_skill(
+        pytester, "fake", cases, skill="orders", toml=f'judge = "{RUNNER}"\n'
+    )
+    assert result.ret == 1, result.stdout.str()
+    outcomes = by_case(report)
+    assert outcomes["kind"]["status"] == "passed"
+    assert outcomes["curt"]["status"] == "failed"
+    (request,) = [r for r in server.requests if "refund order 1234" in r.task]
+    assert request.body.get("tools", []) == []  # its judge agent has every tool switched off
+    assert "[fake] orders handled: refund order 1234" in request.task
+
+
+def test_a_recorded_run_replays_with_no_process_and_no_request(
+    pytester: pytest.Pytester, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    server.by_content["greet the team"] = [
+        tool_calls([load()], usage=(100, 7)),
+        text("Hello team, warmly.", usage=(120, 8)),
+    ]
+    recorded_result, recorded = run(pytester, [GREETS_WARMLY], "--skill-lens-record", "once")
+    assert recorded_result.ret == 0, recorded_result.stdout.str()
+    files = sorted((pytester.path / "skills" / "greet" / "evals" / "cassettes").rglob("*.json"))
+    assert files and all(SECRET not in path.read_text(encoding="utf-8") for path in files)
+    spent = len(server.requests)
+
+    kept = [p for p in os.environ["PATH"].split(os.pathsep) if not Path(p, "opencode").exists()]
+    monkeypatch.setenv("PATH", os.pathsep.join(kept))
+    assert shutil.which("opencode") is None
+    result, replayed = run(pytester, [GREETS_WARMLY], "--skill-lens-record", "none")
+    assert result.ret == 0, result.stdout.str()
+    assert len(server.requests) == spent  # nothing reached the model
+    before, after = recorded["greets warmly"], replayed["greets warmly"]
+    assert after["replayed"] is True and before["replayed"] is False
+    for key in ("status", "output", "input_tokens", "output_tokens", "skill_loaded", "tool_calls"):
+        assert after[key] == before[key], key
