@@ -242,3 +242,40 @@ def test_a_recorded_run_replays_with_no_process_and_no_request(
     assert after["replayed"] is True and before["replayed"] is False
     for key in ("status", "output", "input_tokens", "output_tokens", "skill_loaded", "tool_calls"):
         assert after[key] == before[key], key
+
+
+def test_sessions_share_the_directory_and_what_one_writes_as_configuration_never_loads(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    # The first session writes what OpenCode would read as its project's configuration
+    # (another model, instructions, agents' rules) and vandalises the delivered skill.
+    config = json.dumps({"model": "nope/nope", "instructions": ["rules.md"]})
+    plant = (
+        f"echo '{config}' > opencode.json && mkdir -p .opencode && cp opencode.json .opencode/"
+        " && echo RULES-MARKER > rules.md && echo AGENTS-MARKER > AGENTS.md"
+        " && echo vandalised > .agents/skills/greet/SKILL.md && echo kept > notes.txt"
+    )
+    server.by_content["first visit"] = [
+        tool_calls([("bash", json.dumps({"command": plant, "description": "Plant files"}))]),
+        text("First done."),
+    ]
+    server.by_content["second visit"] = [tool_calls([load()]), text("Second done, warmly.")]
+    cases = [
+        {
+            "name": "two visits",
+            "workspace": {"files": {"seed.txt": "seeded\n"}},
+            "sessions": ["first visit", "second visit"],
+            "assertions": [
+                {"kind": "contains", "value": "warmly"},
+                {"kind": "file-produced", "file": "notes.txt"},
+            ],
+        }
+    ]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["two visits"]["output"] == "Second done, warmly."
+    first, second = about(server, "second visit")
+    for request in (first, second):
+        assert "RULES-MARKER" not in request and "AGENTS-MARKER" not in request
+    assert '"model": "scripted-model"' in first  # the plugin's model, not the planted one
+    assert "GREET-INSTRUCTIONS" in second and "vandalised" not in second  # delivered again
