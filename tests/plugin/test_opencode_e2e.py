@@ -279,3 +279,19 @@ def test_sessions_share_the_directory_and_what_one_writes_as_configuration_never
         assert "RULES-MARKER" not in request and "AGENTS-MARKER" not in request
     assert '"model": "scripted-model"' in first  # the plugin's model, not the planted one
     assert "GREET-INSTRUCTIONS" in second and "vandalised" not in second  # delivered again
+
+
+def test_without_ripgrep_on_path_the_run_is_refused_before_any_case(
+    pytester: pytest.Pytester,
+    server: ScriptedModelServer,
+    products_on_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # OpenCode would download a ripgrep build from the internet on its first skill call.
+    monkeypatch.setenv("PATH", str(products_on_path))
+    assert shutil.which("rg") is None and shutil.which("opencode") is not None
+    result, _ = run(pytester, [{"name": "c", "task": "greet the team"}])
+    assert result.ret == 2
+    output = result.stdout.str() + result.stderr.str()
+    assert "the opencode runner needs 'rg' on PATH beside 'opencode'" in output
+    assert server.requests == []

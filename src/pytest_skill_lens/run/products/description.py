@@ -198,6 +198,9 @@ class Preset:
     launch: LaunchHook | None = None
     launch_variables: tuple[str, ...] = ()
     model_flags: tuple[str, ...] = ()
+    # Executables it needs beside itself on PATH (OpenCode's ``rg``: without it OpenCode
+    # downloads one), checked by the preflight with the executable.
+    companions: tuple[str, ...] = ()
 
     def told_model(self, table: ProductTable) -> str:
         """The model the table's ``args`` name with one of ``model_flags`` (the last

@@ -119,6 +119,8 @@ PRESET = Preset(
         "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
         "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
     },
+    # Without rg on PATH OpenCode downloads a ripgrep build for its skill and search tools.
+    companions=("rg",),
     launch=launch,
     launch_variables=(CONFIG_VARIABLE,),
     reader=_reader,
