@@ -295,3 +295,41 @@ def test_without_ripgrep_on_path_the_run_is_refused_before_any_case(
     output = result.stdout.str() + result.stderr.str()
     assert "the opencode runner needs 'rg' on PATH beside 'opencode'" in output
     assert server.requests == []
+
+
+AUDIT = """#!/bin/sh
+# opencode under strace: every connect() it makes, its children's too.
+log="$HOME/connects.log"
+strace -f -qq -e trace=connect -o "$log" {real} "$@"
+code=$?
+grep -c 'inet_addr("127.0.0.1")' "$log" > audited.txt
+if grep 'sin_addr\\|sin6_addr' "$log" | grep -v 'inet_addr("127.0.0.1")' >&2; then exit 97; fi
+exit $code
+"""
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to watch connect()")
+def test_a_run_connects_to_the_configured_endpoint_and_nowhere_else(
+    pytester: pytest.Pytester,
+    server: ScriptedModelServer,
+    products_on_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No models fetch, update check, share, plugin install or ripgrep download: a
+    # connection anywhere but 127.0.0.1 makes the audited start exit 97 (errored).
+    shims = pytester.path / "shims"
+    shims.mkdir()
+    shim = shims / "opencode"
+    shim.write_text(AUDIT.format(real=products_on_path / "opencode"), encoding="utf-8")
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
+    server.by_content["greet the team"] = [tool_calls([load()]), text("Hello team, warmly.")]
+    audited = {"kind": "regex", "file": "audited.txt", "value": "^[1-9]"}
+    case = {
+        **GREETS_WARMLY,
+        "workspace": {"files": {"seed.txt": "seeded\n"}},
+        "assertions": [*GREETS_WARMLY["assertions"], audited],
+    }
+    result, outcomes = run(pytester, [case])
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["greets warmly"]["skill_loaded"] is True
