@@ -333,3 +333,32 @@ def test_a_run_connects_to_the_configured_endpoint_and_nowhere_else(
     result, outcomes = run(pytester, [case])
     assert result.ret == 0, result.stdout.str()
     assert outcomes["greets warmly"]["skill_loaded"] is True
+
+
+def has_bwrap() -> bool:
+    from pytest_skill_lens.run.product_sandbox import decide
+
+    return shutil.which("bwrap") is not None and decide("auto").backend == "bwrap"
+
+
+@pytest.mark.skipif(not has_bwrap(), reason="no working bwrap; .ci/run installs bubblewrap")
+def test_under_bwrap_a_write_outside_the_working_directory_is_refused(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    outside = pytester.path / "escaped.txt"  # beside the suite, outside the case's directory
+    command = f"echo pwned > {outside}; echo in > inside.txt && cat inside.txt"
+    server.by_content["tidy the files"] = [
+        tool_calls([("bash", json.dumps({"command": command, "description": "Write files"}))]),
+        text("All done."),
+    ]
+    toml = 'product_sandbox = "required"\n'
+    result, report = run_skill(
+        pytester, RUNNER, [{"name": "tidies", "task": "tidy the files"}], body=BODY, toml=toml
+    )
+    assert result.ret == 0, result.stdout.str()
+    assert not outside.exists()
+    said = [m["content"] for m in server.requests[-1].messages("tool")]
+    assert len(said) == 1 and "Read-only file system" in said[0], said
+    assert "in" in said[0].splitlines()  # the working directory itself is writable
+    (product,) = report["products"]
+    assert product["sandbox"]["backend"] == "bwrap" and product["sandbox"]["mode"] == "required"
