@@ -362,3 +362,17 @@ def test_under_bwrap_a_write_outside_the_working_directory_is_refused(
     assert "in" in said[0].splitlines()  # the working directory itself is writable
     (product,) = report["products"]
     assert product["sandbox"]["backend"] == "bwrap" and product["sandbox"]["mode"] == "required"
+
+
+def test_an_opencode_judge_reply_that_is_not_one_verdict_is_errored(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    server.by_content["refund order 1234"] = [text("Looks fine to me.")]
+    cases = [{"name": "kind", "task": "refund order 1234", "judge": {"rubric": ["Polite"]}}]
+    result, report = run_skill(
+        pytester, "fake", cases, skill="orders", toml=f'judge = "{RUNNER}"\n'
+    )
+    assert result.ret == 1, result.stdout.str()
+    outcome = by_case(report)["kind"]
+    assert outcome["status"] == "errored"
+    assert "Looks fine to me." in json.dumps(outcome)  # the reply is shown, never scored
