@@ -376,3 +376,16 @@ def test_an_opencode_judge_reply_that_is_not_one_verdict_is_errored(
     outcome = by_case(report)["kind"]
     assert outcome["status"] == "errored"
     assert "Looks fine to me." in json.dumps(outcome)  # the reply is shown, never scored
+
+
+def test_the_task_reaches_the_model_verbatim_even_when_it_starts_with_a_dash(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    task = '--version: is "two"  plus\ttwo four?'
+    server.by_content["plus"] = [text("Four.")]
+    cases = [{"name": "asks", "task": task, "mode": "offered"}]
+    result, outcomes = run(pytester, cases)
+    assert result.ret == 0, result.stdout.str()
+    assert outcomes["asks"]["output"] == "Four."
+    (request,) = server.requests
+    assert [m["content"] for m in request.messages("user")] == [task]
