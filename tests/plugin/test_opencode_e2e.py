@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from model_server import ScriptedModelServer, failure, text, tool_calls
 from product_harness import ProductRun, by_case, run_skill
+from skillfactory import QUIET_PLUGINS
 
 # slow: starts the real OpenCode (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "opencode_env")]
@@ -378,14 +379,38 @@ def test_an_opencode_judge_reply_that_is_not_one_verdict_is_errored(
     assert "Looks fine to me." in json.dumps(outcome)  # the reply is shown, never scored
 
 
-def test_the_task_reaches_the_model_verbatim_even_when_it_starts_with_a_dash(
+def test_the_task_reaches_the_model_whole_and_quoted_even_when_it_starts_with_a_dash(
     pytester: pytest.Pytester, server: ScriptedModelServer
 ) -> None:
-    task = '--version: is "two"  plus\ttwo four?'
+    task = '--version: is "two"  plus\ttwo 4?'
     server.by_content["plus"] = [text("Four.")]
     cases = [{"name": "asks", "task": task, "mode": "offered"}]
     result, outcomes = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()
     assert outcomes["asks"]["output"] == "Four."
     (request,) = server.requests
-    assert [m["content"] for m in request.messages("user")] == [task]
+    quoted = '"' + task.replace('"', '\\"') + '"'  # as OpenCode wraps an argument with a space
+    assert [m["content"] for m in request.messages("user")] == [quoted]
+
+
+def test_the_example_suite_runs_under_opencode_offline(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    example = Path(__file__).parents[2] / "examples" / "opencode" / "commit-message"
+    shutil.copytree(example, pytester.path / "skills" / "commit-message")
+    skill = [tool_calls([load("commit-message")])]
+    message = "fix(auth): raise the login timeout to 30 seconds\n\nSlow links were cut off."
+    server.by_content.update(
+        {
+            "login form": [*skill, text(message)],
+            "--dry-run": [*skill, text("feat(deploy): add a --dry-run flag")],
+            "capital of France": [text("Paris")],
+        }
+    )
+    result = pytester.runpytest(
+        "--skill-lens", "skills", "--skill-lens-runner", RUNNER, *QUIET_PLUGINS
+    )
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=3)
+    _, loaded = about(server, "login form")
+    assert "imperative mood" in loaded  # the skill tool put its body in front of the model

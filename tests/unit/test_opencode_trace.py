@@ -226,8 +226,7 @@ def test_the_argv_ends_the_options_before_the_prompt_and_names_the_session() -> 
     command = argv(PRESET, ProductTable(args=["--variant", "high"]), '--version  "please"')
     assert command[:4] == ["opencode", "run", "--format", "json"]
     assert "--pure" in command and command[command.index("--title") + 1] == "skill-lens"
-    # Its words, one argument each: OpenCode joins them with one space, quoting none.
-    assert command[-6:] == ["--variant", "high", "--", "--version", "", '"please"']
+    assert command[-4:] == ["--variant", "high", "--", '--version  "please"']
 
 
 def test_the_launch_configures_the_endpoint_model_and_bridge_and_seeds_the_home(

@@ -201,10 +201,6 @@ class Preset:
     # Executables it needs beside itself on PATH (OpenCode's ``rg``: without it OpenCode
     # downloads one), checked by the preflight with the executable.
     companions: tuple[str, ...] = ()
-    # The prompt travels as its words, one argument each (split on single spaces), for a
-    # product that joins its message arguments with one space and would quote an argument
-    # holding one (OpenCode): the words join back into the task exactly.
-    prompt_words: bool = False
 
     def told_model(self, table: ProductTable) -> str:
         """The model the table's ``args`` name with one of ``model_flags`` (the last
@@ -341,12 +337,7 @@ def argv(preset: Preset, table: ProductTable, prompt: str) -> list[str]:
     if table.command is not None:
         base = [prompt if arg == PROMPT_PLACEHOLDER else arg for arg in _anchored(table.command)]
         return with_flags(base, table.args)
-    own: list[str] = []
-    for arg in preset.prompt_args:
-        if preset.prompt_words and arg == PROMPT_PLACEHOLDER:
-            own.extend(prompt.split(" "))
-        else:
-            own.append(arg.replace(PROMPT_PLACEHOLDER, prompt, 1))
+    own = [arg.replace(PROMPT_PLACEHOLDER, prompt, 1) for arg in preset.prompt_args]
     return [preset.executable, *preset.flags, *table.args, *own]
 
 
