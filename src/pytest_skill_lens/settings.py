@@ -73,7 +73,7 @@ class Settings(_Strict):
     max_script_output_bytes: PosInt = 20_000
     script_interpreters: dict[str, list[str]] = {"py": ["python3"], "sh": ["bash"]}
     runners: dict[
-        Literal["copilot", "claude-code", "codex", "gemini-cli", "cli"], ProductTable
+        Literal["copilot", "claude-code", "codex", "gemini-cli", "opencode", "cli"], ProductTable
     ] = {}
     product_sandbox: Literal["auto", "required", "off"] = "auto"
     max_spend_usd: PosFloat | None = None

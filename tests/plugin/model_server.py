@@ -19,8 +19,14 @@ judge's task is the whole judge prompt, so a test keys the judge's replies by a
 word of the response being graded.
 
 ``usage=(prompt, completion)`` sets the usage block (``None`` leaves it out); ``cached``
-adds ``prompt_tokens_details.cached_tokens``. Every request is recorded, in order, as a
+adds ``prompt_tokens_details.cached_tokens`` and ``reasoning``
+``completion_tokens_details.reasoning_tokens``. Every request is recorded, in order, as a
 :class:`Request` (path, headers, parsed JSON body).
+
+A request with ``"stream": true`` gets the same reply as server-sent chunks, as the API
+streams it: a role chunk, the text as one ``delta.content``, each tool call as one delta
+(its arguments whole), a ``finish_reason`` chunk, then, when the request asked for it
+(``stream_options.include_usage``), a usage chunk with no choices, and ``[DONE]``.
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ class Request:
         return [m for m in self.body.get("messages", []) if m.get("role") == role]
 
 
-def _usage(usage: tuple[int, int] | None, cached: int) -> dict[str, Any] | None:
+def _usage(usage: tuple[int, int] | None, cached: int, reasoning: int = 0) -> dict[str, Any] | None:
     if usage is None:
         return None
     block: dict[str, Any] = {
@@ -71,6 +77,8 @@ def _usage(usage: tuple[int, int] | None, cached: int) -> dict[str, Any] | None:
     }
     if cached:
         block["prompt_tokens_details"] = {"cached_tokens": cached}
+    if reasoning:
+        block["completion_tokens_details"] = {"reasoning_tokens": reasoning}
     return block
 
 
@@ -79,12 +87,13 @@ def text(
     *,
     usage: tuple[int, int] | None = (10, 5),
     cached: int = 0,
+    reasoning: int = 0,
     model: str = MODEL,
 ) -> dict[str, Any]:
     return {
         "message": {"role": "assistant", "content": content},
         "finish": "stop",
-        "usage": _usage(usage, cached),
+        "usage": _usage(usage, cached, reasoning),
         "model": model,
     }
 
@@ -93,6 +102,7 @@ def tool_calls(
     calls: Sequence[tuple[str, str]],
     *,
     usage: tuple[int, int] | None = (10, 5),
+    cached: int = 0,
     model: str = MODEL,
 ) -> dict[str, Any]:
     message = {
@@ -103,7 +113,12 @@ def tool_calls(
             for i, (n, a) in enumerate(calls)
         ],
     }
-    return {"message": message, "finish": "tool_calls", "usage": _usage(usage, 0), "model": model}
+    return {
+        "message": message,
+        "finish": "tool_calls",
+        "usage": _usage(usage, cached),
+        "model": model,
+    }
 
 
 def failure(status: int, message: str = "scripted failure") -> dict[str, Any]:
@@ -189,4 +204,37 @@ class ScriptedModelServer(ScriptedServer):
         if status == DROPPED:
             handler.close_connection = True
             return
-        super().send(handler, status, payload, body)
+        if status != 200 or not isinstance(payload, dict) or body.get("stream") is not True:
+            super().send(handler, status, payload, body)
+            return
+        options = body.get("stream_options")
+        wants_usage = isinstance(options, dict) and options.get("include_usage") is True
+        events = "".join(f"data: {json.dumps(c)}\n\n" for c in _chunks(payload, wants_usage))
+        data = (events + "data: [DONE]\n\n").encode()
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+
+def _chunks(payload: Mapping[str, Any], wants_usage: bool) -> list[dict[str, Any]]:
+    """One completion as the stream's chunks (see the module's docstring)."""
+    choice = payload["choices"][0]
+    message, head = choice["message"], {k: payload[k] for k in ("id", "created", "model")}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        one = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {**head, "object": "chat.completion.chunk", "choices": [one]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    if message.get("content"):
+        chunks.append(chunk({"content": message["content"]}))
+    for index, call in enumerate(message.get("tool_calls") or []):
+        chunks.append(chunk({"tool_calls": [{"index": index, **call}]}))
+    chunks.append(chunk({}, choice["finish_reason"]))
+    if wants_usage and "usage" in payload:
+        chunks.append(
+            {**head, "object": "chat.completion.chunk", "choices": [], "usage": payload["usage"]}
+        )
+    return chunks

@@ -301,7 +301,7 @@ def test_under_xdist_an_unknown_runner_is_still_exit_2(pytester: pytest.Pytester
         [
             "Exit: skill-lens: --skill-lens-runner: unknown runner 'spyy'; "
             "available: claude-code, cli, codex, copilot, fake, gemini-cli, langchain, "
-            "pydantic-ai, spy"
+            "opencode, pydantic-ai, spy"
         ]
     )
     assert spy_calls(pytester) is None

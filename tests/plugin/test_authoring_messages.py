@@ -366,7 +366,8 @@ def test_an_unknown_runner_names_the_file_the_key_and_an_unloaded_conftest(
         [
             "Exit: skill-lens: */skill-lens.toml, field 'default_runner': "
             "unknown runner 'scripted'; "
-            "available: claude-code, cli, codex, copilot, fake, gemini-cli, langchain, pydantic-ai",
+            "available: claude-code, cli, codex, copilot, fake, gemini-cli, langchain, "
+            "opencode, pydantic-ai",
             "  fix: name one of them with default_runner in skill-lens.toml, or register "
             "'scripted' with pytest_skill_lens_runners in a conftest.py this run loads "
             "(docs/extending.md)",
@@ -461,9 +462,10 @@ def test_an_unknown_runner_from_the_flag_names_the_flag(pytester: pytest.Pyteste
             [
                 "Exit: skill-lens: configuration error: */skill-lens.toml, field "
                 "'runners.kodex': [runners.kodex] is not a table this file takes; the tables "
-                "under [runners] are 'copilot', 'claude-code', 'codex', 'gemini-cli' or 'cli'",
+                "under [runners] are 'copilot', 'claude-code', 'codex', 'gemini-cli', "
+                "'opencode' or 'cli'",
                 "  fix: rename the table to one of 'copilot', 'claude-code', 'codex', "
-                "'gemini-cli' or 'cli', or remove it",
+                "'gemini-cli', 'opencode' or 'cli', or remove it",
             ],
             id="a-table",
         ),

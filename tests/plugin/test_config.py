@@ -156,7 +156,7 @@ def test_unknown_runner_is_one_exit_2_error_listing_the_runners(
         [
             "Exit: skill-lens: --skill-lens-runner: unknown runner 'nosuch'; "
             "available: claude-code, cli, codex, copilot, echo, fake, gemini-cli, langchain, "
-            "pydantic-ai",
+            "opencode, pydantic-ai",
             "  fix: name one of them with --skill-lens-runner, or register 'nosuch' with "
             "pytest_skill_lens_runners in a conftest.py this run loads (docs/extending.md)",
         ]
@@ -217,7 +217,7 @@ def test_an_unknown_judge_is_refused_naming_every_judge(half: pytest.Pytester) -
     result.stderr.fnmatch_lines(
         [
             "*unknown judge 'nosuch'; available: "
-            "claude-code, cli, codex, copilot, fake, gemini-cli, langchain, pydantic-ai*"
+            "claude-code, cli, codex, copilot, fake, gemini-cli, langchain, opencode, pydantic-ai*"
         ]
     )
 

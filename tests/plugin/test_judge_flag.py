@@ -41,7 +41,8 @@ def pytest_skill_lens_judges(config):
 """
 
 _EVERY_JUDGE = (
-    "approving, claude-code, cli, codex, copilot, fake, gemini-cli, langchain, pydantic-ai"
+    "approving, claude-code, cli, codex, copilot, fake, gemini-cli, langchain, opencode, "
+    "pydantic-ai"
 )
 _FIX = (
     "  fix: name one of them, or register your own with pytest_skill_lens_judges in a "

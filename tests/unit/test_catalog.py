@@ -20,7 +20,7 @@ from pytest_skill_lens.score.judges.catalog import BUILTIN_JUDGES, JudgeDescript
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.model import EvalCase
 
-PRODUCTS = ["copilot", "claude-code", "codex", "gemini-cli", "cli"]
+PRODUCTS = ["copilot", "claude-code", "codex", "gemini-cli", "opencode", "cli"]
 NOT_INSTALLED = Extra("mine", 'pip install "mine[x]"', lambda model: "mine_sdk")
 
 

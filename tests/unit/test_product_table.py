@@ -22,7 +22,7 @@ FRAMEWORKS = ("fake", "pydantic-ai", "langchain")
 
 def test_the_names_are_unique_and_in_the_order_messages_list_them() -> None:
     assert len(set(NAMES)) == len(PRODUCTS)
-    assert NAMES == ("copilot", "claude-code", "codex", "gemini-cli", "cli")
+    assert NAMES == ("copilot", "claude-code", "codex", "gemini-cli", "opencode", "cli")
 
 
 @pytest.mark.parametrize("product", PRODUCTS, ids=NAMES)

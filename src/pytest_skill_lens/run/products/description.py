@@ -180,6 +180,10 @@ class Preset:
 
         return never_priced(f"{self.priced_as}:{model}")
 
+    # Executables it needs beside itself on PATH (OpenCode's ``rg``: without it OpenCode
+    # downloads one), checked by the preflight with the executable.
+    companions: tuple[str, ...] = ()
+
     def told_model(self, table: ProductTable) -> str:
         """The model the table's ``args`` name with one of ``model_flags`` (the last
         one given wins, as in a flag parser); ``""`` when none does."""

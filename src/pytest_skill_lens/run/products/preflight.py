@@ -74,6 +74,13 @@ def _probe(
             f"the {preset.name} runner needs {executable!r}, which is not on PATH",
             _install_fix(preset, own),
         )
+    path = env.get("PATH")
+    missing = [name for name in preset.companions if shutil.which(name, path=path) is None]
+    if own and missing:
+        return (
+            f"the {preset.name} runner needs {missing[0]!r} on PATH beside {executable!r}",
+            f"install it ({preset.install}); see docs/products.md",
+        )
     if not own:
         return None  # a wrapper is not known to take --version or the preset's sign-in
     if isolated and not signs_in(preset, table):

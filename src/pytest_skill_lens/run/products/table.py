@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import claude_code, cli, codex, copilot, gemini_cli
+from . import claude_code, cli, codex, copilot, gemini_cli, opencode
 from .description import Preset
 
-# In the order messages list them ("'copilot', 'claude-code', 'codex', 'gemini-cli' or 'cli'").
+# In the order messages list them ("'copilot', 'claude-code', 'codex', 'gemini-cli',
+# 'opencode' or 'cli'").
 PRODUCTS: tuple[Preset, ...] = (
     copilot.PRESET,
     claude_code.PRESET,
     codex.PRESET,
     gemini_cli.PRESET,
+    opencode.PRESET,
     cli.PRESET,
 )
 BY_NAME: Mapping[str, Preset] = {product.name: product for product in PRODUCTS}
