@@ -14,7 +14,6 @@ else is a note naming how the trace ended, never a 0 that reads as free.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 from ...wellformed import MAX_COUNT
 from ..result import Hook, RunResult, ToolCall
 from .claude_code import PRESET, PRODUCT
-from .trace import Ending, Expect, declared_names, json_events
+from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # mcp__skill-lens__<name>: a bridge tool
@@ -48,7 +47,7 @@ def read_trace(data: bytes, ending: Ending, expect: Expect) -> RunResult:
     read = _read(data, declared_names(MCP_PREFIX, expect.tools))
     figures = _figures(read.result, ending)
     error = _error(read.result, ending)
-    model = read.model or _text(read.init, "model")
+    model = read.model or text_of(read.init, "model")
     if error is not None:
         # An errored run keeps what it spent and its model; its hooks only when the
         # trace reached its result event (a cut trace reports none, as no calls).
@@ -116,13 +115,7 @@ def _assistant(read: _Read, event: Mapping[str, Any], mapped: Mapping[str, str])
                 continue  # a message streamed in parts repeats its blocks
             read.call_ids.add(block_id)
         # What the model requested, whether or not it ran; a bridge tool by its declared name.
-        read.calls.append(ToolCall(mapped.get(name, name), _arguments(block.get("input"))))
-
-
-def _arguments(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return value
-    return {"_raw": json.dumps(value) if not isinstance(value, str) else value}
+        read.calls.append(ToolCall(mapped.get(name, name), call_arguments(block.get("input"))))
 
 
 def _user(read: _Read, event: Mapping[str, Any]) -> None:
@@ -143,17 +136,12 @@ def _hook(event: Mapping[str, Any]) -> Hook | None:
     code = event.get("exit_code")
     return Hook(
         name=name,
-        event=_text(event, "hook_event"),
+        event=text_of(event, "hook_event"),
         outcome=outcome,
         exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
-        stdout=_text(event, "stdout"),
-        stderr=_text(event, "stderr"),
+        stdout=text_of(event, "stdout"),
+        stderr=text_of(event, "stderr"),
     )
-
-
-def _text(event: Mapping[str, Any] | None, key: str) -> str:
-    value = event.get(key) if event is not None else None
-    return value if isinstance(value, str) else ""
 
 
 # -- the skill -------------------------------------------------------------------------
@@ -287,17 +275,9 @@ def _figures(result: Mapping[str, Any] | None, ending: Ending) -> dict[str, Any]
 def _error(result: Mapping[str, Any] | None, ending: Ending) -> str | None:
     """Why the run is errored, or ``None``: cut, timed out, the product's own error
     (which wins over the exit code), no result event, a non-zero exit."""
-    key = f"[runners.{PRODUCT}]"
-    if ending.cut:
-        return (
-            f"the {PRODUCT} trace was cut at max_output_bytes ({ending.max_output_bytes:,} "
-            f"bytes); raise max_output_bytes in {key} if the run is expected to write more"
-        )
-    if ending.exit_code is None:
-        return (
-            f"{PRODUCT} timed out after {ending.timeout_seconds:g} s "
-            f"(timeout_seconds in {key}, or the case timeout)"
-        )
+    stopped = ending.stopped(PRODUCT)
+    if stopped is not None:
+        return stopped
     if result is not None and _reports_error(result):
         return f"{PRODUCT} reported an error: {_product_error(result)}"
     if result is None:

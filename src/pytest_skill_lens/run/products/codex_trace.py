@@ -17,7 +17,6 @@ survived; a figure is kept only when it is a measurement.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +28,7 @@ from ..price_source import NOT_PRICED, list_price
 from ..pricing import price, price_table
 from ..result import RunResult, ToolCall
 from .codex import MCP_PREFIX, PRESET, PRODUCT
-from .trace import Ending, Expect, declared_names, json_events
+from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
 
 SHELL_TOOL = "exec_command"  # the name the model calls Codex's shell by
 STDERR_TAIL = 500
@@ -74,19 +73,19 @@ def _read(data: bytes) -> _Read:
         read.events.append(event)
         kind, item = event.get("type"), event.get("item")
         if kind in ("item.started", "item.completed", "item.updated") and isinstance(item, dict):
-            key = _text(item, "id") or f"#{len(read.items)}"
+            key = text_of(item, "id") or f"#{len(read.items)}"
             read.items[key] = {**read.items.get(key, {}), **item}
-            if item.get("type") == "agent_message" and _text(item, "text").strip():
-                read.output = _text(item, "text")
+            if item.get("type") == "agent_message" and text_of(item, "text").strip():
+                read.output = text_of(item, "text")
         elif kind == "turn.completed":
             read.completed = True
             if isinstance(event.get("usage"), dict):
                 read.usage.append(event["usage"])
         elif kind == "turn.failed":
             error = event.get("error")
-            read.failed = _text(error, "message") if isinstance(error, dict) else ""
+            read.failed = text_of(error, "message") if isinstance(error, dict) else ""
         elif kind == "error":
-            read.error = _text(event, "message") or "no message"
+            read.error = text_of(event, "message") or "no message"
     return read
 
 
@@ -97,32 +96,27 @@ def _calls(read: _Read, mapped: Mapping[str, str]) -> list[ToolCall]:
     for item in read.items.values():
         kind = item.get("type")
         if kind == "command_execution":
-            calls.append(ToolCall(SHELL_TOOL, {"command": _text(item, "command")}))
+            calls.append(ToolCall(SHELL_TOOL, {"command": text_of(item, "command")}))
         elif kind == "mcp_tool_call":
-            server, tool = _text(item, "server"), _text(item, "tool")
+            server, tool = text_of(item, "server"), text_of(item, "tool")
             spelled = f"mcp__{server.replace('-', '_')}__{tool}"
             own = server == SERVER_NAME
-            calls.append(ToolCall(mapped.get(spelled, spelled) if own else spelled, _args(item)))
+            calls.append(
+                ToolCall(
+                    mapped.get(spelled, spelled) if own else spelled,
+                    call_arguments(item.get("arguments")),
+                )
+            )
     return calls
-
-
-def _args(item: Mapping[str, Any]) -> dict[str, Any]:
-    value = item.get("arguments")
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return value
-    return {"_raw": value if isinstance(value, str) else json.dumps(value)}
-
-
-def _text(body: Mapping[str, Any] | None, key: str) -> str:
-    value = body.get(key) if body is not None else None
-    return value if isinstance(value, str) else ""
 
 
 # -- the skill -------------------------------------------------------------------------
 
 
 def _reads(item: Mapping[str, Any], skill: str) -> bool:
-    return item.get("type") == "command_execution" and f"{skill}/SKILL.md" in _text(item, "command")
+    return item.get("type") == "command_execution" and f"{skill}/SKILL.md" in text_of(
+        item, "command"
+    )
 
 
 def _read_skill(read: _Read, skill: str | None) -> bool:
@@ -132,7 +126,7 @@ def _read_skill(read: _Read, skill: str | None) -> bool:
 
 def _read_it_whole(read: _Read, skill: str) -> bool:
     return any(
-        _reads(item, skill) and item.get("exit_code") == 0 and _text(item, "aggregated_output")
+        _reads(item, skill) and item.get("exit_code") == 0 and text_of(item, "aggregated_output")
         for item in read.items.values()
     )
 
@@ -151,7 +145,7 @@ def _mentioned(left: bytes | None, skill: str) -> bool | None:
             continue
         parts = payload.get("content")
         for part in parts if isinstance(parts, list) else []:
-            if isinstance(part, dict) and _text(part, "text").startswith(opening):
+            if isinstance(part, dict) and text_of(part, "text").startswith(opening):
                 return True
     return False
 
@@ -241,17 +235,9 @@ def _how_it_ended(ending: Ending) -> str:
 
 
 def _error(read: _Read, ending: Ending) -> str | None:
-    key = f"[runners.{PRODUCT}]"
-    if ending.cut:
-        return (
-            f"the {PRODUCT} trace was cut at max_output_bytes ({ending.max_output_bytes:,} "
-            f"bytes); raise max_output_bytes in {key} if the run is expected to write more"
-        )
-    if ending.exit_code is None:
-        return (
-            f"{PRODUCT} timed out after {ending.timeout_seconds:g} s "
-            f"(timeout_seconds in {key}, or the case timeout)"
-        )
+    stopped = ending.stopped(PRODUCT)
+    if stopped is not None:
+        return stopped
     if read.failed is not None or read.error is not None:
         said = read.failed or read.error or "no message"
         return f"{PRODUCT} reported an error: {said[:1000]}"

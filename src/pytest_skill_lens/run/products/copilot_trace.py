@@ -24,7 +24,7 @@ from typing import Any
 from ...wellformed import MAX_COUNT
 from ..result import RunResult, ToolCall
 from .copilot import PRESET, PRODUCT
-from .trace import Ending, Expect, json_events
+from .trace import Ending, Expect, call_arguments, json_events, text_of
 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # how Copilot spells a tool of the bridge's server
@@ -83,13 +83,13 @@ def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
         elif kind == "assistant.message":
             _assistant(read, body, mapped)
         elif kind == "tool.execution_complete":
-            asked = read.skill_calls.get(_text(body, "toolCallId"))
+            asked = read.skill_calls.get(text_of(body, "toolCallId"))
             if asked is not None and body.get("success") is True:
                 read.launched.add(asked)
-        elif kind == "skill.invoked" and _text(body, "name"):
-            read.launched.add(_text(body, "name"))
+        elif kind == "skill.invoked" and text_of(body, "name"):
+            read.launched.add(text_of(body, "name"))
         elif kind == "session.error":
-            read.error = _text(body, "message") or _text(body, "errorType") or "no message"
+            read.error = text_of(body, "message") or text_of(body, "errorType") or "no message"
         elif kind == "session.shutdown":
             read.shutdown = body
         elif kind == "result":
@@ -116,28 +116,17 @@ def _assistant(read: _Read, body: Mapping[str, Any], mapped: Mapping[str, str]) 
     for request in requests if isinstance(requests, list) else []:
         if not isinstance(request, dict) or not isinstance(request.get("name"), str):
             continue
-        name, call_id = request["name"], _text(request, "toolCallId")
+        name, call_id = request["name"], text_of(request, "toolCallId")
         if call_id:
             if call_id in read.call_ids:
                 continue
             read.call_ids.add(call_id)
-        arguments = _arguments(request.get("arguments"))
+        arguments = call_arguments(request.get("arguments"))
         # What the model requested, whether or not it ran; a bridge tool by its declared name.
         read.calls.append(ToolCall(mapped.get(name, name), arguments))
         asked = arguments.get("skill")
         if name == SKILL_TOOL and isinstance(asked, str) and call_id:
             read.skill_calls[call_id] = asked.strip().removeprefix("/")
-
-
-def _arguments(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return value
-    return {"_raw": value if isinstance(value, str) else json.dumps(value)}
-
-
-def _text(body: Mapping[str, Any] | None, key: str) -> str:
-    value = body.get(key) if body is not None else None
-    return value if isinstance(value, str) else ""
 
 
 # -- the skill -------------------------------------------------------------------------
@@ -273,17 +262,9 @@ def _figures(read: _Read, usage: bytes | None, ending: Ending) -> dict[str, Any]
 def _error(read: _Read, ending: Ending) -> str | None:
     """Why the run is errored, or ``None``: cut, timed out, the product's own error
     (which wins over the exit code), no result event, a non-zero exit."""
-    key = f"[runners.{PRODUCT}]"
-    if ending.cut:
-        return (
-            f"the {PRODUCT} trace was cut at max_output_bytes ({ending.max_output_bytes:,} "
-            f"bytes); raise max_output_bytes in {key} if the run is expected to write more"
-        )
-    if ending.exit_code is None:
-        return (
-            f"{PRODUCT} timed out after {ending.timeout_seconds:g} s "
-            f"(timeout_seconds in {key}, or the case timeout)"
-        )
+    stopped = ending.stopped(PRODUCT)
+    if stopped is not None:
+        return stopped
     own = read.error or _shutdown_error(read.shutdown)
     if own is not None:
         return f"{PRODUCT} reported an error: {own[:1000]}"
@@ -302,7 +283,7 @@ def _error(read: _Read, ending: Ending) -> str | None:
 def _shutdown_error(shutdown: Mapping[str, Any] | None) -> str | None:
     if shutdown is None or shutdown.get("shutdownType") != "error":
         return None
-    return _text(shutdown, "errorReason") or "the session shut down with an error"
+    return text_of(shutdown, "errorReason") or "the session shut down with an error"
 
 
 def _stderr(ending: Ending) -> str:

@@ -15,7 +15,6 @@ wrong types anywhere are survived, and a figure is kept only when it is a measur
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +23,7 @@ from ...wellformed import MAX_COUNT
 from ..pricing import ResponseUsage, total_spend
 from ..result import RunResult, ToolCall
 from .gemini_cli import MCP_PREFIX, PRODUCT, SKILL_TOOL
-from .trace import Ending, Expect, declared_names, json_events
+from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
 
 STDERR_TAIL = 500  # characters of stderr an error message quotes
 PROVIDER = "google"  # genai-prices' provider of every model Gemini CLI calls
@@ -77,9 +76,9 @@ def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
         read.events.append(event)
         kind = event.get("type")
         if kind == "init" and not read.model:
-            read.model = _text(event, "model")
+            read.model = text_of(event, "model")
         elif kind == "message" and event.get("role") == "assistant":
-            read.turns[-1] += _text(event, "content")  # streamed in pieces: joined
+            read.turns[-1] += text_of(event, "content")  # streamed in pieces: joined
         elif kind == "tool_use":
             _tool_use(read, event, mapped, seen)
         elif kind == "tool_result":
@@ -87,7 +86,7 @@ def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
         elif kind == "error" and event.get("severity") == "error":
             # A stream the model broke (a safety block, no answer) or a turn limit: the
             # product says so here, and its result event then carries no message.
-            read.failed = _text(event, "message") or "no message"
+            read.failed = text_of(event, "message") or "no message"
         elif kind == "result":
             read.result = event  # the last one counts: it closes the run
     return read
@@ -96,14 +95,14 @@ def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
 def _tool_use(
     read: _Read, event: Mapping[str, Any], mapped: Mapping[str, str], seen: set[str]
 ) -> None:
-    name, call_id = event.get("tool_name"), _text(event, "tool_id")
+    name, call_id = event.get("tool_name"), text_of(event, "tool_id")
     if not isinstance(name, str):
         return
     if call_id:
         if call_id in seen:
             return
         seen.add(call_id)
-    arguments = _arguments(event.get("parameters"))
+    arguments = call_arguments(event.get("parameters"))
     # What the model requested, whether or not it ran; a bridge tool by its declared name.
     read.calls.append(ToolCall(mapped.get(name, name), arguments))
     read.turns.append("")  # the answer is what the model says after its last call
@@ -113,26 +112,15 @@ def _tool_use(
 
 
 def _tool_result(read: _Read, event: Mapping[str, Any]) -> None:
-    asked = read.skill_calls.get(_text(event, "tool_id"))
+    asked = read.skill_calls.get(text_of(event, "tool_id"))
     if asked is None:
         return
     if event.get("status") == "success":
         read.launched.add(asked)
         return
     error = event.get("error")
-    words = _text(error, "message") if isinstance(error, dict) else ""
-    read.refused[asked] = (words or _text(event, "output") or "no message")[:1000]
-
-
-def _arguments(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return value
-    return {"_raw": value if isinstance(value, str) else json.dumps(value)}
-
-
-def _text(body: Mapping[str, Any] | None, key: str) -> str:
-    value = body.get(key) if body is not None else None
-    return value if isinstance(value, str) else ""
+    words = text_of(error, "message") if isinstance(error, dict) else ""
+    read.refused[asked] = (words or text_of(event, "output") or "no message")[:1000]
 
 
 # -- the skill -------------------------------------------------------------------------
@@ -246,17 +234,9 @@ def _figures(read: _Read, ending: Ending, endpoint: str) -> dict[str, Any]:
 def _error(read: _Read, ending: Ending) -> str | None:
     """Why the run is errored, or ``None``: cut, timed out, the product's own error
     (which wins over the exit code), no result event, a non-zero exit."""
-    key = f"[runners.{PRODUCT}]"
-    if ending.cut:
-        return (
-            f"the {PRODUCT} trace was cut at max_output_bytes ({ending.max_output_bytes:,} "
-            f"bytes); raise max_output_bytes in {key} if the run is expected to write more"
-        )
-    if ending.exit_code is None:
-        return (
-            f"{PRODUCT} timed out after {ending.timeout_seconds:g} s "
-            f"(timeout_seconds in {key}, or the case timeout)"
-        )
+    stopped = ending.stopped(PRODUCT)
+    if stopped is not None:
+        return stopped
     if read.result is None:
         return (
             f"the {PRODUCT} trace ended with no result event (exit code {ending.exit_code})"
@@ -264,9 +244,9 @@ def _error(read: _Read, ending: Ending) -> str | None:
         )
     if read.result.get("status") != "success" or read.failed is not None:
         error = read.result.get("error")
-        kind = _text(error, "type") if isinstance(error, dict) else ""
-        words = _text(error, "message") if isinstance(error, dict) else ""
-        status = _text(read.result, "status") or "no status"
+        kind = text_of(error, "type") if isinstance(error, dict) else ""
+        words = text_of(error, "message") if isinstance(error, dict) else ""
+        status = text_of(read.result, "status") or "no status"
         said = words or read.failed or "no message"
         return (
             f"{PRODUCT} reported an error ({kind or status}): {said[:1000]}"

@@ -19,7 +19,6 @@ The reader is pure and total, as the other product readers are.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from ...wellformed import MAX_COUNT
 from ..price_source import NOT_PRICED
 from ..result import RunResult, ToolCall
 from .opencode import PRESET, PRODUCT
-from .trace import Ending, Expect, declared_names, json_events
+from .trace import Ending, Expect, call_arguments, declared_names, json_events
 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # skill-lens_<name>: a bridge tool
@@ -109,7 +108,7 @@ def _tool(read: _Read, part: Mapping[str, Any], mapped: Mapping[str, str]) -> No
         read.call_ids.add(call_id)
     state = part.get("state")
     state = state if isinstance(state, dict) else {}
-    arguments = _arguments(state.get("input"))
+    arguments = call_arguments(state.get("input"))
     # What the model requested, whether or not it ran; a bridge tool by its declared name.
     read.calls.append(ToolCall(mapped.get(name, name), arguments))
     asked = arguments.get("name")
@@ -121,12 +120,6 @@ def _tool(read: _Read, part: Mapping[str, Any], mapped: Mapping[str, str]) -> No
     elif state.get("status") == "error":
         said = state.get("error")
         read.failed[asked] = said if isinstance(said, str) and said.strip() else "no message"
-
-
-def _arguments(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return value
-    return {"_raw": value if isinstance(value, str) else json.dumps(value)}
 
 
 def _finished(read: _Read, part: Mapping[str, Any]) -> None:
@@ -248,17 +241,9 @@ def _figures(read: _Read, ending: Ending) -> dict[str, Any]:
 def _error(read: _Read, ending: Ending, expect: Expect) -> str | None:
     """Why the run is errored, or ``None``: cut, timed out, the product's own error, a
     skill it failed to load, no finished answer, a non-zero exit."""
-    key = f"[runners.{PRODUCT}]"
-    if ending.cut:
-        return (
-            f"the {PRODUCT} trace was cut at max_output_bytes ({ending.max_output_bytes:,} "
-            f"bytes); raise max_output_bytes in {key} if the run is expected to write more"
-        )
-    if ending.exit_code is None:
-        return (
-            f"{PRODUCT} timed out after {ending.timeout_seconds:g} s "
-            f"(timeout_seconds in {key}, or the case timeout)"
-        )
+    stopped = ending.stopped(PRODUCT)
+    if stopped is not None:
+        return stopped
     if read.error is not None:
         return f"{PRODUCT} reported an error: {read.error[:1000]}"
     if expect.skill is not None and expect.skill in read.failed:

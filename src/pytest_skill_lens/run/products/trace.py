@@ -1,10 +1,10 @@
 """What every product trace reader is told beside the trace: how the process ended,
-and what the run was. Shared by the Claude Code and Copilot readers."""
+and what the run was. Shared by every product's trace reader."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,6 +24,22 @@ class Ending:
     stderr: str = ""
     timeout_seconds: float = 0.0
     max_output_bytes: int = 0
+
+    def stopped(self, product: str) -> str | None:
+        """Why a product's run is errored however its trace reads: its trace was cut at
+        ``max_output_bytes``, or the timeout stopped it; ``None`` when it ran to its end."""
+        key = f"[runners.{product}]"
+        if self.cut:
+            return (
+                f"the {product} trace was cut at max_output_bytes ({self.max_output_bytes:,} "
+                f"bytes); raise max_output_bytes in {key} if the run is expected to write more"
+            )
+        if self.exit_code is None:
+            return (
+                f"{product} timed out after {self.timeout_seconds:g} s "
+                f"(timeout_seconds in {key}, or the case timeout)"
+            )
+        return None
 
     @classmethod
     def of(cls, finished: Finished, *, timeout_seconds: float, max_output_bytes: int) -> Ending:
@@ -55,6 +71,20 @@ class Expect:
             tools=[tool.name for tool in case.tools],
             model=model,
         )
+
+
+def call_arguments(value: Any) -> dict[str, Any]:
+    """A tool call's arguments as the trace gave them: an object with text keys as it is,
+    anything else kept as text under ``_raw`` (so a check can still read it)."""
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return value
+    return {"_raw": value if isinstance(value, str) else json.dumps(value)}
+
+
+def text_of(body: Mapping[str, Any] | None, key: str) -> str:
+    """``body[key]`` when it is text, else ``""`` (a trace's fields are never trusted)."""
+    value = body.get(key) if body is not None else None
+    return value if isinstance(value, str) else ""
 
 
 def json_events(data: bytes) -> Iterator[dict[str, Any]]:
