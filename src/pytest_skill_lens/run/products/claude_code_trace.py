@@ -27,7 +27,6 @@ from .trace import Ending, Expect, call_arguments, declared_names, json_events, 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # mcp__skill-lens__<name>: a bridge tool
 SKILL_TOOL = "Skill"
-STDERR_TAIL = 500  # characters of stderr an error message quotes
 
 
 @dataclass
@@ -283,10 +282,10 @@ def _error(result: Mapping[str, Any] | None, ending: Ending) -> str | None:
     if result is None:
         return (
             f"the {PRODUCT} trace ended with no result event (exit code {ending.exit_code})"
-            + _stderr(ending)
+            + ending.stderr_said()
         )
     if ending.exit_code != 0:
-        return f"{PRODUCT} exited with code {ending.exit_code}" + _stderr(ending)
+        return f"{PRODUCT} exited with code {ending.exit_code}" + ending.stderr_said()
     return None
 
 
@@ -305,8 +304,3 @@ def _product_error(result: Mapping[str, Any]) -> str:
     subtype = result.get("subtype")
     kind = subtype if isinstance(subtype, str) and subtype != "success" else "is_error"
     return f"({kind}) {message[:1000]}" if message else f"({kind}) no message"
-
-
-def _stderr(ending: Ending) -> str:
-    tail = ending.stderr.strip()[-STDERR_TAIL:]
-    return f"; stderr ends: {tail}" if tail else "; stderr was empty"

@@ -35,7 +35,6 @@ NAME = "cli"
 KEY = f"[runners.{NAME}]"
 DEFAULT_SKILLS_DIR = ".agents/skills"
 DEFAULT_INVOKE = "{task}"
-STDERR_TAIL = 500  # characters of stderr an error message quotes
 _INVOKE_FIELDS = ("name", "task")
 
 

@@ -7,7 +7,7 @@ or not, carries a note for the last two, so a budget on them fails "not evaluate
 from __future__ import annotations
 
 from ..result import RunResult
-from .cli import KEY, NAME, STDERR_TAIL
+from .cli import KEY, NAME
 from .trace import Ending, Expect
 
 COST_NOTE = f"the {NAME} runner reports no cost: what the command spent is not measured"
@@ -18,8 +18,6 @@ def read_trace(trace: bytes, left: bytes | None, ending: Ending, expect: Expect)
     """The run the command's stdout and end describe."""
     # The command ran: however it ended, its spend is unknown, never zero.
     result = RunResult(cost_note=COST_NOTE, usage_note=USAGE_NOTE)
-    stderr = ending.stderr.strip()[-STDERR_TAIL:]
-    tail = f"; stderr ends: {stderr}" if stderr else "; stderr was empty"
     if ending.exit_code is None:
         result.error = (
             f"{NAME} timed out after {ending.timeout_seconds:g} s "
@@ -32,7 +30,7 @@ def read_trace(trace: bytes, left: bytes | None, ending: Ending, expect: Expect)
             "if the command is expected to write more"
         )
     elif ending.exit_code != 0:
-        result.error = f"{NAME} exited with code {ending.exit_code}{tail}"
+        result.error = f"{NAME} exited with code {ending.exit_code}{ending.stderr_said()}"
     else:
         result.output = trace.decode("utf-8", errors="replace")
     return result

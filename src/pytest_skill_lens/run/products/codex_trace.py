@@ -31,7 +31,6 @@ from .codex import MCP_PREFIX, PRESET, PRODUCT
 from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
 
 SHELL_TOOL = "exec_command"  # the name the model calls Codex's shell by
-STDERR_TAIL = 500
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
 
 
@@ -244,13 +243,8 @@ def _error(read: _Read, ending: Ending) -> str | None:
     if not read.completed:
         return (
             f"the {PRODUCT} trace ended with no turn.completed event (exit code "
-            f"{ending.exit_code})" + _stderr(ending)
+            f"{ending.exit_code})" + ending.stderr_said()
         )
     if ending.exit_code != 0:
-        return f"{PRODUCT} exited with code {ending.exit_code}" + _stderr(ending)
+        return f"{PRODUCT} exited with code {ending.exit_code}" + ending.stderr_said()
     return None
-
-
-def _stderr(ending: Ending) -> str:
-    tail = ending.stderr.strip()[-STDERR_TAIL:]
-    return f"; stderr ends: {tail}" if tail else "; stderr was empty"

@@ -17,19 +17,18 @@ Copilot bills per premium request, never in dollars, so the cost is always a not
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..result import RunResult, ToolCall
 from .copilot import PRESET, PRODUCT
-from .trace import Ending, Expect, call_arguments, json_events, text_of
+from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # how Copilot spells a tool of the bridge's server
 SKILL_TOOL = "skill"
-STDERR_TAIL = 500  # characters of stderr an error message quotes
 
 __all__ = ["PRODUCT", "Ending", "Expect", "read_trace"]
 
@@ -51,7 +50,7 @@ class _Read:
 
 def read_trace(data: bytes, usage: bytes | None, ending: Ending, expect: Expect) -> RunResult:
     """The run ``data`` (the captured stdout) and ``usage`` (the usage file, if any) describe."""
-    read = _read(data, mapped_names(expect.tools))
+    read = _read(data, declared_names(MCP_PREFIX, expect.tools))
     figures = _figures(read, usage, ending)
     error = _error(read, ending)
     if error is not None:
@@ -271,12 +270,12 @@ def _error(read: _Read, ending: Ending) -> str | None:
     if read.result is None:
         return (
             f"the {PRODUCT} trace ended with no result event (exit code {ending.exit_code})"
-            + _stderr(ending)
+            + ending.stderr_said()
         )
     reported = read.result.get("exitCode")
     if ending.exit_code != 0 or (_count(reported) or 0) != 0:
         code = ending.exit_code if ending.exit_code != 0 else reported
-        return f"{PRODUCT} exited with code {code}" + _stderr(ending)
+        return f"{PRODUCT} exited with code {code}" + ending.stderr_said()
     return None
 
 
@@ -284,13 +283,3 @@ def _shutdown_error(shutdown: Mapping[str, Any] | None) -> str | None:
     if shutdown is None or shutdown.get("shutdownType") != "error":
         return None
     return text_of(shutdown, "errorReason") or "the session shut down with an error"
-
-
-def _stderr(ending: Ending) -> str:
-    tail = ending.stderr.strip()[-STDERR_TAIL:]
-    return f"; stderr ends: {tail}" if tail else "; stderr was empty"
-
-
-def mapped_names(tools: Sequence[str]) -> dict[str, str]:
-    """Copilot's spelling of each bridge tool, to the name the case declared."""
-    return {f"{MCP_PREFIX}{name}": name for name in tools}

@@ -25,7 +25,6 @@ from ..result import RunResult, ToolCall
 from .gemini_cli import MCP_PREFIX, PRODUCT, SKILL_TOOL
 from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
 
-STDERR_TAIL = 500  # characters of stderr an error message quotes
 PROVIDER = "google"  # genai-prices' provider of every model Gemini CLI calls
 
 __all__ = ["PRODUCT", "read_trace"]
@@ -240,7 +239,7 @@ def _error(read: _Read, ending: Ending) -> str | None:
     if read.result is None:
         return (
             f"the {PRODUCT} trace ended with no result event (exit code {ending.exit_code})"
-            + _stderr(ending)
+            + ending.stderr_said()
         )
     if read.result.get("status") != "success" or read.failed is not None:
         error = read.result.get("error")
@@ -253,10 +252,5 @@ def _error(read: _Read, ending: Ending) -> str | None:
             f" (exit code {ending.exit_code})"
         )
     if ending.exit_code != 0:
-        return f"{PRODUCT} exited with code {ending.exit_code}" + _stderr(ending)
+        return f"{PRODUCT} exited with code {ending.exit_code}" + ending.stderr_said()
     return None
-
-
-def _stderr(ending: Ending) -> str:
-    tail = ending.stderr.strip()[-STDERR_TAIL:]
-    return f"; stderr ends: {tail}" if tail else "; stderr was empty"

@@ -33,7 +33,6 @@ from .trace import Ending, Expect, call_arguments, declared_names, json_events
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # skill-lens_<name>: a bridge tool
 SKILL_TOOL = "skill"
-STDERR_TAIL = 500  # characters of stderr an error message quotes
 _TOKEN_KEYS = ("input", "output", "reasoning")
 
 __all__ = ["PRODUCT", "Ending", "Expect", "read_trace"]
@@ -255,13 +254,8 @@ def _error(read: _Read, ending: Ending, expect: Expect) -> str | None:
         ended = "no step finished" if read.last_reason is None else "its last step asked for tools"
         return (
             f"the {PRODUCT} trace ended with no answer ({ended}; exit code {ending.exit_code})"
-            + _stderr(ending)
+            + ending.stderr_said()
         )
     if ending.exit_code != 0:
-        return f"{PRODUCT} exited with code {ending.exit_code}" + _stderr(ending)
+        return f"{PRODUCT} exited with code {ending.exit_code}" + ending.stderr_said()
     return None
-
-
-def _stderr(ending: Ending) -> str:
-    tail = ending.stderr.strip()[-STDERR_TAIL:]
-    return f"; stderr ends: {tail}" if tail else "; stderr was empty"

@@ -13,6 +13,8 @@ from ...suite.skill import Skill
 from ..scripts import Finished
 from .description import delivers_no_skill
 
+STDERR_TAIL = 500  # characters of stderr an error message quotes
+
 
 @dataclass(frozen=True)
 class Ending:
@@ -24,6 +26,11 @@ class Ending:
     stderr: str = ""
     timeout_seconds: float = 0.0
     max_output_bytes: int = 0
+
+    def stderr_said(self) -> str:
+        """The end of what the product wrote to stderr, as an error message quotes it."""
+        tail = self.stderr.strip()[-STDERR_TAIL:]
+        return f"; stderr ends: {tail}" if tail else "; stderr was empty"
 
     def stopped(self, product: str) -> str | None:
         """Why a product's run is errored however its trace reads: its trace was cut at
