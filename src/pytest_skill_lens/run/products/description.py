@@ -132,7 +132,10 @@ class Preset:
     variables it sets, which ``pass_env`` may not name. ``model_flags`` are the flags
     of the table's ``args`` that name the model (``-m``, ``--model``): the reader is
     told that model (:attr:`.trace.Expect.model`) to price tokens the trace reports
-    without a cost, at the list price of genai-prices' provider ``priced_as``.
+    without a cost, at the list price of genai-prices' provider ``priced_as``. A product
+    told its model by a variable instead (OpenCode's ``OPENCODE_MODEL``, which its launch
+    hook writes into its configuration) names it in ``model_variable``, with the
+    ``default_model`` it is told when that variable is unset or empty.
     """
 
     name: str
@@ -162,6 +165,8 @@ class Preset:
     launch_variables: tuple[str, ...] = ()
     model_flags: tuple[str, ...] = ()
     priced_as: str | None = None
+    model_variable: str | None = None
+    default_model: str = ""
 
     def unpriced(self, settings: Settings) -> str | None:
         """Why a run of a product priced by its told model (``priced_as``) can never be
@@ -169,24 +174,45 @@ class Preset:
         ``None`` when it can, or when the product is not priced that way."""
         if self.priced_as is None:
             return None
-        model = self.told_model(self.table(settings))
+        table = self.table(settings)
+        model = self.told_model(table)
+        key = f"[runners.{self.name}]"
+        if not model and self.model_variable is not None and not self.names_itself(table):
+            return (
+                f"{self.name} reports tokens but no cost, and the {key} command of your own "
+                "configures it, so skill-lens knows no model to price them by"
+            )
         if not model:
             flags = " or ".join(self.model_flags)
             return (
-                f"{self.name} reports tokens but no cost, and [runners.{self.name}] args name "
+                f"{self.name} reports tokens but no cost, and {key} args name "
                 f"no model to price them by ({flags})"
             )
         from ..pricing import never_priced
 
-        return never_priced(f"{self.priced_as}:{model}")
+        note = never_priced(f"{self.priced_as}:{model}")
+        if note is None or self.model_variable is None:
+            return note
+        return f"{self.name} is told the model {model!r} ({self.model_variable}): {note}"
 
     # Executables it needs beside itself on PATH (OpenCode's ``rg``: without it OpenCode
     # downloads one), checked by the preflight with the executable.
     companions: tuple[str, ...] = ()
 
-    def told_model(self, table: ProductTable) -> str:
+    def told_model(self, table: ProductTable, env: Mapping[str, str] | None = None) -> str:
         """The model the table's ``args`` name with one of ``model_flags`` (the last
-        one given wins, as in a flag parser); ``""`` when none does."""
+        one given wins, as in a flag parser), else the one ``model_variable`` names in
+        ``env`` (the process environment, which the product's is built from) or the
+        ``default_model``; ``""`` when none does, or when a wrapper ``command`` of the
+        table's own configures the product (the launch hook that tells it the model's
+        variable then does not run)."""
+        model = self._flagged_model(table)
+        if model or self.model_variable is None or not self.names_itself(table):
+            return model
+        source = os.environ if env is None else env
+        return source.get(self.model_variable, "").strip() or self.default_model
+
+    def _flagged_model(self, table: ProductTable) -> str:
         model = ""
         args = table.args
         for at, arg in enumerate(args):

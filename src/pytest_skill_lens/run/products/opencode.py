@@ -3,9 +3,10 @@
 OpenCode takes its whole configuration (the provider, the model, MCP servers) as JSON in
 ``OPENCODE_CONFIG_CONTENT``, which the launch hook (:func:`launch`) builds for every
 start: an OpenAI-compatible provider (``@ai-sdk/openai-compatible``) at
-``OPENAI_BASE_URL`` with ``OPENAI_API_KEY``, the model ``OPENCODE_MODEL`` and, for a
-case with ``tools:``, the MCP bridge as the local server ``skill-lens`` (its tools reach
-the model as ``skill-lens_<tool>``). The project's own configuration (``opencode.json``,
+``OPENAI_BASE_URL`` with ``OPENAI_API_KEY``, the model ``OPENCODE_MODEL`` (its tokens are
+priced at that model's list price: OpenCode is given no price table) and, for a case with
+``tools:``, the MCP bridge as the local server ``skill-lens`` (its tools reach the model
+as ``skill-lens_<tool>``). The project's own configuration (``opencode.json``,
 ``.opencode/``) is never read (``OPENCODE_DISABLE_PROJECT_CONFIG``), so the skill is
 delivered to ``.agents/skills/<name>/``, which OpenCode still reads, and a ``.opencode/``
 directory in the working directory would be refused as configuration.
@@ -31,6 +32,7 @@ from .description import SEPARATOR, BridgeForm, Launch, LaunchContext, Preset, T
 PRODUCT = "opencode"
 PROVIDER = "skill-lens"  # the provider id the config names; the model is <provider>/<model>
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MODEL_VARIABLE = "OPENCODE_MODEL"  # the model it is told; its tokens are priced by it
 DEFAULT_MODEL = "gpt-4o-mini"
 CONFIG_VARIABLE = "OPENCODE_CONFIG_CONTENT"
 JUDGE_AGENT = "skill-lens-judge"  # the agent the judge runs as: no tool at all
@@ -48,7 +50,7 @@ def _reader() -> TraceReader:
 
 def config(env: Mapping[str, str], mcp: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The JSON OpenCode is configured with for one start (see the module's docstring)."""
-    model = env.get("OPENCODE_MODEL", "").strip() or DEFAULT_MODEL
+    model = env.get(MODEL_VARIABLE, "").strip() or DEFAULT_MODEL
     options: dict[str, Any] = {
         "baseURL": env.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL
     }
@@ -111,7 +113,7 @@ PRESET = Preset(
     auth_hint="OPENAI_API_KEY for the OpenAI-compatible endpoint at OPENAI_BASE_URL "
     "(the model in OPENCODE_MODEL)",
     auth_variables=("OPENAI_API_KEY",),
-    endpoint_variables=("OPENAI_BASE_URL", "OPENCODE_MODEL"),
+    endpoint_variables=("OPENAI_BASE_URL", MODEL_VARIABLE),
     fixed_env={
         "OPENCODE_DISABLE_MODELS_FETCH": "1",
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
@@ -125,6 +127,11 @@ PRESET = Preset(
     launch=launch,
     launch_variables=(CONFIG_VARIABLE,),
     reader=_reader,
+    # OpenCode prices tokens only from a price table in its configuration, and is given
+    # none: they are priced at the list price of the model it is told.
+    model_variable=MODEL_VARIABLE,
+    default_model=DEFAULT_MODEL,
+    priced_as="openai",
     bridge=BridgeForm(flag=None, server={}, prefix=f"{SERVER_NAME}_"),
     # Judging, it runs as an agent of the config's whose tools are all switched off.
     judge_tool_flag="--agent",

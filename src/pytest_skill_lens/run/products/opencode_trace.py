@@ -12,7 +12,9 @@ run ended when its last step finished for a reason other than ``tool-calls``.
 A skill loads through OpenCode's ``skill`` tool: a ``tool_use`` with ``tool == "skill"``
 naming it, ``completed`` when its text reached the model. Tokens are per step and summed;
 ``cost`` is only OpenCode's arithmetic over the price table in its configuration, and
-skill-lens gives it none, so a cost of 0 is no measurement and is never reported as one.
+skill-lens gives it none, so a cost of 0 is no measurement and is never reported as one:
+the tokens are priced at genai-prices' list price of the model OpenCode was told
+(``OPENCODE_MODEL``, else its default; :attr:`.trace.Expect.model`).
 
 The reader is pure and total, as the other product readers are.
 """
@@ -26,6 +28,7 @@ from typing import Any
 
 from ...wellformed import MAX_COUNT
 from ..price_source import NOT_PRICED
+from ..pricing import ResponseUsage, total_spend
 from ..result import RunResult, ToolCall
 from .opencode import PRESET, PRODUCT
 from .trace import Ending, Expect, call_arguments, declared_names, json_events
@@ -50,7 +53,8 @@ class _Read:
     output: str = ""
     last_reason: str | None = None  # the last step_finish's reason
     steps: int = 0
-    tokens: tuple[int, int] | None = (0, 0)  # (input, output); None once one is unreadable
+    # (input, output, cache read, cache written); None once one is unreadable
+    tokens: tuple[int, int, int, int] | None = (0, 0, 0, 0)
     cost: float | None = 0.0
     error: str | None = None
 
@@ -58,7 +62,7 @@ class _Read:
 def read_trace(data: bytes, ending: Ending, expect: Expect) -> RunResult:
     """The run ``data`` (the captured stdout) describes, as every runner reports one."""
     read = _read(data, declared_names(MCP_PREFIX, expect.tools))
-    figures = _figures(read, ending)
+    figures = _figures(read, ending, expect.model)
     error = _error(read, ending, expect)
     if error is not None:
         return RunResult(model=expect.model, transcript=read.events, error=error, **figures)
@@ -145,9 +149,12 @@ def _count(value: Any) -> int | None:
     return None
 
 
-def _add_tokens(total: tuple[int, int] | None, tokens: Any) -> tuple[int, int] | None:
+def _add_tokens(
+    total: tuple[int, int, int, int] | None, tokens: Any
+) -> tuple[int, int, int, int] | None:
     """``total`` plus one step's (input incl. the cache read and written, output incl.
-    reasoning); ``None`` once any step's counts are not a measurement."""
+    reasoning, the cache read, the cache written); ``None`` once any step's counts are
+    not a measurement."""
     if total is None or not isinstance(tokens, dict):
         return None
     counts = [_count(tokens.get(key)) for key in _TOKEN_KEYS]
@@ -158,7 +165,12 @@ def _add_tokens(total: tuple[int, int] | None, tokens: Any) -> tuple[int, int] |
         return None
     spent_in, spent_out, reasoning = (c or 0 for c in counts)
     read, written = (c or 0 for c in cached)
-    added = (total[0] + spent_in + read + written, total[1] + spent_out + reasoning)
+    added = (
+        total[0] + spent_in + read + written,
+        total[1] + spent_out + reasoning,
+        total[2] + read,
+        total[3] + written,
+    )
     return added if max(added) <= MAX_COUNT else None
 
 
@@ -208,8 +220,9 @@ def _how_it_ended(ending: Ending) -> str:
     return f"the {PRODUCT} trace ended (exit code {ending.exit_code})"
 
 
-def _figures(read: _Read, ending: Ending) -> dict[str, Any]:
-    """Tokens summed over the steps, else a note; the cost a note unless OpenCode priced it."""
+def _figures(read: _Read, ending: Ending, model: str) -> dict[str, Any]:
+    """Tokens summed over the steps, else a note; the cost OpenCode's own when it priced
+    them (a price table a wrapper gave it), else the told ``model``'s list price."""
     figures: dict[str, Any] = {}
     complete = not ending.cut and ending.exit_code is not None
     if read.tokens is None:
@@ -217,7 +230,7 @@ def _figures(read: _Read, ending: Ending) -> dict[str, Any]:
     elif read.steps == 0:
         figures["usage_note"] = f"{_how_it_ended(ending)} before any step reported token usage"
     else:
-        figures["input_tokens"], figures["output_tokens"] = read.tokens
+        figures["input_tokens"], figures["output_tokens"] = read.tokens[:2]
         if not complete:
             figures["usage_note"] = (
                 f"{_how_it_ended(ending)}: the tokens are those of the steps that finished"
@@ -228,13 +241,29 @@ def _figures(read: _Read, ending: Ending) -> dict[str, Any]:
             f"reported by {PRODUCT}: the sum of its step_finish costs, its own arithmetic "
             "over the price table in its configuration, not a measured bill"
         )
-    else:
-        figures["price_source"] = NOT_PRICED
-        figures["cost_note"] = (
-            f"{PRODUCT} prices tokens only from a price table in its configuration, and "
-            "skill-lens gives it none: the spend is not priced (the tokens are reported)"
-        )
-    return figures
+        return figures
+    return {**figures, **_list_priced(read, model)}
+
+
+def _list_priced(read: _Read, model: str) -> dict[str, Any]:
+    """The tokens at the list price of the model OpenCode was told, or why not."""
+    own = (
+        f"{PRODUCT} reports no cost of its own (it prices tokens only from a price table in "
+        "its configuration, and skill-lens gives it none)"
+    )
+    if read.tokens is None or read.steps == 0 or not any(read.tokens[:2]):
+        return {"price_source": NOT_PRICED, "cost_note": "not priced: no token usage to price"}
+    if not model:
+        why = "and skill-lens knows no model it was told (a [runners.opencode] command of "
+        why += "your own configures it)"
+        return {"price_source": NOT_PRICED, "cost_note": f"not priced: {own}, {why}"}
+    spent_in, spent_out, cache_read, cache_written = read.tokens
+    usage = ResponseUsage(model, spent_in, spent_out, cache_read, cache_written)
+    spend = total_spend(f"{PRESET.priced_as}:{model}", [usage], "")
+    if spend.cost_note is not None or spend.price_source in (None, NOT_PRICED):
+        said = spend.cost_note or "no price is known"
+        return {"price_source": NOT_PRICED, "cost_note": f"not priced: {own}, and {said}"}
+    return {"cost_usd": spend.cost_usd, "price_source": spend.price_source}
 
 
 def _error(read: _Read, ending: Ending, expect: Expect) -> str | None:

@@ -14,6 +14,7 @@ from ..scripts import Finished
 from .description import delivers_no_skill
 
 STDERR_TAIL = 500  # characters of stderr an error message quotes
+LOAD_SAID = 500  # characters of a product's words about a skill it failed to load
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,8 @@ class Ending:
 class Expect:
     """What the run was: the mode, the skill's name (``None`` when the arm has none) and
     the case's declared tool names (their bridge spelling maps back to them); ``model``
-    is the one the product was told to use (``""``: its own default, unknown here)."""
+    is the one the product was told to use (:meth:`.description.Preset.told_model`; ``""``:
+    its own default, unknown here)."""
 
     mode: Literal["loaded", "offered"] = "loaded"
     skill: str | None = None
@@ -78,6 +80,21 @@ class Expect:
             tools=[tool.name for tool in case.tools],
             model=model,
         )
+
+
+def load_failed(product: str, skill: str, how: str) -> str:
+    """Why a run is errored when ``product`` listed or was given the case's ``skill`` and
+    failed to load it; ``how`` says how it showed that, in its own words (:func:`said`).
+    Such a run says nothing about the skill: never a verdict on it."""
+    return f"{product} failed to load the skill {skill!r}: {how}"
+
+
+def said(words: str) -> str:
+    """A product's own words as an error quotes them: on one line, bounded, quoted."""
+    line = " ".join(words.split())
+    if not line:
+        return "nothing"
+    return repr(line if len(line) <= LOAD_SAID else f"{line[:LOAD_SAID]}…")
 
 
 def call_arguments(value: Any) -> dict[str, Any]:
