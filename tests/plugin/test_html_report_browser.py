@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from test_portability_e2e import html_page as portability_page
 
 from pytest_skill_lens.cli import console
 
@@ -234,6 +235,30 @@ def test_the_page_of_a_merged_report_opens(pytester: pytest.Pytester, browser: A
     assert page.page.locator("tr.outcome").count() == 6
     assert page.page.locator("tr.outcome .replayed").all_inner_texts() == ["(replayed)"]
     assert page.page.locator("#verdict .headline").inner_text() == "Gate FAILED"
+    assert page.errors == []
+    page.page.close()
+
+
+def test_the_portability_grid_of_two_runners_shows_with_its_names_as_text(
+    pytester: pytest.Pytester, browser: Any
+) -> None:
+    page = Page(browser, portability_page(pytester))
+    section = page.page.locator("#portability")
+    assert "Portability across runners" in section.locator("h2").inner_text()
+    assert page.page.locator('nav a[href="#portability"]').inner_text() == "Portability"
+    grid = section.locator("table.portability-grid")
+    assert grid.locator("thead th").all_inner_texts() == ["case", "fake", "cli"]
+    hostile = grid.locator("tbody tr", has_text="onerror")
+    assert hostile.locator("td").first.inner_text() == (
+        'greet :: <img src=x onerror="window.pwned=1">'
+    )
+    assert [hostile.locator("td").nth(i).get_attribute("data-verdict") for i in (1, 2)] == [
+        "failed",
+        "passed",
+    ]
+    assert "passed under cli; failed under fake" in section.locator("ul.divergent").inner_text()
+    assert page.page.evaluate("typeof window.pwned") == "undefined"
+    assert page.page.locator("img").count() == 0
     assert page.errors == []
     page.page.close()
 

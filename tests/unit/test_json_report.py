@@ -44,6 +44,7 @@ def test_top_level_keys_in_order() -> None:
         "aborted_reason",
         "baseline_sources",
         "skill_md_warnings",
+        "portability",
         "run",
     ]
 

@@ -1,4 +1,5 @@
-"""The session end's judging, in one place: the spend figures, the delta, then the gate.
+"""The session end's judging, in one place: the spend figures, the delta and the
+portability matrix, then the gate.
 
 A session ends with it (plugin/finish.py), and a merge of shards ends with it again over
 every shard's outcomes (merge/combine.py), so both reach the same verdict the same way.
@@ -10,6 +11,7 @@ from dataclasses import replace
 
 from .delta import build_delta
 from .delta_gate import comparison_gate_reasons
+from .matrix import build_matrix
 from .record import GateResult, GateSettings, RunRecord
 from .spend import spend_ceiling
 from .verdict import evaluate_gate
@@ -25,6 +27,11 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
             baseline_kind=record.baseline_kind,
             not_run=record.not_run,
             notes=record.baseline_notes,
+        ),
+        matrix=build_matrix(
+            record.outcomes,
+            runners=record.run.runners if record.run is not None else (),
+            not_run=record.not_run,
         ),
     )
     gate = evaluate_gate(

@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run
     from ..run.product_sandbox import ProductEntry
     from .delta import BaselineNote, Delta
     from .fingerprint import Selection
+    from .matrix import Matrix
     from .spend import SpendCeiling
 
 EXIT_FAILED = 1  # the gate's code for a failed verdict (verdict.py holds the rules)
@@ -79,6 +80,8 @@ class RunRecord:
     baseline_kind: str = ""
     baseline_notes: list[BaselineNote] = field(default_factory=list)
     delta: Delta | None = None
+    # Each case's verdict under every runner, candidate arm (None under fewer than two).
+    matrix: Matrix | None = None
     # Where each skill's previous version came from: {skill_name, commit, path, version}.
     baseline_sources: list[dict[str, str]] = field(default_factory=list)
     # The spend ceiling's figures, when one was set (see spend.spend_ceiling).

@@ -1,7 +1,8 @@
 """The parts of a JSON report a merge recomputes but ``html`` draws as written.
 
-The summary, the delta and the gate are functions of the outcomes: a merge never reads
-them, but the page of one report shows them, so a figure there is held to its kind as
+The summary, the delta, the portability matrix (:mod:`.matrix_json`) and the gate are
+functions of the outcomes: a merge never reads them, but the page of one report shows
+them, so a figure there is held to its kind as
 strictly as an outcome's (a count, a cost of 0 or more, a rate from 0 to 1, a delta
 from -1 to 1, every one finite). Keys this module does not know are left open: a later
 summary field is added without breaking the reader.
@@ -19,6 +20,7 @@ from .json_fields import (
     ReportError,
     known_source,
 )
+from .matrix_json import check_matrix
 
 _SUMMARY_COUNTS = (
     "total", "passed", "failed", "errored", "baseline_errored", "total_tokens", "not_run",
@@ -35,6 +37,7 @@ def check_derived(top: Fields) -> None:
     delta = top.optional_child("delta")
     if delta is not None:
         _delta(delta)
+    check_matrix(top)
     _gate(top.child("gate"))
     if "products" in top.data:
         for product in top.objects("products"):

@@ -29,6 +29,7 @@ from ..perform.outcome import Outcome
 from ..run.price_source import distinct
 from ..score.check import Score
 from .delta_json import delta_dict, note_dict
+from .matrix_json import matrix_dict
 from .printable import scrub, scrub_data
 from .product_lines import product_dict, unsandboxed
 from .replay_lines import CassetteAccount, ReplayShare
@@ -67,6 +68,8 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "baseline_sources": [dict(source) for source in record.baseline_sources],
         # Additive: each SKILL.md departure from the Agent Skills specification (a warning).
         "skill_md_warnings": [dict(warning) for warning in record.skill_md_warnings],
+        # Additive: each case's verdict under every runner (null: fewer than two ran).
+        "portability": matrix_dict(record.matrix),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         "run": run_dict(record),
     }

@@ -18,7 +18,15 @@ from typing import Any
 from .embed import data_block
 
 # The script is these files concatenated in this order, inside one function scope.
-SCRIPT_PARTS = ("core.js", "summary.js", "charts.js", "delta.js", "outcomes.js", "main.js")
+SCRIPT_PARTS = (
+    "core.js",
+    "summary.js",
+    "charts.js",
+    "delta.js",
+    "portability.js",
+    "outcomes.js",
+    "main.js",
+)
 STYLE_FILE = "report.css"
 
 
