@@ -105,7 +105,7 @@ def test_two_runners_print_the_matrix_and_write_it_to_json_and_markdown(
     assert "  Pass in one runner, fail in another (2):" in out
     assert "    - greet :: fake-only: passed under fake; failed under cli" in out
     assert "    - greet :: cli-only: passed under cli; failed under fake" in out
-    assert "  Not comparable (no verdict under some runner) (2):" in out
+    assert "  Not comparable, no verdict under some runner (2):" in out
     assert "    - greet :: unmeasured: cli not evaluated" in out
 
     matrix = load(pytester, "report.json")["portability"]

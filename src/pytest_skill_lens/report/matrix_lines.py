@@ -16,7 +16,7 @@ from ..gate.record import RunRecord
 SHOWN = 20
 TITLE = "Portability across runners (candidate arm)"
 DIVERGENT = "Pass in one runner, fail in another"
-NOT_COMPARABLE = "Not comparable (no verdict under some runner)"
+NOT_COMPARABLE = "Not comparable, no verdict under some runner"
 # What a cell without a verdict says, and why it is left out of every figure.
 WORDS: dict[Verdict, str] = {
     "passed": "passed",
