@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -32,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from ordinary_user import ORDINARY_UID, RUN_TIMEOUT, made_for_the_user, run_as  # noqa: F401
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 from pytest_skill_lens.run.sandbox import decide
@@ -45,8 +44,6 @@ pytestmark = [
         reason=f"no working bwrap on this machine ({BWRAP.label}); .ci/run installs bubblewrap",
     ),
 ]
-ORDINARY_UID = 65534  # nobody: the uid the ordinary-user run takes when the test is root
-RUN_TIMEOUT = 300.0  # seconds: a hang guard for the inner run, not a performance figure
 
 # Every attempt prints "<what>: <errno name, or ok>"; what it managed to read, it prints.
 ESCAPE = r"""
@@ -323,68 +320,9 @@ def as_root(pytester: pytest.Pytester, daemon_socket: str) -> Run:
 def as_ordinary_user(made: Path, daemon_socket: str) -> Run:
     """The same run as an unprivileged uid: ``setpriv`` to nobody when the test is root."""
     run = build(made, daemon_socket)
-    prefix: list[str] = []
-    python, env = [sys.executable], inner_env(run)
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("setpriv (util-linux) is not installed: cannot run as an ordinary user")
-        prefix = [setpriv, f"--reuid={ORDINARY_UID}", f"--regid={ORDINARY_UID}", "--clear-groups"]
-        if not _importable_by(prefix, python, env):
-            # The checkout or its venv sits in a directory only root may enter (a CI
-            # clone often does): the ordinary user gets a readable copy of both.
-            python, env = _staged(made, env)
-            if not _importable_by(prefix, python, env):
-                pytest.skip(f"uid {ORDINARY_UID} cannot run {python[0]} with the project staged")
-        for path in [made, *made.rglob("*")]:
-            os.chown(path, ORDINARY_UID, ORDINARY_UID, follow_symlinks=False)
-    done = subprocess.run(
-        [*prefix, *python, "-m", "pytest", *pytest_args()],
-        cwd=run.root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
+    done = run_as("ordinary", made, ["pytest", *pytest_args()], inner_env(run), timeout=RUN_TIMEOUT)
     run.returncode, run.console = done.returncode, done.stdout + done.stderr
     return run
-
-
-def _importable_by(prefix: list[str], python: list[str], env: dict[str, str]) -> bool:
-    probe = [*prefix, *python, "-c", "import pytest_skill_lens, pytest"]
-    return subprocess.run(probe, env=env, capture_output=True, check=False).returncode == 0
-
-
-# What the inner run never imports: the frameworks and the tools around the suite.
-_NOT_STAGED = ("pydantic_ai*", "langchain*", "langsmith*", "openai*", "anthropic*", "mypy*")
-_NOT_STAGED += ("*mypyc*", "pip*", "zstandard*", "hypothesis*", "__editable__*", "*.pth")
-
-
-def _staged(made: Path, env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-    """A readable copy of the venv's packages and of the plugin, and the base interpreter.
-
-    On ``PYTHONPATH`` with ``-S`` (no site directories), so the copy alone is seen; its
-    dist-info still declares the pytest11 entry point, now leading to the copied plugin.
-    Scripts get ``/usr/bin``'s ``python3``, which every user may run.
-    """
-    import pytest_skill_lens
-
-    site = made / "staged-site"
-    for directory in sys.path:
-        if directory.endswith("site-packages") and Path(directory).is_dir():
-            shutil.copytree(
-                directory,
-                site,
-                ignore=shutil.ignore_patterns(*_NOT_STAGED),
-                dirs_exist_ok=True,
-                symlinks=True,
-            )
-    shutil.copytree(Path(pytest_skill_lens.__file__).parent, site / "pytest_skill_lens")
-    for path in [site, *site.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    staged_env = env | {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
-    return [os.path.realpath(sys.executable), "-S"], staged_env
 
 
 @pytest.fixture
@@ -406,15 +344,6 @@ def daemon_socket() -> Iterator[str]:
     finally:
         listener.close()
         Path(path).unlink(missing_ok=True)
-
-
-@pytest.fixture
-def user_dir() -> Iterator[Path]:
-    """A directory the ordinary user owns, outside pytest's root-only temporary tree."""
-    made = Path(tempfile.mkdtemp(prefix="escape-as-user-")).resolve()
-    made.chmod(0o755)
-    yield made
-    shutil.rmtree(made, ignore_errors=True)
 
 
 def stdout_lines(output: str) -> list[str]:
