@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -72,9 +72,9 @@ class Settings(_Strict):
     script_timeout_seconds: PosFloat = 30.0
     max_script_output_bytes: PosInt = 20_000
     script_interpreters: dict[str, list[str]] = {"py": ["python3"], "sh": ["bash"]}
-    runners: dict[
-        Literal["copilot", "claude-code", "codex", "gemini-cli", "opencode", "cli"], ProductTable
-    ] = {}
+    # One table per agent product, by its name: the names are the product table's
+    # (run/products/table.py), which load_settings is handed (this layer cannot import it).
+    runners: dict[str, ProductTable] = {}
     product_sandbox: Literal["auto", "required", "off"] = "auto"
     max_spend_usd: PosFloat | None = None
     # One deadline for a case's whole act: every session's runner call and the judge's.
@@ -150,11 +150,15 @@ def load_settings(
     path: Path | None,
     overrides: dict[str, Any] | None = None,
     flags: Mapping[str, str] | None = None,
+    *,
+    products: Sequence[str],
 ) -> Settings:
     """Settings from ``path`` (or defaults), with command-line ``overrides`` on top.
 
     ``flags`` names the flag of each override key, so a refused value names where it
-    was written: the flag, or the key in ``path``.
+    was written: the flag, or the key in ``path``. ``products`` are the names a
+    ``[runners.<name>]`` table may have, in the order a refusal lists them: the product
+    table's, which sits in a layer above this one.
     """
     data: dict[str, Any] = {}
     if path is not None:
@@ -188,12 +192,30 @@ def load_settings(
                 f"cannot read: {exc.strerror or exc}", where=Where(path), fix="make it readable"
             ) from None
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    _refuse_unknown_tables(data.get("runners"), products, path)
     try:
         return Settings.model_validate({**data, **given})
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         loc = tuple(p for p in error["loc"] if isinstance(p, int) or "[" not in str(p))
         raise _refused(error, loc, path, data, given, flags or {}) from None
+
+
+def _refuse_unknown_tables(runners: Any, products: Sequence[str], path: Path | None) -> None:
+    """A ``[runners.<name>]`` table of a name that is no product, refused with the names."""
+    if not isinstance(runners, dict):
+        return  # not a table at all: the model's own check words that
+    unknown = next((name for name in runners if name not in products), None)
+    if unknown is None:
+        return
+    key = field_path(("runners", unknown))
+    *first, last = [repr(name) for name in products] or ["no name"]
+    expected = f"{', '.join(first)} or {last}" if first else last
+    raise ConfigError(
+        f"[{key}] is not a table this file takes; the tables under [runners] are {expected}",
+        where=Where(path, field=key) if path is not None else Where(field=key),
+        fix=f"rename the table to one of {expected}, or remove it",
+    )
 
 
 def _refused(
@@ -220,14 +242,6 @@ def _refused(
     got = f"got {shown(error.get('input'))}"
     source = path if path is not None and top in data else None
     where = Where(source, field=key) if source is not None else Where(field=key)
-    if str(error["loc"][-1]).endswith("[key]"):  # a table name, such as [runners.x]
-        expected = (error.get("ctx") or {}).get("expected", "")
-        return ConfigError(
-            f"[{key}] is not a table this file takes; the tables under "
-            f"[{field_path(loc[:-1])}] are {expected}",
-            where=where,
-            fix=f"rename the table to one of {expected}, or remove it",
-        )
     wanted = _wanted(error)
     if flag is not None:
         return ConfigError(

@@ -3,7 +3,6 @@ list of products (settings, both catalogs, the reports' product lines) exactly t
 
 from __future__ import annotations
 
-import typing
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,8 @@ from pytest_skill_lens.run.products.description import PROMPT_PLACEHOLDER, Prese
 from pytest_skill_lens.run.products.entries import product_names
 from pytest_skill_lens.run.products.table import BY_NAME, NAMES, PRODUCTS
 from pytest_skill_lens.score.judges.catalog import BUILTIN_JUDGES
-from pytest_skill_lens.settings import Settings
+from pytest_skill_lens.settings import Settings, load_settings
+from pytest_skill_lens.suite.errors import ConfigError
 from pytest_skill_lens.suite.paths import path_problem
 from pytest_skill_lens.suite.product_config import CONFIG_PATHS
 
@@ -72,9 +72,30 @@ def test_a_product_that_takes_tools_is_judged_without_them(product: Preset) -> N
     assert (product.never_priced is None) == (product.judge_never_priced is None)
 
 
-def test_the_settings_take_a_table_for_exactly_the_products() -> None:
-    key = typing.get_args(Settings.model_fields["runners"].annotation)[0]
-    assert typing.get_args(key) == NAMES
+def test_the_settings_take_a_table_for_exactly_the_products(tmp_path: Path) -> None:
+    config = tmp_path / "skill-lens.toml"
+    config.write_text("".join(f"[runners.{name}]\n" for name in NAMES), encoding="utf-8")
+    assert tuple(load_settings(config, products=NAMES).runners) == NAMES
+    config.write_text("[runners.kodex]\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        load_settings(config, products=NAMES)
+    listed = "'copilot', 'claude-code', 'codex', 'gemini-cli', 'opencode' or 'cli'"
+    assert (
+        f"[runners.kodex] is not a table this file takes; the tables under [runners] are {listed}"
+        in refused.value.message
+    )
+
+
+def test_the_settings_read_the_product_names_from_the_table_not_a_list_of_their_own(
+    tmp_path: Path,
+) -> None:
+    # A row added to the table is a [runners.<name>] table the file takes, nothing more.
+    config = tmp_path / "skill-lens.toml"
+    config.write_text("[runners.newcomer]\nargs = ['-x']\n", encoding="utf-8")
+    settings = load_settings(config, products=(*NAMES, "newcomer"))
+    assert settings.runners["newcomer"].args == ["-x"]
+    with pytest.raises(ConfigError, match="the tables under \\[runners\\] are 'only'"):
+        load_settings(config, products=("only",))
 
 
 def test_both_catalogs_list_exactly_the_products_after_the_frameworks() -> None:
@@ -94,8 +115,9 @@ def test_the_runner_catalog_reads_its_entry_from_the_description(product: Preset
     assert runner.delivers_into(Settings()) == product.skills_dir
 
 
-def test_the_configuration_table_lists_every_product_that_reads_one() -> None:
-    assert {name for name, product in BY_NAME.items() if product.config_paths} <= set(CONFIG_PATHS)
+def test_the_configuration_table_lists_exactly_the_products_that_read_one() -> None:
+    # suite/ cannot import the table: its entries are keyed by the table's names, no other.
+    assert {name for name, product in BY_NAME.items() if product.config_paths} == set(CONFIG_PATHS)
 
 
 def test_the_reports_name_exactly_the_tables_products() -> None:

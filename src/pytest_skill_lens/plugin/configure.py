@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import pytest
 
 from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
+from ..run.products.table import NAMES
 from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
 from ..settings import Settings, find_config, load_settings
 from ..suite.discovery import directory_problem
@@ -218,7 +219,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         Path(option.skill_lens_config).resolve() if option.skill_lens_config else find_config(here)
     )
     try:
-        settings = load_settings(config_path, _cli_overrides(option), _FLAGS)
+        settings = load_settings(config_path, _cli_overrides(option), _FLAGS, products=NAMES)
     except ConfigError as exc:
         user_error(f"configuration error: {exc.message}")
     if option.skill_lens_markdown_max_chars is not None and not option.skill_lens_markdown:

@@ -10,10 +10,14 @@ product's flags would still read it (``inert``, used by its preset in ``run/runn
 Facts of the pinned versions (docs/security.md, "Product configuration"): Claude Code
 2.1.332 reads ``.claude/settings.json`` under ``--setting-sources project``, the only
 source that still finds the delivered skill; Copilot CLI 1.0.102 reads every entry of
-its own only in a trusted folder, which a run never is. The products still to come
-(codex, gemini, opencode) have their configuration directories listed already, so a
-case written today is refused the same way when they arrive. A product added later
-adds its entries here.
+its own only in a trusted folder, which a run never is; Codex CLI, Gemini CLI and
+OpenCode are listed as docs/security.md says.
+
+Keyed by the names of the product table (``run/products/table.py``), which this layer
+cannot import: a case is refused a path any product reads, whichever runner runs it, so
+the loader needs every product's entries before a runner is chosen. A product's preset
+reads its own entries from here (``Preset.config_paths``); a product added to the table
+adds its entries here (tests/unit/test_product_table.py holds the keys to the table's).
 """
 
 from __future__ import annotations

@@ -250,7 +250,7 @@ class Preset:
 
     def table(self, settings: Settings) -> ProductTable:
         """The run's ``[runners.<name>]`` table (the defaults when there is none)."""
-        found: ProductTable | None = settings.runners.get(self.name)  # type: ignore[call-overload]
+        found = settings.runners.get(self.name)
         return found if found is not None else ProductTable()
 
     def names_itself(self, table: ProductTable) -> bool:
