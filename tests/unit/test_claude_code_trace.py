@@ -53,11 +53,13 @@ def test_a_slash_command_the_product_does_not_have_is_a_run_without_the_skill() 
     assert result.skill_loaded is False  # the text reached the model as typed
 
 
-def test_a_skill_the_user_may_not_invoke_never_reaches_the_model() -> None:
+def test_a_listed_skill_the_user_may_not_invoke_is_errored_with_the_products_answer() -> None:
     result = read("not_user_invocable")
-    assert result.error is None
-    assert result.skill_loaded is False  # answered by the product itself, no model turn
-    assert "only be invoked by Claude" in result.output
+    # Answered by the product itself, no model turn: never scored as the skill's answer.
+    assert result.error is not None
+    assert result.error.startswith("claude-code failed to load the skill 'greet'")
+    assert "only be invoked by Claude" in result.error
+    assert result.output == "" and result.skill_loaded is None
     assert result.model == "claude-opus-5-5"  # the init event's: "<synthetic>" is no model
 
 
@@ -73,6 +75,16 @@ def test_an_offered_run_without_the_skill_tool_is_a_measured_negative() -> None:
     result = read("offered_no_skill", expect=OFFERED)
     assert result.skill_triggered is False
     assert result.skill_loaded is False
+
+
+def test_a_listed_skill_its_skill_tool_refused_is_errored_with_the_products_words() -> None:
+    result = read("skill_refused", expect=OFFERED)
+    assert result.error is not None
+    assert result.error.startswith("claude-code failed to load the skill 'greet'")
+    assert "cannot be used with Skill tool due to disable-model-invocation" in result.error
+    assert "<tool_use_error>" not in result.error
+    assert (result.skill_triggered, result.skill_loaded) == (None, None)
+    assert result.cost_usd > 0  # what it spent is kept
 
 
 def test_a_skill_call_for_another_skill_does_not_trigger_this_one() -> None:

@@ -133,3 +133,63 @@ def test_garbage_never_raises_and_never_reads_as_a_measurement(data: bytes) -> N
     result = read_trace(data, b"\xff{garbage", OK, LOADED)
     assert result.input_tokens == 0 and result.cost_usd == 0
     assert result.price_source == "not priced"
+
+
+# -- a skill Codex failed to load ------------------------------------------------------
+
+
+def stderr_of(name: str) -> str:
+    return (TRACES / f"{name}.stderr.txt").read_text(encoding="utf-8")
+
+
+def test_a_skill_codex_refused_to_load_is_errored_with_its_words() -> None:
+    ending = Ending(exit_code=0, stderr=stderr_of("rejected"))
+    result = read_trace(trace("rejected.jsonl"), trace("rejected_session.jsonl"), ending, LOADED)
+    assert result.error is not None
+    assert result.error.startswith("codex failed to load the skill 'ext-skill'")
+    assert "missing YAML frontmatter delimited by ---" in result.error
+    assert result.skill_loaded is None and result.output == ""  # no verdict on the skill
+    assert result.input_tokens > 0  # what it spent is kept
+
+
+def test_an_offered_skill_codex_never_listed_is_errored_never_a_measured_negative() -> None:
+    ending = Ending(exit_code=0, stderr=stderr_of("rejected_offered"))
+    result = read_trace(trace("rejected_offered.jsonl"), None, ending, OFFERED)
+    assert result.error is not None and "failed to load the skill 'ext-skill'" in result.error
+    assert result.skill_triggered is None  # never a negative control that passes
+
+
+def test_a_load_failure_of_another_skill_or_a_skill_read_anyway_is_no_error() -> None:
+    other = stderr_of("rejected").replace("/ext-skill/SKILL.md", "/other/SKILL.md")
+    offered = read_trace(trace("offered.jsonl"), None, Ending(exit_code=0, stderr=other), OFFERED)
+    assert offered.error is None and offered.skill_loaded is True
+    # The model read the file itself: its text reached the model whatever Codex listed.
+    read_anyway = Ending(exit_code=0, stderr=stderr_of("rejected_offered"))
+    result = read_trace(trace("offered.jsonl"), None, read_anyway, OFFERED)
+    assert result.error is None and result.skill_loaded is True
+
+
+@pytest.mark.parametrize(
+    ("name", "ending", "said"),
+    [
+        ("cut_mid_line", Ending(exit_code=None, cut=True, max_output_bytes=900), "was cut"),
+        ("no_result", Ending(exit_code=0, stderr="boom"), "no turn.completed"),
+    ],
+)
+def test_a_recorded_trace_cut_or_without_its_end_is_errored(
+    name: str, ending: Ending, said: str
+) -> None:
+    result = read_trace(trace(f"{name}.jsonl"), None, ending, LOADED)
+    assert result.error is not None and said in result.error
+    assert result.output == "" and result.skill_loaded is None
+
+
+def test_garbage_lines_around_a_recorded_run_are_skipped_and_it_still_reads() -> None:
+    clean = read_trace(trace("loaded.jsonl"), trace("loaded_session.jsonl"), OK, LOADED)
+    result = read_trace(trace("garbage_lines.jsonl"), trace("loaded_session.jsonl"), OK, LOADED)
+    assert result.error is None
+    assert (result.output, result.input_tokens, result.skill_loaded) == (
+        clean.output,
+        clean.input_tokens,
+        True,
+    )

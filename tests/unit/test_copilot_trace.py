@@ -103,10 +103,36 @@ def test_a_skill_call_for_another_skill_does_not_trigger_this_one() -> None:
     assert (result.skill_triggered, result.skill_loaded) == (False, False)
 
 
-def test_a_request_that_failed_is_still_a_request_but_loads_nothing() -> None:
+def test_a_request_for_the_cases_skill_that_failed_is_errored_with_the_products_words() -> None:
     result = read("other_skill", expect=Expect(mode="offered", skill="nosuch"))
-    assert result.skill_triggered is True  # what the model asked for, whether or not it ran
-    assert result.skill_loaded is False  # Copilot answered "Skill not found"
+    assert result.error is not None
+    assert result.error.startswith("copilot failed to load the skill 'nosuch'")
+    assert "Skill not found: nosuch" in result.error
+    assert (result.skill_triggered, result.skill_loaded) == (None, None)
+
+
+def test_a_listed_skill_its_skill_tool_refused_is_errored_never_a_verdict() -> None:
+    result = read("skill_refused", expect=OFFERED)
+    assert result.error is not None
+    assert result.error.startswith("copilot failed to load the skill 'greet'")
+    assert "Skill not found: greet" in result.error
+    assert "did not list" not in result.error  # it did list it
+
+
+@pytest.mark.parametrize("expect", [LOADED, OFFERED], ids=["loaded", "offered"])
+def test_a_skill_copilot_did_not_list_is_errored_naming_what_it_listed(expect: Expect) -> None:
+    result = read("unlisted_skill", expect=expect)
+    assert result.error is not None
+    assert result.error.startswith("copilot failed to load the skill 'greet'")
+    assert "did not list it" in result.error
+    assert "customize-cloud-agent, github-pr-media" in result.error
+    assert "Skill not found: greet" in result.error  # and what its skill tool said
+
+
+def test_an_offered_negative_control_on_a_skill_copilot_never_listed_is_errored() -> None:
+    # The model could not have chosen a skill it was never offered: no false green.
+    result = read("offered_no_skill", expect=Expect(mode="offered", skill="absent"))
+    assert result.error is not None and "did not list it" in result.error
 
 
 def test_a_baseline_without_a_skill_knows_nothing_of_loading() -> None:
@@ -114,12 +140,11 @@ def test_a_baseline_without_a_skill_knows_nothing_of_loading() -> None:
     assert (result.skill_triggered, result.skill_loaded) == (False, None)
 
 
-def test_a_skill_copilot_never_listed_says_so() -> None:
+def test_a_loaded_skill_copilot_never_listed_is_errored() -> None:
     result = read("loaded", expect=Expect(mode="loaded", skill="absent"))
-    assert result.skill_loaded is False
-    assert (
-        result.load_note == "the skill never loaded: copilot did not list 'absent' among its skills"
-    )
+    assert result.error is not None
+    assert result.error.startswith("copilot failed to load the skill 'absent'")
+    assert result.skill_loaded is None
 
 
 def test_a_slash_invocations_skill_invoked_event_counts_as_loaded() -> None:

@@ -91,12 +91,34 @@ def test_a_loaded_run_without_activation_never_loaded_the_skill_and_says_why() -
     assert "does not expand /greet in -p mode" in result.load_note
 
 
-def test_a_refused_activation_carries_the_products_words() -> None:
+def test_a_refused_activation_of_the_cases_skill_is_errored_with_the_products_words() -> None:
     result = read("other_skill", expect=Expect(mode="loaded", skill="nosuch"))
-    assert result.skill_loaded is False
-    assert result.load_note is not None
-    assert "refused to activate 'nosuch'" in result.load_note
-    assert "must be equal to one of the allowed values" in result.load_note
+    assert result.error is not None
+    assert result.error.startswith("gemini-cli failed to load the skill 'nosuch'")
+    assert "must be equal to one of the allowed values" in result.error
+    assert result.skill_loaded is None and result.output == ""
+
+
+@pytest.mark.parametrize("expect", [LOADED, OFFERED], ids=["loaded", "offered"])
+def test_a_listed_skill_whose_activation_failed_is_errored_never_a_verdict(expect: Expect) -> None:
+    result = read("activation_failed", expect=expect)
+    assert result.error is not None
+    assert "gemini-cli failed to load the skill 'greet'" in result.error
+    assert "Directory does not exist" in result.error
+    assert (result.skill_loaded, result.skill_triggered) == (None, None)
+    assert result.input_tokens == 30  # what it spent is kept
+
+
+def test_a_skill_gemini_did_not_list_is_errored_when_the_model_asks_for_it() -> None:
+    result = read("unlisted_activation", expect=OFFERED)
+    assert result.error is not None and "failed to load the skill 'greet'" in result.error
+    assert "must be equal to one of the allowed values" in result.error
+
+
+def test_a_refusal_for_another_skill_is_no_error() -> None:
+    result = read("other_skill", expect=OFFERED)
+    assert result.error is None
+    assert (result.skill_triggered, result.skill_loaded) == (False, False)
 
 
 def test_offered_the_activation_is_the_trigger_and_its_absence_a_measured_negative() -> None:

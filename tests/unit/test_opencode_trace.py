@@ -103,12 +103,24 @@ def test_a_skill_call_for_another_skill_triggers_nothing_and_is_no_error() -> No
     assert result.tool_calls == [ToolCall("skill", {"name": "nosuch"})]
 
 
-def test_a_skill_listed_but_failing_to_load_is_errored_with_the_products_words() -> None:
-    result = read("failed_load", expect=OFFERED)
+@pytest.mark.parametrize("expect", [LOADED, OFFERED], ids=["loaded", "offered"])
+def test_a_skill_listed_but_failing_to_load_is_errored_with_the_products_words(
+    expect: Expect,
+) -> None:
+    result = read("failed_load", expect=expect)
     assert result.error is not None
-    assert "failed to load it" in result.error
-    assert 'Skill "greet" could not be read' in result.error
+    assert result.error.startswith("opencode failed to load the skill 'greet'")
+    assert "ripgrep execution failed" in result.error  # its words, the skill gone
+    assert (result.skill_loaded, result.skill_triggered) == (None, None)
     assert result.input_tokens > 0  # the spend is kept
+
+
+def test_a_skill_opencode_did_not_list_is_errored_without_claiming_it_was_listed() -> None:
+    result = read("unlisted_load", expect=OFFERED)
+    assert result.error is not None
+    assert result.error.startswith("opencode failed to load the skill 'greet'")
+    assert 'Skill "greet" not found. Available skills: customize-opencode' in result.error
+    assert "listed" not in result.error  # it was not: the product's words say so
 
 
 def test_a_baseline_without_a_skill_knows_nothing_of_loading() -> None:

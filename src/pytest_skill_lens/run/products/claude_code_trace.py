@@ -9,12 +9,15 @@ slash commands it found), ``assistant`` messages (the model's text and
 The reader is pure (bytes and how the process ended in, a result out) and total:
 garbage lines, a cut last line, a huge or deeply nested object, a wrong type in
 any field are survived. A figure is kept only when it is a measurement; anything
-else is a note naming how the trace ended, never a 0 that reads as free.
+else is a note naming how the trace ended, never a 0 that reads as free. A case's skill
+its Skill tool refused, or a ``/<name>`` it answered itself without the model, errors
+the run with the product's words.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,11 +25,21 @@ from typing import Any
 from ...wellformed import MAX_COUNT
 from ..result import Hook, RunResult, ToolCall
 from .claude_code import PRESET, PRODUCT
-from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
+from .trace import (
+    Ending,
+    Expect,
+    call_arguments,
+    declared_names,
+    json_events,
+    load_failed,
+    said,
+    text_of,
+)
 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # mcp__skill-lens__<name>: a bridge tool
 SKILL_TOOL = "Skill"
+_ERROR_TAGS = re.compile(r"</?tool_use_error>")
 
 
 @dataclass
@@ -39,13 +52,15 @@ class _Read:
     hooks: list[Hook] = field(default_factory=list)
     model: str = ""
     launched: set[str] = field(default_factory=set)  # skills the Skill tool loaded
+    skill_calls: dict[str, str] = field(default_factory=dict)  # tool_use id -> skill asked for
+    refused: dict[str, str] = field(default_factory=dict)  # skill -> the Skill tool's error
 
 
 def read_trace(data: bytes, ending: Ending, expect: Expect) -> RunResult:
     """The run ``data`` (the captured stdout) describes, as every runner reports one."""
     read = _read(data, declared_names(MCP_PREFIX, expect.tools))
     figures = _figures(read.result, ending)
-    error = _error(read.result, ending)
+    error = _error(read.result, ending) or _refused(read, expect)
     model = read.model or text_of(read.init, "model")
     if error is not None:
         # An errored run keeps what it spent and its model; its hooks only when the
@@ -114,7 +129,11 @@ def _assistant(read: _Read, event: Mapping[str, Any], mapped: Mapping[str, str])
                 continue  # a message streamed in parts repeats its blocks
             read.call_ids.add(block_id)
         # What the model requested, whether or not it ran; a bridge tool by its declared name.
-        read.calls.append(ToolCall(mapped.get(name, name), call_arguments(block.get("input"))))
+        call = ToolCall(mapped.get(name, name), call_arguments(block.get("input")))
+        read.calls.append(call)
+        asked = _asked(call)
+        if asked is not None and isinstance(block_id, str):
+            read.skill_calls[block_id] = asked
 
 
 def _user(read: _Read, event: Mapping[str, Any]) -> None:
@@ -124,6 +143,24 @@ def _user(read: _Read, event: Mapping[str, Any]) -> None:
         name = result.get("commandName")
         if isinstance(name, str):
             read.launched.add(name)
+    # A Skill call that failed: its tool_result block, is_error, in the product's words.
+    message = event.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict) or block.get("is_error") is not True:
+            continue
+        asked = read.skill_calls.get(text_of(block, "tool_use_id"))
+        if asked is not None:
+            words = _block_text(block.get("content"))
+            read.refused[asked] = _ERROR_TAGS.sub("", words).strip()
+
+
+def _block_text(content: Any) -> str:
+    """A tool_result block's content as text: a string, or its text parts joined."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return " ".join(text_of(part, "text") for part in parts if isinstance(part, dict))
 
 
 def _hook(event: Mapping[str, Any]) -> Hook | None:
@@ -146,16 +183,44 @@ def _hook(event: Mapping[str, Any]) -> Hook | None:
 # -- the skill -------------------------------------------------------------------------
 
 
+def _asked(call: ToolCall) -> str | None:
+    """The skill a Skill tool call asks for (``/name`` read as ``name``), else ``None``."""
+    if call.name != SKILL_TOOL:
+        return None
+    asked = call.arguments.get("skill", call.arguments.get("command"))
+    return asked.strip().removeprefix("/") if isinstance(asked, str) else None
+
+
 def _skill_calls(calls: Sequence[ToolCall], skill: str) -> list[ToolCall]:
-    """The model's requests for the Skill tool naming ``skill`` (``/name`` read as ``name``)."""
-    found = []
-    for call in calls:
-        if call.name != SKILL_TOOL:
-            continue
-        asked = call.arguments.get("skill", call.arguments.get("command"))
-        if isinstance(asked, str) and asked.strip().removeprefix("/") == skill:
-            found.append(call)
-    return found
+    """The model's requests for the Skill tool naming ``skill``."""
+    return [call for call in calls if _asked(call) == skill]
+
+
+def _refused(read: _Read, expect: Expect) -> str | None:
+    """The error for a run in which Claude Code was given the case's skill and failed to
+    load it: its Skill tool refused it (``disable-model-invocation``), or a loaded case's
+    ``/<name>`` was answered by the product itself as a local command, never the model
+    (``user-invocable: false``: then it is not among its slash commands). ``None``
+    otherwise."""
+    skill = expect.skill
+    if skill is None or skill in read.launched:
+        return None
+    if skill in read.refused:
+        return load_failed(
+            PRODUCT, skill, f"its {SKILL_TOOL} tool said {said(read.refused[skill])}"
+        )
+    local = read.result is not None and "local_command" in read.result
+    if expect.mode == "loaded" and local:
+        answer = text_of(read.result, "result")
+        return load_failed(
+            PRODUCT, skill, f"it answered /{skill} itself, never the model: {said(answer)}"
+        )
+    return None
+
+
+def _listed(read: _Read, skill: str) -> bool:
+    commands = read.init.get("slash_commands") if read.init is not None else None
+    return isinstance(commands, list) and skill in commands
 
 
 def _triggered(calls: Sequence[ToolCall], expect: Expect) -> bool | None:
@@ -179,10 +244,8 @@ def _loaded(read: _Read, expect: Expect) -> bool | None:
         return expect.skill in read.launched
     if read.init is None:
         return None
-    commands = read.init.get("slash_commands")
-    listed = isinstance(commands, list) and expect.skill in commands
     local = read.result is not None and "local_command" in read.result
-    return listed and not local
+    return _listed(read, expect.skill) and not local
 
 
 # -- figures and errors ----------------------------------------------------------------

@@ -7,7 +7,10 @@ One JSON object per line: ``thread.started``, ``turn.started``, ``item.started``
 
 The skill: Codex has no skill tool. A shell command reading the skill's ``SKILL.md``
 (with output, exit 0) is a load; a ``$<name>`` mention makes Codex add the file's text
-as a ``<skill>`` user message, which only its session log shows (the left file). Usage
+as a ``<skill>`` user message, which only its session log shows (the left file). A skill
+Codex refuses (a SKILL.md with no frontmatter, no ``description``) is never listed: it says
+so only on stderr, ``ERROR … failed to load skill <path>/SKILL.md: <why>``, and such a run
+is errored with those words unless the skill's text reached the model anyway. Usage
 has no cost: the tokens are priced at the list price of the model Codex was told to use
 (``-m`` in the table's ``args``), never as a figure Codex reported.
 
@@ -17,6 +20,7 @@ survived; a figure is kept only when it is a measurement.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +32,16 @@ from ..price_source import NOT_PRICED, list_price
 from ..pricing import price, price_table
 from ..result import RunResult, ToolCall
 from .codex import MCP_PREFIX, PRESET, PRODUCT
-from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
+from .trace import (
+    Ending,
+    Expect,
+    call_arguments,
+    declared_names,
+    json_events,
+    load_failed,
+    said,
+    text_of,
+)
 
 SHELL_TOOL = "exec_command"  # the name the model calls Codex's shell by
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
@@ -54,6 +67,9 @@ def read_trace(data: bytes, left: bytes | None, ending: Ending, expect: Expect) 
     if error is not None:
         return RunResult(model=expect.model, transcript=read.events, error=error, **figures)
     loaded, why_not = _loaded(read, left, expect)
+    refused = _refused(ending.stderr, expect.skill) if loaded is not True else None
+    if refused is not None:
+        return RunResult(model=expect.model, transcript=read.events, error=refused, **figures)
     return RunResult(
         output=read.output,
         tool_calls=calls,
@@ -169,6 +185,21 @@ def _loaded(read: _Read, left: bytes | None, expect: Expect) -> tuple[bool | Non
     return False, (
         f"the skill never loaded: {PRODUCT} did not add {skill}'s SKILL.md for the "
         f"${skill} mention (its session log holds no <skill> message: is the skill listed?)"
+    )
+
+
+def _refused(stderr: str, skill: str | None) -> str | None:
+    """The error for a skill Codex logged it failed to load (its stderr's last 2,000
+    characters are what the harness keeps), or ``None``."""
+    if skill is None:
+        return None
+    found = re.search(
+        rf"failed to load skill (\S.*?/{re.escape(skill)}/SKILL\.md): (.*)$", stderr, re.MULTILINE
+    )
+    if found is None:
+        return None
+    return load_failed(
+        PRODUCT, skill, f"its log says it could not load {found[1]}: {said(found[2])}"
     )
 
 

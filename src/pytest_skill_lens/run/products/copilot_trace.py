@@ -12,6 +12,8 @@ they come from the ``--usage-output-file`` JSON written at exit, or from a
 The reader is pure and total, as the Claude Code one is: garbage lines, a cut line,
 wrong types anywhere are survived, and a figure is kept only when it is a measurement.
 Copilot bills per premium request, never in dollars, so the cost is always a note.
+A case's skill that Copilot did not list (``session.skills_loaded``) or whose ``skill``
+tool call failed errors the run with the product's words, never a verdict on the skill.
 """
 
 from __future__ import annotations
@@ -24,7 +26,16 @@ from typing import Any
 from ...wellformed import MAX_COUNT
 from ..result import RunResult, ToolCall
 from .copilot import PRESET, PRODUCT
-from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
+from .trace import (
+    Ending,
+    Expect,
+    call_arguments,
+    declared_names,
+    json_events,
+    load_failed,
+    said,
+    text_of,
+)
 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # how Copilot spells a tool of the bridge's server
@@ -44,6 +55,7 @@ class _Read:
     call_ids: set[str] = field(default_factory=set)
     skill_calls: dict[str, str] = field(default_factory=dict)  # toolCallId -> skill asked for
     launched: set[str] = field(default_factory=set)  # skills whose text reached the model
+    refused: dict[str, str] = field(default_factory=dict)  # skill -> what its tool said
     output: str = ""
     model: str = ""
 
@@ -52,7 +64,7 @@ def read_trace(data: bytes, usage: bytes | None, ending: Ending, expect: Expect)
     """The run ``data`` (the captured stdout) and ``usage`` (the usage file, if any) describe."""
     read = _read(data, declared_names(MCP_PREFIX, expect.tools))
     figures = _figures(read, usage, ending)
-    error = _error(read, ending)
+    error = _error(read, ending) or _refused(read, expect)
     if error is not None:
         return RunResult(model=read.model, transcript=read.events, error=error, **figures)
     loaded, why_not = _loaded(read, expect)
@@ -82,9 +94,7 @@ def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
         elif kind == "assistant.message":
             _assistant(read, body, mapped)
         elif kind == "tool.execution_complete":
-            asked = read.skill_calls.get(text_of(body, "toolCallId"))
-            if asked is not None and body.get("success") is True:
-                read.launched.add(asked)
+            _completed(read, body)
         elif kind == "skill.invoked" and text_of(body, "name"):
             read.launched.add(text_of(body, "name"))
         elif kind == "session.error":
@@ -94,6 +104,17 @@ def _read(data: bytes, mapped: Mapping[str, str]) -> _Read:
         elif kind == "result":
             read.result = event  # the last one counts: it closes the run
     return read
+
+
+def _completed(read: _Read, body: Mapping[str, Any]) -> None:
+    asked = read.skill_calls.get(text_of(body, "toolCallId"))
+    if asked is None:
+        return
+    if body.get("success") is True:
+        read.launched.add(asked)
+        return
+    error = body.get("error")
+    read.refused[asked] = text_of(error, "message") if isinstance(error, dict) else ""
 
 
 def _skill_names(skills: Any) -> list[str]:
@@ -160,12 +181,33 @@ def _loaded(read: _Read, expect: Expect) -> tuple[bool | None, str | None]:
         return True, None
     if expect.mode == "offered":
         return False, None  # the measured negative: skill_triggered says it
-    if read.skills is not None and skill not in read.skills:
-        return False, f"the skill never loaded: {PRODUCT} did not list {skill!r} among its skills"
     return False, (
         f"the skill never loaded: {PRODUCT} does not expand /{skill} in -p mode (the task "
         f"reached the model as typed), and the model did not load it with its skill tool"
     )
+
+
+def _refused(read: _Read, expect: Expect) -> str | None:
+    """The error for a run that never loaded the case's skill because Copilot did not
+    list it (its ``session.skills_loaded`` left it out: a SKILL.md it did not accept,
+    such as a description over 1,024 characters) or its ``skill`` tool failed for it (a
+    skill the model may not invoke); ``None`` otherwise. Unlisted, an offered case could
+    only be a negative control that passes for nothing."""
+    skill = expect.skill
+    if skill is None or skill in read.launched:
+        return None
+    tool = (
+        f"its {SKILL_TOOL} tool said {said(read.refused[skill])}" if skill in read.refused else ""
+    )
+    if read.skills is not None and skill not in read.skills:
+        listed = ", ".join(read.skills) or "none"
+        return load_failed(
+            PRODUCT,
+            skill,
+            f"it did not list it among the skills it found (it listed: {said(listed)})"
+            + (f", and {tool}" if tool else ""),
+        )
+    return load_failed(PRODUCT, skill, tool) if tool else None
 
 
 # -- figures and errors ----------------------------------------------------------------

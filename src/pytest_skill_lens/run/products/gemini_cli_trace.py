@@ -8,6 +8,8 @@ or of severity ``error`` the reason a run failed) and, last, ``result``:
 ``status``, an ``error`` when it failed, and ``stats`` with the run's tokens summed and
 per model (``models``, keyed by the name each response reported). There is no cost:
 the tokens are priced here from genai-prices' list price for each model that answered.
+An ``activate_skill`` that failed for the case's skill (gone when asked for, or never
+listed: a SKILL.md Gemini CLI did not accept) errors the run with the tool's words.
 
 The reader is pure and total, as the other products' are: garbage lines, a cut line,
 wrong types anywhere are survived, and a figure is kept only when it is a measurement.
@@ -23,7 +25,16 @@ from ...wellformed import MAX_COUNT
 from ..pricing import ResponseUsage, total_spend
 from ..result import RunResult, ToolCall
 from .gemini_cli import MCP_PREFIX, PRODUCT, SKILL_TOOL
-from .trace import Ending, Expect, call_arguments, declared_names, json_events, text_of
+from .trace import (
+    Ending,
+    Expect,
+    call_arguments,
+    declared_names,
+    json_events,
+    load_failed,
+    said,
+    text_of,
+)
 
 PROVIDER = "google"  # genai-prices' provider of every model Gemini CLI calls
 
@@ -48,7 +59,7 @@ def read_trace(data: bytes, ending: Ending, expect: Expect, *, endpoint: str = "
     product was pointed at (``""``: Google's own), for what the price source says."""
     read = _read(data, declared_names(MCP_PREFIX, expect.tools))
     figures = _figures(read, ending, endpoint)
-    error = _error(read, ending)
+    error = _error(read, ending) or _refused(read, expect)
     if error is not None:
         return RunResult(model=read.model, transcript=read.events, error=error, **figures)
     loaded, why_not = _loaded(read, expect)
@@ -119,7 +130,7 @@ def _tool_result(read: _Read, event: Mapping[str, Any]) -> None:
         return
     error = event.get("error")
     words = text_of(error, "message") if isinstance(error, dict) else ""
-    read.refused[asked] = (words or text_of(event, "output") or "no message")[:1000]
+    read.refused[asked] = words or text_of(event, "output")
 
 
 # -- the skill -------------------------------------------------------------------------
@@ -144,17 +155,23 @@ def _loaded(read: _Read, expect: Expect) -> tuple[bool | None, str | None]:
         return None, None
     if skill in read.launched:
         return True, None
-    if skill in read.refused:
-        return False, (
-            f"the skill never loaded: {PRODUCT} refused to activate {skill!r}: "
-            f"{read.refused[skill]}"
-        )
     if expect.mode == "offered":
         return False, None  # the measured negative: skill_triggered says it
     return False, (
         f"the skill never loaded: the model did not call {SKILL_TOOL} for {skill!r} "
         f"({PRODUCT} does not expand /{skill} in -p mode)"
     )
+
+
+def _refused(read: _Read, expect: Expect) -> str | None:
+    """The error for a run whose ``activate_skill`` failed for the case's skill and never
+    loaded it: the skill was gone when asked for (``Directory does not exist``), or not
+    listed at all (a SKILL.md Gemini CLI did not accept: the name is not in the tool's
+    enum). ``None`` otherwise."""
+    skill = expect.skill
+    if skill is None or skill in read.launched or skill not in read.refused:
+        return None
+    return load_failed(PRODUCT, skill, f"its {SKILL_TOOL} tool said {said(read.refused[skill])}")
 
 
 # -- figures and errors ----------------------------------------------------------------

@@ -10,9 +10,11 @@ for every model request a ``step_start``, then the model's ``text`` (``part.text
 run ended when its last step finished for a reason other than ``tool-calls``.
 
 A skill loads through OpenCode's ``skill`` tool: a ``tool_use`` with ``tool == "skill"``
-naming it, ``completed`` when its text reached the model. Tokens are per step and summed;
-``cost`` is only OpenCode's arithmetic over the price table in its configuration, and
-skill-lens gives it none, so a cost of 0 is no measurement and is never reported as one:
+naming it, ``completed`` when its text reached the model; ``error`` for the case's skill
+(gone when asked for, or never listed) errors the run with the tool's words. Tokens are
+per step and summed; ``cost`` is only OpenCode's arithmetic over the price table in its
+configuration, and skill-lens gives it none, so a cost of 0 is no measurement and is
+never reported as one:
 the tokens are priced at genai-prices' list price of the model OpenCode was told
 (``OPENCODE_MODEL``, else its default; :attr:`.trace.Expect.model`).
 
@@ -31,7 +33,7 @@ from ..price_source import NOT_PRICED
 from ..pricing import ResponseUsage, total_spend
 from ..result import RunResult, ToolCall
 from .opencode import PRESET, PRODUCT
-from .trace import Ending, Expect, call_arguments, declared_names, json_events
+from .trace import Ending, Expect, call_arguments, declared_names, json_events, load_failed, said
 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # skill-lens_<name>: a bridge tool
@@ -121,8 +123,8 @@ def _tool(read: _Read, part: Mapping[str, Any], mapped: Mapping[str, str]) -> No
     if state.get("status") == "completed":
         read.loaded.add(asked)
     elif state.get("status") == "error":
-        said = state.get("error")
-        read.failed[asked] = said if isinstance(said, str) and said.strip() else "no message"
+        words = state.get("error")
+        read.failed[asked] = words if isinstance(words, str) else ""
 
 
 def _finished(read: _Read, part: Mapping[str, Any]) -> None:
@@ -267,18 +269,18 @@ def _list_priced(read: _Read, model: str) -> dict[str, Any]:
 
 
 def _error(read: _Read, ending: Ending, expect: Expect) -> str | None:
-    """Why the run is errored, or ``None``: cut, timed out, the product's own error, a
-    skill it failed to load, no finished answer, a non-zero exit."""
+    """Why the run is errored, or ``None``: cut, timed out, the product's own error, the
+    case's skill its skill tool failed to load, no finished answer, a non-zero exit."""
     stopped = ending.stopped(PRODUCT)
     if stopped is not None:
         return stopped
     if read.error is not None:
         return f"{PRODUCT} reported an error: {read.error[:1000]}"
-    if expect.skill is not None and expect.skill in read.failed:
-        return (
-            f"{PRODUCT} listed the skill but failed to load it: its skill tool said "
-            f"{read.failed[expect.skill][:1000]!r}"
-        )
+    skill = expect.skill
+    if skill is not None and skill in read.failed and skill not in read.loaded:
+        # Listed and then unreadable, or never listed (a SKILL.md it did not accept: its
+        # skill tool says "not found"): either way the model never had the skill.
+        return load_failed(PRODUCT, skill, f"its {SKILL_TOOL} tool said {said(read.failed[skill])}")
     if read.last_reason is None or read.last_reason == "tool-calls":
         ended = "no step finished" if read.last_reason is None else "its last step asked for tools"
         return (

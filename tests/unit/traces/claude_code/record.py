@@ -6,6 +6,7 @@ home isolation), and writes each stdout as ``<name>.jsonl`` beside this file. Th
 damaged copies (cut, no result event, garbage, huge, no cost) are made from the
 recordings by :func:`damaged`, so they stay in step with the real trace's shape (the
 huge and deeply nested ones are built by the test itself, to keep the files small).
+``python record.py NAME...`` re-records only those recordings (no damaged copies).
 """
 
 from __future__ import annotations
@@ -53,6 +54,12 @@ BASH = ("Bash", {"command": "echo from-bash", "description": "Print a word"})
 
 # name: (prompt, SKILL.md frontmatter extra, the replies to "say hi")
 RECORDINGS: dict[str, tuple[str, str, Sequence[Mapping[str, Any]]]] = {
+    # Listed, but its Skill tool refuses a skill the model may not invoke.
+    "skill_refused": (
+        "say hi",
+        "disable-model-invocation: true\n",
+        [tool_use([("Skill", {"skill": "greet"})]), text("Hello")],
+    ),
     "loaded": ("/greet say hi", "", [text("Hello from greet", usage=(120, 8), cache_read=30)]),
     "offered_skill": (
         "say hi",
@@ -121,6 +128,10 @@ def damaged(loaded: bytes) -> dict[str, bytes]:
 
 
 def main() -> None:
+    if sys.argv[1:]:
+        for name in sys.argv[1:]:
+            (HERE / f"{name}.jsonl").write_bytes(record(name, *RECORDINGS[name]))
+        return
     recorded = {name: record(name, *spec) for name, spec in RECORDINGS.items()}
     for name, data in {**recorded, **damaged(recorded["loaded"])}.items():
         (HERE / f"{name}.jsonl").write_bytes(data)

@@ -4,10 +4,14 @@ Runs the real codex (products/package.json pins 0.171.0; put products/node_modul
 on PATH) offline against tests/plugin/responses_server.py on 127.0.0.1, in an isolated
 HOME and CODEX_HOME under OUT, with the flags the preset uses. MODE is ``loaded``
 (``$ext-skill`` and a shell call), ``unlisted`` (the same mention, no skill delivered),
-``offered`` (the model reads SKILL.md itself) or ``mcp`` (a tool of mcp_server.py here).
+``offered`` (the model reads SKILL.md itself), ``mcp`` (a tool of mcp_server.py here),
+``rejected`` (the mention, a SKILL.md with no frontmatter, which Codex refuses to load) or
+``rejected_offered`` (that skill offered; the model answers without reading it).
 Copy OUT/trace.jsonl (and OUT/home/.codex/sessions/*/*/*/rollout-*.jsonl as
-``<mode>_session.jsonl``) into this folder. ``turn_failed.jsonl`` is a loaded run whose
-task the server had no script for (HTTP 400: ``turn.failed``, exit 1).
+``<mode>_session.jsonl``, OUT/stderr.txt as ``<mode>.stderr.txt`` where the reader needs
+it) into this folder. ``turn_failed.jsonl`` is a loaded run whose task the server had no
+script for (HTTP 400: ``turn.failed``, exit 1). ``python record.py --damaged`` writes the
+copies of loaded.jsonl broken the ways a real run breaks (cut, no turn.completed, garbage).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ TASK = "Create out.txt please"
 SKILL = (
     "---\nname: ext-skill\ndescription: Writes out.txt files.\n---\nAlways write OUT-BODY-MARK.\n"
 )
+NO_FRONTMATTER = "Always write OUT-BODY-MARK.\n"  # Codex 0.171 refuses to load it
+REJECTED = ("rejected", "rejected_offered")
 SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "loaded": [
         calls([("exec_command", {"cmd": "echo hi > out.txt"})], usage=(1200, 30), cached=200),
@@ -39,6 +45,8 @@ SCRIPTS: dict[str, list[dict[str, Any]]] = {
         text("DONE"),
     ],
     "mcp": [calls([("mcp__skill_lens__lookup_code", {"id": "A"})]), text("DONE")],
+    "rejected": [text("DONE")],
+    "rejected_offered": [text("DONE")],
 }
 
 
@@ -47,9 +55,10 @@ def record(out: Path, mode: str) -> int:
     (out / "home/.codex").mkdir(parents=True)
     if mode != "unlisted":
         (out / "work/.agents/skills/ext-skill").mkdir(parents=True)
-        (out / "work/.agents/skills/ext-skill/SKILL.md").write_text(SKILL)
+        skill_md = NO_FRONTMATTER if mode in REJECTED else SKILL
+        (out / "work/.agents/skills/ext-skill/SKILL.md").write_text(skill_md)
     (out / "work").mkdir(exist_ok=True)
-    prompt = f"$ext-skill {TASK}" if mode in ("loaded", "unlisted") else TASK
+    prompt = f"$ext-skill {TASK}" if mode in ("loaded", "unlisted", "rejected") else TASK
     with ResponsesServer(by_content={TASK: SCRIPTS[mode]}) as server:
         provider = f'{{name="skl", base_url="{server.url}", env_key="SK", wire_api="responses"}}'
         argv = ["codex", "exec", "--json", "--skip-git-repo-check", "--disable", "plugins"]
@@ -76,5 +85,22 @@ def record(out: Path, mode: str) -> int:
     return done.returncode
 
 
+def damaged(loaded: bytes) -> dict[str, bytes]:
+    """Copies of a loaded run's trace, broken the ways a real run can break."""
+    lines = loaded.splitlines(keepends=True)
+    last = lines[-1]  # turn.completed
+    return {
+        "cut_mid_line": b"".join(lines[:-1]) + last[: len(last) // 2],
+        "no_result": b"".join(lines[:-1]),
+        "garbage_lines": b"".join(
+            [b"not json at all\n", *lines[:-1], b"\x00\xff{[\n", b"[1, 2]\n", b"{\n", last]
+        ),
+    }
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--damaged"]:
+        for name, data in damaged((HERE / "loaded.jsonl").read_bytes()).items():
+            (HERE / f"{name}.jsonl").write_bytes(data)
+        sys.exit(0)
     sys.exit(record(Path(sys.argv[1]), sys.argv[2]))

@@ -7,6 +7,7 @@ writes each stdout as ``<name>.jsonl`` and each usage file as ``<name>.usage.jso
 beside this file. The damaged copies (cut, no result event, garbage, a result with no
 premium-request count, a shutdown event carrying the usage) are made from the
 recordings by :func:`damaged`, so they stay in step with the real trace's shape.
+``python record.py NAME...`` re-records only those recordings (no damaged copies).
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ description: Greets people warmly
 Say GREET-INSTRUCTIONS, then hello.
 """
 BASH = ("bash", {"command": "echo from-bash", "description": "Print a word"})
+LOAD = ("skill", {"skill": "greet"})
+# SKILL.md as Copilot 1.0.102 refuses it: a description over 1,024 characters is not
+# listed; a skill the model may not invoke is listed, and its skill tool says not found.
+SKILLS = {
+    "unlisted_skill": SKILL.replace("Greets people warmly", "Greets people warmly. " * 50),
+    "skill_refused": SKILL.replace("---\nSay", "disable-model-invocation: true\n---\nSay"),
+}
 
 # name: (prompt, the replies to "say hi")
 RECORDINGS: dict[str, tuple[str, Sequence[Mapping[str, Any]]]] = {
@@ -58,6 +66,8 @@ RECORDINGS: dict[str, tuple[str, Sequence[Mapping[str, Any]]]] = {
     ),
     "bash": ("say hi", [tool_use([BASH]), text("Hello after bash")]),
     "api_error": ("say hi", [failure(400, "scripted refusal")]),
+    "unlisted_skill": ("say hi", [tool_use([LOAD]), text("Hello")]),
+    "skill_refused": ("say hi", [tool_use([LOAD]), text("Hello")]),
 }
 
 
@@ -69,7 +79,7 @@ def record(name: str, prompt: str, replies: Sequence[Mapping[str, Any]]) -> tupl
     ):
         skill = Path(work, ".agents", "skills", "greet")
         skill.mkdir(parents=True)
-        (skill / "SKILL.md").write_text(SKILL, encoding="utf-8")
+        (skill / "SKILL.md").write_text(SKILLS.get(name, SKILL), encoding="utf-8")
         home, usage = Path(root, "home"), Path(root, "usage.json")
         make_home(home)
         products = ROOT / "products" / "node_modules" / ".bin"
@@ -121,6 +131,13 @@ def damaged(loaded: bytes, usage: bytes) -> dict[str, bytes]:
 
 
 def main() -> None:
+    if sys.argv[1:]:
+        for name in sys.argv[1:]:
+            trace, usage = record(name, *RECORDINGS[name])
+            (HERE / f"{name}.jsonl").write_bytes(trace)
+            if usage:
+                (HERE / f"{name}.usage.json").write_bytes(usage)
+        return
     recorded = {name: record(name, *spec) for name, spec in RECORDINGS.items()}
     for name, (trace, usage) in recorded.items():
         (HERE / f"{name}.jsonl").write_bytes(trace)

@@ -8,6 +8,7 @@ request) and, for the mock tool, the real MCP bridge as its ``skill-lens`` serve
 stdout is written as ``<name>.jsonl`` beside this file. The damaged copies (cut, no
 result event, garbage, a result whose stats are not counts) are made from the
 recordings by :func:`damaged`, so they stay in step with the real trace's shape.
+``python record.py NAME...`` re-records only those recordings (no damaged copies).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ MODEL = "gemini-2.5-flash"
 LOOKUP = ToolSpec(name="lookup_code", parameters={"query": "string"}, returns="MCP-RESULT-7f3a")
 SHELL = ("run_shell_command", {"command": "echo from-shell", "description": "Print a word"})
 ACTIVATE = ("activate_skill", {"name": "greet"})
+REMOVE = ("run_shell_command", {"command": "rm -r .gemini/skills/greet", "description": "Remove"})
+# Gemini CLI 0.61 does not list a SKILL.md with no frontmatter: activating it is refused.
+UNLISTED = "Say GREET-INSTRUCTIONS, then hello.\n"
+SKILLS = {"unlisted_activation": UNLISTED}
 SETTINGS: dict[str, Any] = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},
     "privacy": {"usageStatisticsEnabled": False},
@@ -72,6 +77,12 @@ RECORDINGS: dict[str, tuple[Sequence[Mapping[str, Any]], bool]] = {
     ),
     "shell": ([function_calls([SHELL]), text("Hello after the shell")], False),
     "api_error": ([failure(400, "scripted refusal")], False),
+    # The skill is listed, then gone when the model asks for it: activate_skill fails.
+    "activation_failed": (
+        [function_calls([REMOVE]), function_calls([ACTIVATE]), text("Hello")],
+        False,
+    ),
+    "unlisted_activation": ([function_calls([ACTIVATE]), text("Hello")], False),
 }
 
 
@@ -83,7 +94,7 @@ def record(name: str, replies: Sequence[Mapping[str, Any]], tools: bool) -> byte
         home, work, tmp = Path(root, "home"), Path(root, "work"), Path(root, "tmp")
         skill = work / ".gemini" / "skills" / "greet"
         skill.mkdir(parents=True)
-        (skill / "SKILL.md").write_text(SKILL, encoding="utf-8")
+        (skill / "SKILL.md").write_text(SKILLS.get(name, SKILL), encoding="utf-8")
         (home / ".gemini").mkdir(parents=True)
         tmp.mkdir()
         settings = dict(SETTINGS)
@@ -132,6 +143,10 @@ def damaged(activated: bytes) -> dict[str, bytes]:
 
 
 def main() -> None:
+    if sys.argv[1:]:
+        for name in sys.argv[1:]:
+            (HERE / f"{name}.jsonl").write_bytes(record(name, *RECORDINGS[name]))
+        return
     recorded = {name: record(name, *spec) for name, spec in RECORDINGS.items()}
     for name, trace in recorded.items():
         (HERE / f"{name}.jsonl").write_bytes(trace)

@@ -4,9 +4,9 @@ Runs the real binary (``npm ci --prefix products`` installs it; ``rg`` must be o
 offline against the scripted Chat Completions server on 127.0.0.1, exactly as the runner
 starts it (the preset's argv, its launch hook's configuration and seeded home, home
 isolation), and writes each stdout as ``<name>.jsonl`` beside this file. The damaged
-copies (cut, no final step, garbage, unreadable tokens, a cost from a price table, a
-skill listed but failing to load) are made from the recordings by :func:`damaged`, so
-they stay in step with the real trace's shape.
+copies (cut, no final step, garbage, unreadable tokens, a cost from a price table) are
+made from the recordings by :func:`damaged`, so they stay in step with the real trace's
+shape. ``python record.py NAME...`` re-records only those recordings (no damaged copies).
 """
 
 from __future__ import annotations
@@ -40,6 +40,17 @@ Say GREET-INSTRUCTIONS, then hello.
 """
 LOAD = ("skill", json.dumps({"name": "greet"}))
 BASH = ("bash", json.dumps({"command": "echo from-bash", "description": "Print a word"}))
+REMOVE = ("bash", json.dumps({"command": "rm -r .agents/skills/greet", "description": "Remove"}))
+# OpenCode 1.18.33 does not list a SKILL.md with no frontmatter: its skill tool says so.
+SKILLS = {"unlisted_load": "Say GREET-INSTRUCTIONS, then hello.\n"}
+
+
+def second(reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply`` with its call's id ``call_1``: the server numbers each reply's calls from
+    0, and the reader, as OpenCode, takes a repeated id for the same call."""
+    reply["message"]["tool_calls"][0]["id"] = "call_1"
+    return reply
+
 
 # name: (prompt, the replies to "say hi")
 RECORDINGS: dict[str, tuple[str, Sequence[Mapping[str, Any]]]] = {
@@ -59,6 +70,9 @@ RECORDINGS: dict[str, tuple[str, Sequence[Mapping[str, Any]]]] = {
     ),
     "bash": ("say hi", [tool_calls([BASH]), text("Hello after bash")]),
     "api_error": ("say hi", [failure(400, "scripted refusal")]),
+    # The skill is listed, then gone when the model asks for it: the skill tool fails.
+    "failed_load": ("say hi", [tool_calls([REMOVE]), second(tool_calls([LOAD])), text("Hello")]),
+    "unlisted_load": ("say hi", [tool_calls([LOAD]), text("Hello")]),
 }
 
 
@@ -70,7 +84,7 @@ def record(name: str, prompt: str, replies: Sequence[Mapping[str, Any]]) -> byte
     ):
         skill = Path(work, PRESET.skills_dir, "greet")
         skill.mkdir(parents=True)
-        (skill / "SKILL.md").write_text(SKILL, encoding="utf-8")
+        (skill / "SKILL.md").write_text(SKILLS.get(name, SKILL), encoding="utf-8")
         make_home(Path(home))
         products = ROOT / "products" / "node_modules" / ".bin"
         source = {
@@ -99,7 +113,7 @@ def record(name: str, prompt: str, replies: Sequence[Mapping[str, Any]]) -> byte
         return done.stdout
 
 
-def damaged(loaded: bytes, other: bytes) -> dict[str, bytes]:
+def damaged(loaded: bytes) -> dict[str, bytes]:
     """Copies of the recordings, broken the ways a real run can break."""
     lines = loaded.splitlines(keepends=True)
     last = lines[-1]
@@ -107,10 +121,6 @@ def damaged(loaded: bytes, other: bytes) -> dict[str, bytes]:
     bad_tokens = {**finish, "part": {**finish["part"], "tokens": {"input": -1, "output": True}}}
     priced = {**finish, "part": {**finish["part"], "cost": 0.00053}}
     text_cost = {**finish, "part": {**finish["part"], "cost": "0.5"}}
-    # The skill tool's error for the skill the case is about: listed, then failed to load.
-    failed_load = other.replace(b'"name":"nosuch"', b'"name":"greet"').replace(
-        b'Skill \\"nosuch\\" not found', b'Skill \\"greet\\" could not be read'
-    )
     return {
         "cut_mid_line": b"".join(lines[:-1]) + last[: len(last) // 2],
         "no_final_step": b"".join(lines[:3]),  # ends after the step that asked for tools
@@ -120,13 +130,16 @@ def damaged(loaded: bytes, other: bytes) -> dict[str, bytes]:
         "bad_tokens": b"".join([*lines[:-1], json.dumps(bad_tokens).encode() + b"\n"]),
         "priced": b"".join([*lines[:-1], json.dumps(priced).encode() + b"\n"]),
         "text_cost": b"".join([*lines[:-1], json.dumps(text_cost).encode() + b"\n"]),
-        "failed_load": failed_load,
     }
 
 
 def main() -> None:
+    if sys.argv[1:]:
+        for name in sys.argv[1:]:
+            (HERE / f"{name}.jsonl").write_bytes(record(name, *RECORDINGS[name]))
+        return
     recorded = {name: record(name, *spec) for name, spec in RECORDINGS.items()}
-    for name, data in {**recorded, **damaged(recorded["loaded"], recorded["other_skill"])}.items():
+    for name, data in {**recorded, **damaged(recorded["loaded"])}.items():
         (HERE / f"{name}.jsonl").write_bytes(data)
 
 
