@@ -162,6 +162,36 @@ def test_two_runners_print_the_matrix_and_write_it_to_json_and_markdown(
     assert "| greet :: cli-only | failed 0/1 | passed 1/1 |" in markdown
 
 
+def test_with_a_baseline_and_repeats_the_grid_reads_the_candidate_arm_once_per_case(
+    pytester: pytest.Pytester,
+) -> None:
+    # Without the skill, fake's answer still says "handled" and cli's still "got:": the
+    # baseline arm would pass where the candidate does, so only the arm read shows here.
+    suite(pytester, CASES[:3])
+    result = run(
+        pytester,
+        "--skill-lens-baseline",
+        "none",
+        "--skill-lens-repeat",
+        "2",
+        "--skill-lens-json",
+        "report.json",
+    )
+    assert result.ret == 1
+    out = result.stdout.str()
+    assert "Portability across runners (candidate arm): 2 runner(s), 3 case(s)" in out
+    assert "    greet :: fake-only  fake passed 2/2 | cli failed 0/2" in out
+    matrix = load(pytester, "report.json")["portability"]
+    assert [(r["runner"], r["cases"], r["passed"], r["judged"]) for r in matrix["runners"]] == [
+        ("fake", 3, 4, 6),
+        ("cli", 3, 4, 6),
+    ]
+    # Each case is one unit of the interval, however often it repeated.
+    low = wilson_interval(2, 3)
+    assert interval(matrix["runners"][0]["interval"]["low"], 0) == interval(low.low, 0)
+    assert [c["cells"][0]["passed"] + c["cells"][0]["failed"] for c in matrix["cases"]] == [2] * 3
+
+
 def test_one_runner_has_no_matrix_anywhere(pytester: pytest.Pytester) -> None:
     suite(pytester)
     result = pytester.runpytest(
