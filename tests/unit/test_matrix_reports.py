@@ -137,6 +137,8 @@ def _delete(key: str) -> Any:
         (lambda m: m["not_comparable"][0]["cells"][0].update(verdict=3), "verdict"),
         (lambda m: m["divergent"][0].update(passed_in="a"), "divergent[0].passed_in"),
         (_delete("cases"), "portability.cases"),
+        (lambda m: m["divergent"][0].update(failed_in=["zz"]), "divergent[0].failed_in"),
+        (lambda m: m["not_comparable"][0]["cells"][0].update(runner="zz"), "cells[0].runner"),
     ],
 )
 def test_the_reader_refuses_a_forged_matrix_naming_the_field(change: Any, named: str) -> None:

@@ -130,12 +130,14 @@ def check_matrix(top: Fields) -> None:
             cell.optional_figure("pass_rate", RATE)
     for entry in matrix.objects("divergent"):
         _names(entry)
-        entry.names("passed_in")
-        entry.names("failed_in")
+        for key in ("passed_in", "failed_in"):
+            if not set(entry.names(key)) <= set(runners):
+                raise ReportError(f"{entry.at(key)}: names a runner the matrix does not have")
     for entry in matrix.objects("not_comparable"):
         _names(entry)
         for cell in entry.objects("cells"):
-            cell.text("runner")
+            if cell.text("runner") not in runners:
+                raise ReportError(f"{cell.at('runner')}: not a runner of the matrix")
             cell.word("verdict", get_args(Verdict))
 
 
