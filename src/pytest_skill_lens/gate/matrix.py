@@ -42,6 +42,7 @@ Verdict = Literal[
 ]
 Pairing = Literal["every pair", "against the first"]
 SCORED: tuple[Verdict, ...] = ("passed", "failed", "mixed")
+# Also RunnerRate's counts of cells without a verdict, by these names.
 UNSCORED: tuple[Verdict, ...] = ("errored", "not_evaluated", "not_run", "not_selected")
 ALL_PAIRS_UP_TO = 5
 

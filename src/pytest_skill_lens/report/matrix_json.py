@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from ..gate.intervals import Confidence
-from ..gate.matrix import Cell, Matrix, PairDifference, Pairing, RunnerRate, Verdict
+from ..gate.matrix import UNSCORED, Cell, Matrix, PairDifference, Pairing, RunnerRate, Verdict
 from .delta_json import interval_dict
 from .json_fields import COUNT, LEVEL, RATE, SIGNED_RATE, Fields, ReportError
 
 _CELL_COUNTS = ("passed", "failed", "not_evaluated", "errored", "not_run")
-_NO_VERDICT = ("errored", "not_evaluated", "not_run", "not_selected")
 
 
 def matrix_dict(matrix: Matrix | None) -> dict[str, Any] | None:
@@ -65,7 +64,7 @@ def _runner(rate: RunnerRate) -> dict[str, Any]:
         "pass_rate": rate.pass_rate,
         "interval": interval_dict(rate.interval),
         "confidence": rate.confidence,
-        "without_verdict": {key: getattr(rate, key) for key in _NO_VERDICT},
+        "without_verdict": {key: getattr(rate, key) for key in UNSCORED},
     }
 
 
@@ -150,7 +149,7 @@ def _runners(matrix: Fields) -> list[Fields]:
         _interval(rate.optional_child("interval"))
         rate.word("confidence", get_args(Confidence))
         missing = rate.child("without_verdict")
-        for key in _NO_VERDICT:
+        for key in UNSCORED:
             missing.count(key)
     return rates
 
