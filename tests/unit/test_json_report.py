@@ -263,3 +263,16 @@ def test_not_run_entries_with_defaults_and_extras() -> None:
         "repeat_index",
         "nodeid",
     ]
+
+
+def test_skill_not_loaded_counts_loaded_cases_that_ran_without_the_skill_only() -> None:
+    record = RunRecord(
+        outcomes=[
+            outcome(skill_loaded=False),  # a loaded case the product never loaded
+            outcome(skill_loaded=True),
+            outcome(skill_loaded=False, arm="baseline"),
+            # An offered negative control that left the skill alone: a measured verdict.
+            outcome(skill_loaded=False, skill_triggered=False),
+        ]
+    )
+    assert load(record)["summary"]["skill_not_loaded"] == 1

@@ -156,6 +156,9 @@ def test_runs_whose_skill_never_loaded_are_counted_apart_per_runner() -> None:
             Outcome("greet", "b", "copilot", "failed", skill_loaded=False),
             Outcome("greet", "c", "copilot", "passed", skill_loaded=True),
             Outcome("greet", "a", "copilot", "passed", arm="baseline", skill_loaded=False),
+            # An offered negative control that left the skill alone: its measured verdict
+            # (skill_triggered is set for offered cases only), never a run without it.
+            Outcome("greet", "d", "copilot", "passed", skill_loaded=False, skill_triggered=False),
         ]
     )
     lines = summary_lines(record, PASSED)

@@ -80,6 +80,14 @@ class Outcome:
         return sum(s.cost_usd for s in self.scores)
 
     @property
+    def ran_without_skill(self) -> bool:
+        """A loaded case whose trace shows the skill never reached the model: a run that
+        says nothing about the skill. An offered case that left the skill alone is not
+        one: its triggering (``skill_triggered``, set for offered cases only) is its
+        measured verdict."""
+        return self.skill_loaded is False and self.skill_triggered is None
+
+    @property
     def unpriced(self) -> bool:
         return bool(self.cost_note) or any(s.cost_note for s in self.scores)
 

@@ -191,7 +191,7 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "judge_cost_usd": totals.judge_cost_usd,
         "not_run": counts.not_run,
         # Additive: candidate runs whose trace shows the skill never reached the model.
-        "skill_not_loaded": sum(o.skill_loaded is False for o in record.candidates),
+        "skill_not_loaded": sum(o.ran_without_skill for o in record.candidates),
         # Additive: what each arm spent, so a baseline's cost never hides in the total.
         "by_arm": {arm: _arm_spend(record, arm) for arm in _arms(record)},
         # Additive: candidate outcomes from runner fake, which measures wiring, not a skill.

@@ -109,7 +109,7 @@ def skip_lines(record: RunRecord) -> list[str]:
 
 
 def not_loaded_lines(record: RunRecord) -> list[str]:
-    """Candidate runs whose trace shows the skill never reached the model, per runner.
+    """Loaded candidate runs whose trace shows the skill never reached the model, per runner.
 
     Such a pass is evidence about the model, not the skill, so it is said where the
     counts are read.
@@ -117,7 +117,7 @@ def not_loaded_lines(record: RunRecord) -> list[str]:
     by_runner: dict[str, list[str]] = {}
     why: dict[str, str] = {}
     for outcome in record.candidates:
-        if outcome.skill_loaded is False:
+        if outcome.ran_without_skill:
             by_runner.setdefault(outcome.runner, []).append(outcome.status)
             if outcome.load_note:
                 why.setdefault(outcome.runner, outcome.load_note)
