@@ -39,53 +39,56 @@ class Offline:
 
     name: str
     server: Callable[[], ScriptedServer]
-    settings: Callable[[str], dict[str, str]]  # the variables set, from the server's URL
+    settings: Callable[[str, str], dict[str, str]]  # the variables set, from URL and key
     credentials: tuple[str, ...]  # what the product would read of the machine's own: removed
     shell: Callable[[str], Replies]  # the model runs a shell command, then says it is done
     toml: str = ""
 
-    def point_at(self, monkeypatch: pytest.MonkeyPatch, url: str) -> None:
-        """The test's own environment: the product talks to ``url``, with no credential."""
-        for name, value in self.settings(url).items():
+    def point_at(self, monkeypatch: pytest.MonkeyPatch, url: str, key: str = "dummy") -> None:
+        """The test's own environment: the product talks to ``url`` with ``key``, and no
+        credential of the machine's own."""
+        for name, value in self.settings(url, key).items():
             monkeypatch.setenv(name, value)
         for name in self.credentials:
             monkeypatch.delenv(name, raising=False)
 
 
-def environment(product: Offline, url: str, base: Mapping[str, str]) -> dict[str, str]:
+def environment(
+    product: Offline, url: str, base: Mapping[str, str], key: str = "dummy"
+) -> dict[str, str]:
     """``base`` with ``product`` pointed at ``url``: a subprocess's environment."""
     env = {k: v for k, v in base.items() if k not in product.credentials}
-    return env | product.settings(url)
+    return env | product.settings(url, key)
 
 
-def _claude(url: str) -> dict[str, str]:
+def _claude(url: str, key: str) -> dict[str, str]:
     return {
-        "ANTHROPIC_API_KEY": "dummy",
+        "ANTHROPIC_API_KEY": key,
         "ANTHROPIC_BASE_URL": url,
         "CLAUDE_CODE_MAX_RETRIES": "0",  # a scripted failure is not retried
     }
 
 
-def _copilot(url: str) -> dict[str, str]:
+def _copilot(url: str, key: str) -> dict[str, str]:
     return {
         "COPILOT_OFFLINE": "true",
         "COPILOT_PROVIDER_TYPE": "anthropic",
         "COPILOT_PROVIDER_BASE_URL": url,
-        "COPILOT_PROVIDER_API_KEY": "dummy",
+        "COPILOT_PROVIDER_API_KEY": key,
         "COPILOT_MODEL": "claude-sonnet-4.5",
     }
 
 
-def _codex(url: str) -> dict[str, str]:
-    return {"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "dummy"}
+def _codex(url: str, key: str) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": url, "OPENAI_API_KEY": key}
 
 
-def _gemini(url: str) -> dict[str, str]:
-    return {"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": url}
+def _gemini(url: str, key: str) -> dict[str, str]:
+    return {"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": url}
 
 
-def _opencode(url: str) -> dict[str, str]:
-    return {"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "dummy", "OPENCODE_MODEL": "scripted-model"}
+def _opencode(url: str, key: str) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": url, "OPENAI_API_KEY": key, "OPENCODE_MODEL": "scripted-model"}
 
 
 def _anthropic_shell(tool: str) -> Callable[[str], Replies]:

@@ -17,7 +17,9 @@ import pytest
 from anthropic_server import AnthropicServer, text, tool_use
 from product_harness import CLAUDE_TOML, ProductRun, anthropic_as_server, seen  # noqa: F401
 from product_scenarios import (
+    GREET_BODY,
     GREETS_WARMLY,
+    TWO_VISITS,
     a_wrong_answer_fails_showing_it,
     an_offered_skill_called_is_loaded,
     an_offered_skill_not_called_is_a_measured_negative,
@@ -28,7 +30,7 @@ from skillfactory import QUIET_PLUGINS, write_file
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "claude_env")]
 
 RUNNER = "claude-code"
-BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
+BODY = GREET_BODY
 TOML = CLAUDE_TOML
 run = ProductRun(RUNNER, body=BODY, toml=TOML)  # skill greet: outcomes by case name
 
@@ -82,17 +84,7 @@ def test_sessions_share_the_working_directory_and_get_the_skill_delivered_again(
         text("First done."),
     ]
     server.by_content["second visit"] = [text("Second done, warmly.")]
-    cases = [
-        {
-            "name": "two visits",
-            "workspace": {"files": {"seed.txt": "seeded\n"}},
-            "sessions": ["first visit", "second visit"],
-            "assertions": [
-                {"kind": "contains", "value": "warmly"},
-                {"kind": "file-produced", "file": "notes.txt"},
-            ],
-        }
-    ]
+    cases = [TWO_VISITS]
     result, outcomes = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()
     assert outcomes["two visits"]["output"] == "Second done, warmly."

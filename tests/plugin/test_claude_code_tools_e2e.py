@@ -10,14 +10,15 @@ Controls come in pairs: right arguments pass ``call_args``, wrong ones fail it.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from product_harness import CLAUDE_TOML, anthropic_as_server, by_case, run_skill  # noqa: F401
+from product_harness import CLAUDE_TOML, ProductRun, anthropic_as_server  # noqa: F401 (server)
 from product_harness import requests_about as about
+from product_scenarios import ORDERS, ORDERS_BODY, ask, call_args_held, looks_up_order
 from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.run.products import bridge
@@ -28,12 +29,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "cla
 RUNNER = "claude-code"
 TOML = CLAUDE_TOML
 PREFIX = "mcp__skill-lens__"
-ORDERS = {
-    "name": "get_order",
-    "description": "Fetch one order by its id",
-    "parameters": {"id": "string"},
-    "returns": [{"when": {"id": "A-1"}, "value": "order A-1 shipped"}, {"value": "no such order"}],
-}
 POLL = {"name": "poll", "description": "Poll the job", "returns": ["pending", "done"]}
 
 
@@ -46,33 +41,13 @@ def temp_dir(monkeypatch: pytest.MonkeyPatch, pytester: pytest.Pytester) -> Path
     return directory
 
 
-def run(
-    pytester: pytest.Pytester,
-    cases: Sequence[Mapping[str, Any]],
-    *args: str,
-    toml: str = TOML,
-) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    """Skill ``orders`` under claude-code; the outcomes by case name."""
-    result, report = run_skill(
-        pytester, RUNNER, cases, *args, skill="orders", body="Answer order questions.\n", toml=toml
-    )
-    return result, by_case(report)
-
-
-def call(name: str, arguments: Mapping[str, Any], call_id: str) -> dict[str, Any]:
-    """A reply asking for one tool, under an id of its own (the product keys calls by id)."""
-    reply = tool_use([(name, arguments)])
-    reply["content"][0]["id"] = call_id
-    return reply
+# Skill "orders" under claude-code: the outcomes by case name.
+run = ProductRun(RUNNER, body=ORDERS_BODY, toml=TOML, skill="orders")
 
 
 def answers(server: AnthropicServer, phrase: str) -> list[str]:
     """What the model got back from its tool calls, in order, in the last request."""
     return [answer for _, answer in about(server, phrase)[-1].tool_results()]
-
-
-def checks(outcome: Mapping[str, Any]) -> dict[str, bool]:
-    return {c["id"]: c["passed"] for score in outcome["scores"] for c in score["checks"]}
 
 
 @pytest.mark.parametrize(
@@ -85,24 +60,11 @@ def test_a_mock_tool_call_passes_call_args_with_the_right_arguments_only(
         tool_use([(f"{PREFIX}get_order", {"id": order_id})]),
         text("Here is what I found."),
     ]
-    cases = [
-        {
-            "name": "looks the order up",
-            "task": "where is order A-1?",
-            "tools": [ORDERS],
-            "trajectory": {
-                "called": ["get_order"],
-                "call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}],
-            },
-        }
-    ]
-    result, outcomes = run(pytester, cases)
+    result, outcomes = run(pytester, [looks_up_order()])
     outcome = outcomes["looks the order up"]
-    assert outcome["status"] == ("passed" if passes else "failed"), result.stdout.str()
-    assert result.ret == (0 if passes else 1)
     # called: passes both ways: the call happened, under its declared name.
-    assert checks(outcome) == {"called:get_order": True, "call_args[0]": passes}
-    assert [call["name"] for call in outcome["tool_calls"]] == ["get_order"]
+    call_args_held(result, outcome, passes)
+    assert result.ret == (0 if passes else 1)
     # ENABLE_TOOL_SEARCH=false: the tool's schema is in the first request's tool list.
     first = about(server, "where is order")[0]
     [offered] = [tool for tool in first.body["tools"] if tool["name"] == f"{PREFIX}get_order"]
@@ -115,7 +77,7 @@ def test_a_mock_tool_call_passes_call_args_with_the_right_arguments_only(
 def test_a_sequence_answers_in_call_order_and_its_last_entry_repeats(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
-    polls = [call(f"{PREFIX}poll", {}, f"toolu_poll{n}") for n in range(3)]
+    polls = [ask(f"{PREFIX}poll", {}, f"toolu_poll{n}") for n in range(3)]
     server.by_content["wait for the job"] = [*polls, text("The job is done.")]
     cases = [
         {
@@ -135,7 +97,7 @@ def test_sessions_each_get_a_fresh_bridge_so_a_sequence_starts_again(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:
     for n, phrase in enumerate(("first look", "second look")):
-        server.by_content[phrase] = [call(f"{PREFIX}poll", {}, f"toolu_look{n}"), text("Looked.")]
+        server.by_content[phrase] = [ask(f"{PREFIX}poll", {}, f"toolu_look{n}"), text("Looked.")]
     cases = [
         {
             "name": "two looks",

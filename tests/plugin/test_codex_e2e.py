@@ -12,13 +12,30 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from product_harness import by_case, run_skill
-from responses_server import Request, ResponsesServer, calls, text
+from product_harness import (  # noqa: F401 (fixtures)
+    CODEX_TOML,
+    ProductRun,
+    by_case,
+    codex_env,
+    responses_as_server,
+    run_skill,
+)
+from product_harness import requests_about as about
+from product_scenarios import (
+    GREET_BODY,
+    NOT_CALLED,
+    ORDERS,
+    TWO_VISITS,
+    checks,
+    looks_up_order,
+    offered_outcomes_hold,
+    reaches_for_the_skill,
+)
+from product_scenarios import GREETS_WARMLY as GREETS
+from responses_server import ResponsesServer, calls, text
 from skillfactory import QUIET_PLUGINS
 
 from pytest_skill_lens.score.judges.product import CLOSING
@@ -27,56 +44,10 @@ from pytest_skill_lens.score.judges.product import CLOSING
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "codex_env")]
 
 RUNNER = "codex"
-BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
-TOML = '[runners.codex]\nargs = ["-m", "gpt-5-mini"]\n'
+BODY = GREET_BODY
+TOML = CODEX_TOML
 LIST_PRICE = "list price of openai:gpt-5-mini (genai-prices "
-ORDERS = {
-    "name": "get_order",
-    "description": "Fetch one order by its id",
-    "parameters": {"id": "string"},
-    "returns": [{"when": {"id": "A-1"}, "value": "order A-1 shipped"}, {"value": "no such order"}],
-}
-
-
-@pytest.fixture
-def server() -> Iterator[ResponsesServer]:
-    with ResponsesServer() as running:
-        yield running
-
-
-@pytest.fixture
-def codex_env(monkeypatch: pytest.MonkeyPatch, server: ResponsesServer) -> None:
-    """Codex pointed at the scripted server with a placeholder key; nothing of the machine's."""
-    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
-    for name in ("CODEX_API_KEY", "CODEX_HOME"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def run(
-    pytester: pytest.Pytester,
-    cases: Sequence[Mapping[str, Any]],
-    *args: str,
-    toml: str = TOML,
-    skill: str = "greet",
-) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    result, report = run_skill(pytester, RUNNER, cases, *args, skill=skill, body=BODY, toml=toml)
-    return result, by_case(report)
-
-
-def about(server: ResponsesServer, phrase: str) -> list[Request]:
-    return [request for request in server.requests if phrase in request.task]
-
-
-def checks(outcome: Mapping[str, Any]) -> dict[str, bool]:
-    return {c["id"]: c["passed"] for score in outcome["scores"] for c in score["checks"]}
-
-
-GREETS = {
-    "name": "greets warmly",
-    "task": "greet the team",
-    "assertions": [{"kind": "contains", "value": "warmly"}],
-}
+run = ProductRun(RUNNER, body=BODY, toml=TOML)  # skill greet under codex: outcomes by case name
 
 
 def test_a_loaded_case_mentions_the_skill_and_codex_loads_it(
@@ -115,34 +86,8 @@ def test_an_offered_skill_read_by_a_command_is_triggered_and_loaded_and_not_read
     read = calls([("exec_command", {"cmd": "cat .agents/skills/greet/SKILL.md"})])
     server.by_content["welcome the guest"] = [read, text("Hello, guest.")]
     server.by_content["what is two plus two"] = [text("Four.")]
-    cases = [
-        {
-            "name": "reaches for the skill",
-            "task": "welcome the guest",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True, "called": ["exec_command"]},
-        },
-        {
-            "name": "leaves the skill alone",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": False},
-        },
-        {
-            "name": "was expected to use it",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True},
-        },
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 1, result.stdout.str()
-    reached = outcomes["reaches for the skill"]
-    assert reached["status"] == "passed", result.stdout.str()
-    assert (reached["skill_triggered"], reached["skill_loaded"]) == (True, True)
-    assert outcomes["leaves the skill alone"]["status"] == "passed"
-    assert outcomes["leaves the skill alone"]["skill_loaded"] is False
-    assert outcomes["was expected to use it"]["status"] == "failed"
+    result, outcomes = run(pytester, [reaches_for_the_skill("exec_command"), *NOT_CALLED])
+    offered_outcomes_hold(result, outcomes)
     first, second = about(server, "welcome the guest")
     assert "greet" in first.system and "GREET-INSTRUCTIONS" not in json.dumps(first.body)
     assert any("GREET-INSTRUCTIONS" in answer for answer in second.tool_results)
@@ -156,19 +101,8 @@ def test_a_mock_tool_through_the_bridge_with_call_args_right_and_wrong(
         calls([("mcp__skill_lens__get_order", {"id": order_id})]),
         text("Order news."),
     ]
-    cases = [
-        {
-            "name": "looks it up",
-            "task": "where is order A-1?",
-            "tools": [ORDERS],
-            "trajectory": {
-                "called": ["get_order"],
-                "call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}],
-            },
-        }
-    ]
-    result, outcomes = run(pytester, cases, skill="orders")
-    outcome = outcomes["looks it up"]
+    result, outcomes = run(pytester, [looks_up_order()], skill="orders")
+    outcome = outcomes["looks the order up"]
     assert outcome["error"] is None, outcome["error"]
     assert checks(outcome) == {"called:get_order": True, "call_args[0]": passes}
     assert result.ret == (0 if passes else 1)
@@ -269,17 +203,7 @@ def test_sessions_share_the_working_directory_and_each_mentions_the_skill(
         calls([("exec_command", {"cmd": "cat notes.txt"})]),
         text("Second done, warmly."),
     ]
-    cases = [
-        {
-            "name": "two visits",
-            "workspace": {"files": {"seed.txt": "seeded\n"}},
-            "sessions": ["first visit", "second visit"],
-            "assertions": [
-                {"kind": "contains", "value": "warmly"},
-                {"kind": "file-produced", "file": "notes.txt"},
-            ],
-        }
-    ]
+    cases = [TWO_VISITS]
     result, outcomes = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()
     outcome = outcomes["two visits"]

@@ -17,17 +17,21 @@ import pytest
 from anthropic_server import AnthropicServer, failure, text, tool_use
 from product_harness import ProductRun, anthropic_as_server, seen  # noqa: F401 (server)
 from product_scenarios import (
+    GREET_BODY,
     GREETS_WARMLY,
+    TWO_VISITS,
     a_wrong_answer_fails_showing_it,
     an_offered_skill_called_is_loaded,
     an_offered_skill_not_called_is_a_measured_negative,
+    call_args_held,
+    looks_up_order,
 )
 
 # slow: starts the real Copilot CLI (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "copilot_env")]
 
 RUNNER = "copilot"
-BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
+BODY = GREET_BODY
 PREMIUM = "copilot bills per premium request, not in dollars: this run used 0 premium request(s)"
 run = ProductRun(RUNNER, body=BODY)  # skill greet under copilot: outcomes by case name
 
@@ -84,17 +88,7 @@ def test_sessions_share_the_working_directory_and_get_the_skill_delivered_again(
         tool_use([("skill", {"skill": "greet"})]),
         text("Second done, warmly."),
     ]
-    cases = [
-        {
-            "name": "two visits",
-            "workspace": {"files": {"seed.txt": "seeded\n"}},
-            "sessions": ["first visit", "second visit"],
-            "assertions": [
-                {"kind": "contains", "value": "warmly"},
-                {"kind": "file-produced", "file": "notes.txt"},
-            ],
-        }
-    ]
+    cases = [TWO_VISITS]
     result, outcomes = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()
     assert outcomes["two visits"]["output"] == "Second done, warmly."
@@ -174,31 +168,11 @@ def test_a_mock_tool_reaches_copilot_through_the_bridge(
         tool_use([("skill-lens-get_order", {"id": order_id})]),
         text("Here is what I found."),
     ]
-    orders = {
-        "name": "get_order",
-        "description": "Look an order up by id",
-        "parameters": {"id": "string"},
-        "returns": [{"when": {"id": "A-1"}, "value": "shipped"}, {"value": "no such order"}],
-    }
-    cases = [
-        {
-            "name": "looks the order up",
-            "task": "where is order A-1?",
-            "tools": [orders],
-            "trajectory": {
-                "called": ["get_order"],
-                "call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}],
-            },
-        }
-    ]
-    result, outcomes = run(pytester, cases)
+    result, outcomes = run(pytester, [looks_up_order()])
     outcome = outcomes["looks the order up"]
-    assert outcome["status"] == ("passed" if passes else "failed"), result.stdout.str()
-    checks = {c["id"]: c["passed"] for score in outcome["scores"] for c in score["checks"]}
-    assert checks == {"called:get_order": True, "call_args[0]": passes}
-    assert [c["name"] for c in outcome["tool_calls"]] == ["get_order"]
+    call_args_held(result, outcome, passes)
+    answer = "order A-1 shipped" if passes else "no such order"
     # The bridge answered by the case's when: rules, and the model saw that answer.
-    answer = "shipped" if passes else "no such order"
     last = [r for r in server.requests if "where is order" in r.task][-1]
     assert [text_ for _, text_ in last.tool_results()] == [answer]
 

@@ -17,18 +17,12 @@ from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from product_harness import ProductRun, anthropic_as_server  # noqa: F401 (server)
+from product_harness import ProductRun, anthropic_as_server, needs_bwrap  # noqa: F401 (server)
 from skillfactory import write_file
-
-from pytest_skill_lens.run.product_sandbox import decide
 
 # slow: starts the real Copilot CLI (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "copilot_env")]
 
-HAS_BWRAP = decide("auto").backend == "bwrap"
-needs_bwrap = pytest.mark.skipif(
-    not HAS_BWRAP, reason="no working bwrap on this machine; .ci/run installs bubblewrap"
-)
 # Copilot asks before a shell command touches paths outside its working directory, and
 # no one answers in -p mode; a product that goes there unasked is what these tests need.
 OUTSIDE = '[runners.copilot]\nargs = ["--allow-all-paths"]\n'
@@ -124,7 +118,7 @@ def test_under_xdist_the_workers_run_from_the_package_the_controller_unpacked(
     assert not Path(lent).parent.exists()  # removed when the controller ended
 
 
-@needs_bwrap
+@needs_bwrap()
 def test_under_bwrap_a_case_cannot_change_the_package_the_next_case_runs(
     pytester: pytest.Pytester, server: AnthropicServer
 ) -> None:

@@ -11,21 +11,25 @@ the wrong one, a skill activation that triggers is matched by a run that does no
 from __future__ import annotations
 
 import pytest
-from gemini_harness import GEMINI_TOML, about, gemini_as_server, gemini_env  # noqa: F401 (fixtures)
 from gemini_server import MODEL, GeminiServer, failure, function_calls, text
-from product_harness import ProductRun
+from product_harness import GEMINI_TOML, ProductRun, gemini_as_server, gemini_env  # noqa: F401
+from product_harness import seen as about
+from product_scenarios import (
+    GREET_BODY,
+    NOT_CALLED,
+    call_args_held,
+    looks_up_order,
+    offered_outcomes_hold,
+    reaches_for_the_skill,
+)
+from product_scenarios import GREETS_WARMLY as GREETS
 
 # slow: starts the real Gemini CLI (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "gemini_env")]
 
 RUNNER = "gemini-cli"
-BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
+BODY = GREET_BODY
 run = ProductRun(RUNNER, body=BODY, toml=GEMINI_TOML)  # skill greet under gemini-cli
-GREETS = {
-    "name": "greets warmly",
-    "task": "greet the team",
-    "assertions": [{"kind": "contains", "value": "warmly"}],
-}
 
 
 def test_a_loaded_case_runs_the_task_as_typed_and_says_the_skill_never_loaded(
@@ -81,34 +85,8 @@ def test_offered_the_activation_triggers_and_its_absence_is_a_measured_negative(
         text("Hello, guest."),
     ]
     server.by_content["two plus two"] = [text("Four.")]
-    cases = [
-        {
-            "name": "reaches for the skill",
-            "task": "welcome the guest",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True, "called": ["activate_skill"]},
-        },
-        {
-            "name": "leaves the skill alone",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": False},
-        },
-        {
-            "name": "was expected to use it",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True},
-        },
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 1, result.stdout.str()
-    reached = outcomes["reaches for the skill"]
-    assert reached["status"] == "passed"
-    assert (reached["skill_triggered"], reached["skill_loaded"]) == (True, True)
-    assert outcomes["leaves the skill alone"]["status"] == "passed"
-    assert outcomes["leaves the skill alone"]["skill_loaded"] is False
-    assert outcomes["was expected to use it"]["status"] == "failed"
+    result, outcomes = run(pytester, [reaches_for_the_skill("activate_skill"), *NOT_CALLED])
+    offered_outcomes_hold(result, outcomes)
     # Offered: the listing names the skill, its text arrives only after the call.
     first = about(server, "welcome the guest")[0]
     assert "<name>greet</name>" in first and "GREET-INSTRUCTIONS" not in first
@@ -125,30 +103,10 @@ def test_a_mock_tool_reaches_gemini_through_the_bridge(
         function_calls([("mcp_skill-lens_get_order", {"id": order_id})]),
         text("Here is what I found."),
     ]
-    orders = {
-        "name": "get_order",
-        "description": "Look an order up by id",
-        "parameters": {"id": "string"},
-        "returns": [{"when": {"id": "A-1"}, "value": "shipped"}, {"value": "no such order"}],
-    }
-    cases = [
-        {
-            "name": "looks the order up",
-            "task": "where is order A-1?",
-            "tools": [orders],
-            "trajectory": {
-                "called": ["get_order"],
-                "call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}],
-            },
-        }
-    ]
-    result, outcomes = run(pytester, cases)
+    result, outcomes = run(pytester, [looks_up_order()])
     outcome = outcomes["looks the order up"]
-    assert outcome["status"] == ("passed" if passes else "failed"), result.stdout.str()
-    checks = {c["id"]: c["passed"] for score in outcome["scores"] for c in score["checks"]}
-    assert checks == {"called:get_order": True, "call_args[0]": passes}
-    assert [c["name"] for c in outcome["tool_calls"]] == ["get_order"]
-    answer = "shipped" if passes else "no such order"
+    call_args_held(result, outcome, passes)
+    answer = "order A-1 shipped" if passes else "no such order"
     last = [r for r in server.requests if "where is order" in r.task][-1]
     assert "mcp_skill-lens_get_order" in last.tool_names()
     # The bridge answered by the case's when: rules; the model saw it in Gemini's wrapper.

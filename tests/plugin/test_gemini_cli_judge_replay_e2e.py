@@ -10,76 +10,32 @@ replay with a changed mock tool that misses.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from functools import partial
 
 import pytest
-import replay_checks
-from gemini_harness import GEMINI_TOML, gemini_as_server, gemini_env, stop  # noqa: F401 (fixtures)
 from gemini_server import GeminiServer, function_calls, text
-from product_harness import by_case, run_skill
-from replay_checks import recording_days
+from product_harness import (  # noqa: F401 (fixtures)
+    GEMINI_TOML,
+    gemini_as_server,
+    gemini_env,
+    run_cases,
+    stop,
+    without_on_path,
+)
+from product_scenarios import ORDERS, ORDERS_BODY, RUBRIC, judge_score, same, verdict_text
 
 # slow: starts the real Gemini CLI (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "gemini_env")]
 
-RUBRIC = ["The reply names order 1234", "The reply is polite"]
-ORDERS = {
-    "name": "get_order",
-    "description": "Fetch one order by its id",
-    "parameters": {"id": "string"},
-    "returns": [{"when": {"id": "A-1"}, "value": "order A-1 shipped"}, {"value": "no such order"}],
-}
-SAME = (*replay_checks.SAME, "skill_loaded", "load_note")
-
-
-def verdict(*checks: tuple[str, bool, str]) -> str:
-    body = json.dumps({"checks": [{"id": i, "passed": p, "evidence": e} for i, p, e in checks]})
-    return f"Grading now.\n```json\n{body}\n```\nDone."
-
-
-def run(
-    pytester: pytest.Pytester,
-    runner: str,
-    cases: Sequence[Mapping[str, Any]],
-    *args: str,
-    toml: str = GEMINI_TOML,
-) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    result, report = run_skill(
-        pytester, runner, cases, *args, skill="orders", body="Answer order questions.\n", toml=toml
-    )
-    return result, by_case(report)
-
-
-def judge_score(outcome: Mapping[str, Any]) -> dict[str, Any]:
-    (score,) = [s for s in outcome["scores"] if s["evaluator"] == "judge"]
-    return score  # type: ignore[no-any-return]
-
-
-def without_gemini(monkeypatch: pytest.MonkeyPatch) -> None:
-    kept = [
-        entry
-        for entry in os.environ.get("PATH", "").split(os.pathsep)
-        if not (Path(entry) / "gemini").exists()
-    ]
-    monkeypatch.setenv("PATH", os.pathsep.join(kept))
-    assert shutil.which("gemini") is None
-
-
-def same(recorded: Mapping[str, Any], replayed: Mapping[str, Any]) -> None:
-    replay_checks.same_figures(recorded, replayed, SAME)
-    assert replayed["replayed"] is True and recorded["replayed"] is False
-    assert replayed["recorded_at"] in recording_days()
+# Skill "orders" under ``runner``: the outcomes by case name.
+run = partial(run_cases, skill="orders", body=ORDERS_BODY, toml=GEMINI_TOML)
 
 
 def test_gemini_grades_a_pass_and_a_fail_offered_no_tools_and_priced(
     pytester: pytest.Pytester, server: GeminiServer
 ) -> None:
-    passing = verdict(("r1", True, "'order 1234' is named"), ("r2", True, "civil"))
-    failing = verdict(("r1", True, "'order 1234' is named"), ("r2", False, "it is curt"))
+    passing = verdict_text(("r1", True, "'order 1234' is named"), ("r2", True, "civil"))
+    failing = verdict_text(("r1", True, "'order 1234' is named"), ("r2", False, "it is curt"))
     server.by_content["refund order 1234"] = [text(passing, usage=(300, 40))]
     server.by_content["cancel order 1234"] = [text(failing, usage=(300, 40))]
     cases = [
@@ -129,7 +85,7 @@ def test_a_run_with_a_mock_tool_replays_with_no_process_and_a_changed_tool_misse
     assert "dummy" not in path.read_text(encoding="utf-8")  # the key never in a cassette
 
     stop(server)
-    without_gemini(monkeypatch)
+    without_on_path(monkeypatch, "gemini")
     result, replayed = run(pytester, "gemini-cli", cases, "--skill-lens-record", "none")
     assert result.ret == 0, result.stdout.str()
     same(first, replayed["looks the order up"])
@@ -143,7 +99,7 @@ def test_a_run_with_a_mock_tool_replays_with_no_process_and_a_changed_tool_misse
 def test_a_gemini_judge_replays_its_verdict(
     pytester: pytest.Pytester, server: GeminiServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    found = verdict(("r1", True, "order 1234 is named"))
+    found = verdict_text(("r1", True, "order 1234 is named"))
     server.by_content["handled: refund order 1234"] = [text(found, usage=(30, 9))]
     cases = [{"name": "grades", "task": "refund order 1234", "judge": {"rubric": RUBRIC[:1]}}]
     toml = f'judge = "gemini-cli"\n{GEMINI_TOML}'
@@ -153,7 +109,7 @@ def test_a_gemini_judge_replays_its_verdict(
     assert judge_score(first)["passed"] is True
 
     stop(server)
-    without_gemini(monkeypatch)
+    without_on_path(monkeypatch, "gemini")
     result, replayed = run(pytester, "fake", cases, "--skill-lens-record", "none", toml=toml)
     assert result.ret == 0, result.stdout.str()
     same(first, replayed["grades"])

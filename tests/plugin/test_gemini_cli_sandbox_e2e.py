@@ -10,34 +10,23 @@ the settings a user of Gemini CLI would have.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gemini_harness import GEMINI_TOML, gemini_as_server, gemini_env  # noqa: F401 (fixtures)
 from gemini_server import GeminiServer, function_calls, text
-from product_harness import run_skill
-
-from pytest_skill_lens.run.product_sandbox import decide
+from product_harness import (  # noqa: F401 (fixtures)
+    GEMINI_TOML,
+    a_host_directory,
+    gemini_as_server,
+    gemini_env,
+    needs_bwrap,
+    run_skill,
+)
 
 # slow: starts the real Gemini CLI under bwrap (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "gemini_env")]
-
-HAS_BWRAP = shutil.which("bwrap") is not None and decide("auto").backend == "bwrap"
-needs_bwrap = pytest.mark.skipif(
-    not HAS_BWRAP, reason="no working bwrap on this machine; .ci/run installs bubblewrap"
-)
-
-
-@pytest.fixture
-def host_target() -> Iterator[Path]:
-    """A host directory outside the system temporary directory."""
-    made = Path(tempfile.mkdtemp(prefix="skill-lens-test-target-", dir="/var/tmp"))
-    yield made
-    shutil.rmtree(made, ignore_errors=True)
 
 
 def hostile(server: GeminiServer, targets: Sequence[Path]) -> None:
@@ -60,7 +49,7 @@ def run(
     )
 
 
-@needs_bwrap
+@needs_bwrap()
 def test_a_hostile_shell_write_outside_the_working_directory_is_refused(
     pytester: pytest.Pytester, server: GeminiServer, host_target: Path
 ) -> None:

@@ -17,38 +17,31 @@ from pathlib import Path
 
 import pytest
 from model_server import ScriptedModelServer, failure, text, tool_calls
-from product_harness import ProductRun, by_case, run_skill
+from product_harness import ProductRun, by_case, needs_bwrap, opencode_env, run_skill  # noqa: F401
+from product_harness import seen as about
+from product_scenarios import (
+    GREET_BODY,
+    GREETS_WARMLY,
+    NOT_CALLED,
+    TWO_VISITS,
+    call_args_held,
+    looks_up_order,
+    offered_outcomes_hold,
+    reaches_for_the_skill,
+)
 from skillfactory import QUIET_PLUGINS
 
 # slow: starts the real OpenCode (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "opencode_env")]
 
 RUNNER = "opencode"
-BODY = "Say GREET-INSTRUCTIONS, then hello.\n"
+BODY = GREET_BODY
 run = ProductRun(RUNNER, body=BODY)  # skill greet under opencode: outcomes by case name
 SECRET = "sk-skill-lens-test-0123456789abcdef"  # the endpoint's key: never in a cassette
-GREETS_WARMLY = {
-    "name": "greets warmly",
-    "task": "greet the team",
-    "assertions": [{"kind": "contains", "value": "warmly"}],
-}
-
-
-@pytest.fixture
-def opencode_env(monkeypatch: pytest.MonkeyPatch, server: ScriptedModelServer) -> None:
-    """OpenCode pointed at the scripted server with a placeholder key."""
-    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
-    monkeypatch.setenv("OPENCODE_MODEL", "scripted-model")
 
 
 def load(skill: str = "greet") -> tuple[str, str]:
     return ("skill", json.dumps({"name": skill}))
-
-
-def about(server: ScriptedModelServer, phrase: str) -> list[str]:
-    """The whole body of every request whose task holds ``phrase``."""
-    return [json.dumps(r.body) for r in server.requests if phrase in r.task]
 
 
 def test_a_loaded_case_where_the_model_loads_the_skill_reports_it_and_the_tokens(
@@ -91,37 +84,8 @@ def test_an_offered_case_calling_the_skill_tool_triggers_and_one_not_calling_it_
 ) -> None:
     server.by_content["welcome the guest"] = [tool_calls([load()]), text("Hello, guest.")]
     server.by_content["what is two plus two"] = [text("Four.")]
-    cases = [
-        {
-            "name": "reaches for the skill",
-            "task": "welcome the guest",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True, "called": ["skill"]},
-        },
-        {
-            "name": "leaves the skill alone",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": False},
-        },
-        {
-            "name": "was expected to use it",
-            "task": "what is two plus two",
-            "mode": "offered",
-            "trajectory": {"skill_triggered": True},
-        },
-    ]
-    result, outcomes = run(pytester, cases)
-    assert result.ret == 1
-    reached = outcomes["reaches for the skill"]
-    assert (reached["status"], reached["skill_triggered"], reached["skill_loaded"]) == (
-        "passed",
-        True,
-        True,
-    )
-    assert outcomes["leaves the skill alone"]["status"] == "passed"
-    assert outcomes["leaves the skill alone"]["skill_loaded"] is False
-    assert outcomes["was expected to use it"]["status"] == "failed"
+    result, outcomes = run(pytester, [reaches_for_the_skill("skill"), *NOT_CALLED])
+    offered_outcomes_hold(result, outcomes)
     first, _ = about(server, "welcome the guest")
     assert "<name>greet</name>" in first and "GREET-INSTRUCTIONS" not in first  # listed only
 
@@ -137,30 +101,10 @@ def test_a_mock_tool_reaches_opencode_through_the_bridge(
         tool_calls([("skill-lens_get_order", json.dumps({"id": order_id}))]),
         text("Here is what I found."),
     ]
-    orders = {
-        "name": "get_order",
-        "description": "Look an order up by id",
-        "parameters": {"id": "string"},
-        "returns": [{"when": {"id": "A-1"}, "value": "shipped"}, {"value": "no such order"}],
-    }
-    cases = [
-        {
-            "name": "looks the order up",
-            "task": "where is order A-1?",
-            "tools": [orders],
-            "trajectory": {
-                "called": ["get_order"],
-                "call_args": [{"tool": "get_order", "equals": {"id": "A-1"}}],
-            },
-        }
-    ]
-    result, outcomes = run(pytester, cases)
+    result, outcomes = run(pytester, [looks_up_order()])
     outcome = outcomes["looks the order up"]
-    assert outcome["status"] == ("passed" if passes else "failed"), result.stdout.str()
-    checks = {c["id"]: c["passed"] for score in outcome["scores"] for c in score["checks"]}
-    assert checks == {"called:get_order": True, "call_args[0]": passes}
-    assert [c["name"] for c in outcome["tool_calls"]] == ["get_order"]
-    answer = "shipped" if passes else "no such order"
+    call_args_held(result, outcome, passes)
+    answer = "order A-1 shipped" if passes else "no such order"
     last = [r for r in server.requests if "where is order" in r.task][-1]
     assert [m["content"] for m in last.messages("tool")] == [answer]
 
@@ -261,17 +205,7 @@ def test_sessions_share_the_directory_and_what_one_writes_as_configuration_never
         text("First done."),
     ]
     server.by_content["second visit"] = [tool_calls([load()]), text("Second done, warmly.")]
-    cases = [
-        {
-            "name": "two visits",
-            "workspace": {"files": {"seed.txt": "seeded\n"}},
-            "sessions": ["first visit", "second visit"],
-            "assertions": [
-                {"kind": "contains", "value": "warmly"},
-                {"kind": "file-produced", "file": "notes.txt"},
-            ],
-        }
-    ]
+    cases = [TWO_VISITS]
     result, outcomes = run(pytester, cases)
     assert result.ret == 0, result.stdout.str()
     assert outcomes["two visits"]["output"] == "Second done, warmly."
@@ -336,13 +270,7 @@ def test_a_run_connects_to_the_configured_endpoint_and_nowhere_else(
     assert outcomes["greets warmly"]["skill_loaded"] is True
 
 
-def has_bwrap() -> bool:
-    from pytest_skill_lens.run.product_sandbox import decide
-
-    return shutil.which("bwrap") is not None and decide("auto").backend == "bwrap"
-
-
-@pytest.mark.skipif(not has_bwrap(), reason="no working bwrap; .ci/run installs bubblewrap")
+@needs_bwrap()
 def test_under_bwrap_a_write_outside_the_working_directory_is_refused(
     pytester: pytest.Pytester, server: ScriptedModelServer
 ) -> None:

@@ -20,6 +20,7 @@ import pytest
 from anthropic_server import AnthropicServer, text
 from product_harness import CLAUDE_TOML, anthropic_as_server, run_skill  # noqa: F401
 from product_harness import requests_about as about
+from product_scenarios import RUBRIC, judge_score, verdict_text
 
 from pytest_skill_lens.score.judges.product import CLOSING
 
@@ -27,18 +28,14 @@ from pytest_skill_lens.score.judges.product import CLOSING
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "product_env")]
 
 SKILL = "order-support"
-RUBRIC = ["The reply names order 1234", "The reply is polite"]
 PREMIUM = "copilot bills per premium request, not in dollars"
-
-
-def verdict_text(*checks: tuple[str, bool, str], prose: bool = True) -> str:
-    """A judge's reply: the one JSON object, in a fence between prose when ``prose``."""
-    body = json.dumps({"checks": [{"id": i, "passed": p, "evidence": e} for i, p, e in checks]})
-    return f"Grading {{name}} now.\n```json\n{body}\n```\nDone." if prose else body
-
-
-PASSING = verdict_text(("r1", True, "'order 1234' is named"), ("r2", True, "'handled' is civil"))
-FAILING = verdict_text(("r1", True, "'order 1234' is named"), ("r2", False, "it is curt"))
+PROSE = "Grading {name} now."  # the prose before a verdict, its braces as written
+PASSING = verdict_text(
+    ("r1", True, "'order 1234' is named"), ("r2", True, "'handled' is civil"), prose=PROSE
+)
+FAILING = verdict_text(
+    ("r1", True, "'order 1234' is named"), ("r2", False, "it is curt"), prose=PROSE
+)
 
 
 def case(name: str, task: str) -> dict[str, Any]:
@@ -65,11 +62,6 @@ def outcome(report: Mapping[str, Any], name: str) -> dict[str, Any]:
     return found  # type: ignore[no-any-return]
 
 
-def judge_score(report: Mapping[str, Any], name: str) -> dict[str, Any]:
-    (score,) = [s for s in outcome(report, name)["scores"] if s["evaluator"] == "judge"]
-    return score  # type: ignore[no-any-return]
-
-
 # --- claude-code -----------------------------------------------------------------------------
 
 
@@ -83,9 +75,10 @@ def test_claude_code_grades_a_pass_and_a_fail_with_no_tools_and_its_cost_as_over
     assert result.ret == 1, result.stdout.str()
     assert outcome(report, "kind")["status"] == "passed"
     assert outcome(report, "curt")["status"] == "failed"
-    checks = [(c["id"], c["passed"], c["evidence"]) for c in judge_score(report, "curt")["checks"]]
+    curt = judge_score(outcome(report, "curt"))
+    checks = [(c["id"], c["passed"], c["evidence"]) for c in curt["checks"]]
     assert checks == [("r1", True, "'order 1234' is named"), ("r2", False, "it is curt")]
-    score = judge_score(report, "kind")
+    score = judge_score(outcome(report, "kind"))
     # Claude Code's own total_cost_usd is the judge overhead; the fake run spent nothing.
     assert score["cost_usd"] == pytest.approx(0.00014)
     assert score["cost_note"] is None
@@ -137,7 +130,7 @@ def test_claude_code_reply_that_is_not_one_verdict_is_errored_never_a_low_score(
     )
     assert result.ret == 1
     result.assert_outcomes(errors=1)
-    score = judge_score(report, "unread")
+    score = judge_score(outcome(report, "unread"))
     assert score["errored"] is True
     assert score["detail"].startswith("judge failed: JudgeOutputInvalid: ")
     assert said in score["detail"]
@@ -152,7 +145,7 @@ def test_claude_code_timeout_is_errored_and_its_unknown_spend_is_a_note(
     result, report = run(pytester, "claude-code", [case("slow", "refund order 1234")], toml=toml)
     assert result.ret == 1
     result.assert_outcomes(errors=1)
-    score = judge_score(report, "slow")
+    score = judge_score(outcome(report, "slow"))
     assert score["errored"] is True
     assert "claude-code timed out after 0.01 s" in score["detail"]
     assert score["cost_note"] == "claude-code timed out before reporting cost; the spend is unknown"
@@ -197,7 +190,7 @@ def test_copilot_grades_a_pass_and_a_fail_with_no_tools_and_premium_requests_not
     assert result.ret == 1, result.stdout.str()
     assert outcome(report, "kind")["status"] == "passed"
     assert outcome(report, "curt")["status"] == "failed"
-    score = judge_score(report, "kind")
+    score = judge_score(outcome(report, "kind"))
     assert score["cost_usd"] == 0
     assert score["cost_note"].startswith(PREMIUM)  # never priced: a count of requests
     (request,) = about(server, "refund order 1234")
@@ -212,7 +205,7 @@ def test_copilot_reply_with_no_verdict_is_errored(
     result, report = run(pytester, "copilot", [case("unread", "refund order 1234")])
     assert result.ret == 1
     result.assert_outcomes(errors=1)
-    assert "JudgeOutputInvalid" in judge_score(report, "unread")["detail"]
+    assert "JudgeOutputInvalid" in judge_score(outcome(report, "unread"))["detail"]
 
 
 def test_copilot_timeout_is_errored(pytester: pytest.Pytester, server: AnthropicServer) -> None:
@@ -221,7 +214,7 @@ def test_copilot_timeout_is_errored(pytester: pytest.Pytester, server: Anthropic
     result, report = run(pytester, "copilot", [case("slow", "refund order 1234")], toml=toml)
     assert result.ret == 1
     result.assert_outcomes(errors=1)
-    score = judge_score(report, "slow")
+    score = judge_score(outcome(report, "slow"))
     assert "copilot timed out after 0.01 s" in score["detail"]
     assert score["cost_note"].startswith(PREMIUM)
 
@@ -267,7 +260,7 @@ def test_cli_grades_through_a_script_and_an_unreadable_reply_is_errored(
     assert result.ret == 1, result.stdout.str()
     assert outcome(report, "kind")["status"] == "passed"
     assert outcome(report, "unread")["status"] == "errored"
-    score = judge_score(report, "kind")
+    score = judge_score(outcome(report, "kind"))
     assert score["cost_note"] == (
         "the cli judge reports no cost: what the command spent is not measured"
     )
@@ -282,7 +275,7 @@ def test_cli_judge_that_exits_non_zero_is_errored(pytester: pytest.Pytester) -> 
     )
     assert result.ret == 1
     result.assert_outcomes(errors=1)
-    assert "cli exited with code 3" in judge_score(report, "broken")["detail"]
+    assert "cli exited with code 3" in judge_score(outcome(report, "broken"))["detail"]
 
 
 def test_a_judge_whose_executable_is_missing_is_refused_before_any_case(

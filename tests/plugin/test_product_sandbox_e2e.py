@@ -11,18 +11,21 @@ names the product, its version, its executable and the decision's trust sentence
 from __future__ import annotations
 
 import shutil
-import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
-from product_harness import CLAUDE_TOML, anthropic_as_server, run_skill  # noqa: F401
+from product_harness import (  # noqa: F401 (fixtures)
+    CLAUDE_TOML,
+    a_host_directory,
+    anthropic_as_server,
+    needs_bwrap,
+    run_skill,
+)
 from product_scenarios import GREETS_WARMLY
-
-from pytest_skill_lens.run.product_sandbox import decide
 
 # slow: starts the real products under bwrap (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "claude_env")]
@@ -30,10 +33,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "cla
 RUNNER = "claude-code"
 TOML = CLAUDE_TOML
 VERSION = "2.1.332 (Claude Code)"
-HAS_BWRAP = shutil.which("bwrap") is not None and decide("auto").backend == "bwrap"
-needs_bwrap = pytest.mark.skipif(
-    not HAS_BWRAP, reason="no working bwrap on this machine; .ci/run installs bubblewrap"
-)
 UNDER_BWRAP = (
     "runs with permission prompts disabled, a temporary home directory and only an "
     "allowlisted environment, under bwrap: it cannot itself change files outside its "
@@ -52,14 +51,6 @@ OFF = (
     "runs with permission prompts disabled and the full environment; no skill-lens "
     "sandbox applies; bundled scripts are reachable through the product's own tools"
 )
-
-
-@pytest.fixture
-def host_target() -> Iterator[Path]:
-    """A host directory outside the system temporary directory (visible, read-only inside)."""
-    made = Path(tempfile.mkdtemp(prefix="skill-lens-test-target-", dir="/var/tmp"))
-    yield made
-    shutil.rmtree(made, ignore_errors=True)
 
 
 def run(
@@ -105,7 +96,7 @@ def assert_every_report_says(
     return product  # type: ignore[no-any-return]
 
 
-@needs_bwrap
+@needs_bwrap()
 @pytest.mark.parametrize("mode", ["auto", "required"])
 def test_a_case_passes_under_bwrap_and_every_report_says_so(
     pytester: pytest.Pytester, server: AnthropicServer, mode: str
@@ -139,7 +130,7 @@ def hostile_replies(targets: Sequence[Path]) -> list[dict[str, Any]]:
     ]
 
 
-@needs_bwrap
+@needs_bwrap()
 def test_a_hostile_write_outside_the_working_directory_is_refused(
     pytester: pytest.Pytester, server: AnthropicServer, host_target: Path
 ) -> None:
@@ -233,7 +224,7 @@ def pytest_runtest_logreport(report):
 """
 
 
-@needs_bwrap
+@needs_bwrap()
 def test_under_xdist_every_workers_product_is_contained(
     pytester: pytest.Pytester, server: AnthropicServer, host_target: Path
 ) -> None:

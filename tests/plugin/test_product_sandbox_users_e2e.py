@@ -17,39 +17,22 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from ordinary_user import ORDINARY_UID, User, as_user, made_for_the_user, run_as, uid_of  # noqa: F401
+from product_harness import a_host_directory, needs_bwrap, seen  # noqa: F401 (host_target)
+from product_scenarios import TIDIES
 from product_servers import OFFLINE, environment
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
-
-from pytest_skill_lens.run.product_sandbox import decide
 
 # slow: starts every real product under bwrap, twice (-m "not slow" skips it)
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        shutil.which("bwrap") is None or decide("auto").backend != "bwrap",
-        reason="no working bwrap on this machine; .ci/run installs bubblewrap",
-    ),
+    needs_bwrap(),
 ]
-TASK = "tidy the files"
 PRODUCTS_BIN = Path(__file__).resolve().parents[2] / "products" / "node_modules" / ".bin"
-
-
-@pytest.fixture
-def host_target() -> Iterator[Path]:
-    """A host directory outside the temporary directory that any uid may write in (so a
-    refusal is the read-only mount's, never a permission the sandbox's uid lacks)."""
-    made = Path(tempfile.mkdtemp(prefix="skill-lens-test-target-", dir="/var/tmp"))
-    made.chmod(0o777)
-    yield made
-    shutil.rmtree(made, ignore_errors=True)
 
 
 def writable_by(user: User, directory: Path) -> bool:
@@ -89,20 +72,15 @@ def test_a_write_outside_the_working_directory_is_refused_inside_it_lands(
 ) -> None:
     product = OFFLINE[name]
     beside_suite, on_host = user_dir / "escaped.txt", host_target / "escaped.txt"
+    # Any uid may write there, so a refusal is the read-only mount's, never a permission
+    # the sandbox's uid lacks.
+    host_target.chmod(0o777)
     assert writable_by(user, host_target)
     command = f"{hidden_write(beside_suite)}; {hidden_write(on_host)}; echo in > inside.txt"
-    cases = [
-        {
-            "name": "tidies",
-            "task": TASK,
-            "workspace": {},
-            "assertions": [{"kind": "file-produced", "file": "inside.txt"}],
-        }
-    ]
-    make_skill(user_dir / "skills", "tidy", cases)
+    make_skill(user_dir / "skills", "tidy", [TIDIES])
     write_file(user_dir / "skill-lens.toml", f'product_sandbox = "required"\n{product.toml}')
     with product.server() as server:
-        server.by_content[TASK] = product.shell(f"{command}; cat inside.txt")
+        server.by_content[TIDIES["task"]] = product.shell(f"{command}; cat inside.txt")
         env = environment(product, server.url, inner_env(user_dir))
         argv = ["pytest", "--skill-lens", "skills", "--skill-lens-runner", name]
         argv += ["--skill-lens-json", "report.json", "-p", "no:cacheprovider", *QUIET_PLUGINS]
@@ -117,6 +95,8 @@ def test_a_write_outside_the_working_directory_is_refused_inside_it_lands(
     assert entry["name"] == name
     assert (entry["sandbox"]["mode"], entry["sandbox"]["backend"]) == ("required", "bwrap")
     # The product's shell told the model both writes were refused, and the one inside ran.
-    said = [json.dumps(request.body) for request in server.requests if TASK in request.task]
+    said = [
+        json.dumps(request.body) for request in server.requests if TIDIES["task"] in request.task
+    ]
     assert said[-1].count("Read-only file system") >= 2, said[-1]
     assert (user_dir / "report.json").stat().st_uid == uid_of(user)  # it ran as that user

@@ -16,14 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
-
-from pytest_skill_lens.run.product_sandbox import decide
+from product_harness import needs_bwrap, run_skill
+from skillfactory import write_file
 
 # slow: products started under a real bwrap where it works
 pytestmark = pytest.mark.slow
 
-HAS_BWRAP = decide("auto").backend == "bwrap"
 AGENT = "import sys; print('got:', sys.argv[1])\n"
 PASSING = {
     "name": "answers",
@@ -40,24 +38,10 @@ FAILING = {
 def run(
     pytester: pytest.Pytester, cases: Sequence[Mapping[str, Any]], sandbox: str
 ) -> tuple[pytest.RunResult, dict[str, Any]]:
-    make_skill(pytester.path / "skills", "greet", cases)
     agent = write_file(pytester.path / "agent.py", AGENT)
     command = json.dumps([sys.executable, str(agent), "{prompt}"])
-    write_file(
-        pytester.path / "skill-lens.toml",
-        f'product_sandbox = "{sandbox}"\n[runners.cli]\ncommand = {command}\npass_env = []\n',
-    )
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "cli",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-    )
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    return result, report
+    toml = f'product_sandbox = "{sandbox}"\n[runners.cli]\ncommand = {command}\npass_env = []\n'
+    return run_skill(pytester, "cli", cases, toml=toml)
 
 
 @pytest.fixture
@@ -106,7 +90,7 @@ def test_off_says_so_as_well(pytester: pytest.Pytester) -> None:
     assert report["summary"]["unsandboxed_products"] == ["cli"]
 
 
-@pytest.mark.skipif(not HAS_BWRAP, reason="no working bwrap on this machine")
+@needs_bwrap()
 def test_under_bwrap_the_gate_line_is_plain(pytester: pytest.Pytester) -> None:
     result, report = run(pytester, [PASSING], "auto")
 
@@ -116,16 +100,6 @@ def test_under_bwrap_the_gate_line_is_plain(pytester: pytest.Pytester) -> None:
 
 
 def test_a_run_without_products_has_no_figure(pytester: pytest.Pytester) -> None:
-    make_skill(pytester.path / "skills", "greet", [{"name": "c", "task": "t"}])
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "fake",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-    )
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    result, report = run_skill(pytester, "fake", [{"name": "c", "task": "t"}])
     assert report["summary"]["unsandboxed_products"] is None
     assert not any("unsandboxed" in line for line in result.outlines)

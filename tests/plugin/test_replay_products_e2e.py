@@ -11,55 +11,28 @@ shell script that is deleted before its replay.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
-import replay_checks
-from anthropic_server import AnthropicServer, text, tool_use
-from product_harness import (
+from anthropic_server import AnthropicServer, text
+from product_harness import (  # noqa: F401 (server)
     CLAUDE_TOML,
-    by_case,
+    anthropic_as_server,
     point_claude_code_at,
     point_copilot_at,
-    run_skill,
+    run_cases,
+    stop,
+    without_on_path,
 )
-from replay_checks import recording_days
+from product_scenarios import ORDERS, ORDERS_BODY, ask, same
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 # slow: starts the real Claude Code and Copilot (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "product_env")]
 
 SECRET = "sk-skill-lens-test-0123456789abcdef"  # the products' key: never in a cassette
-ORDERS = {
-    "name": "get_order",
-    "description": "Fetch one order by its id",
-    "parameters": {"id": "string"},
-    "returns": [{"when": {"id": "A-1"}, "value": "order A-1 shipped"}, {"value": "no such order"}],
-}
-# What stays the same between a recording and its replay: whether a product loaded the skill too.
-SAME = (*replay_checks.SAME, "skill_loaded", "load_note")
-
-
-@pytest.fixture
-def server() -> Iterator[AnthropicServer]:
-    """The scripted model; ``stop`` closes its port before a replay."""
-    running = AnthropicServer().__enter__()
-    try:
-        yield running
-    finally:
-        stop(running)
-
-
-def stop(server: AnthropicServer) -> None:
-    if getattr(server, "stopped", False):
-        return
-    server.__exit__(None, None, None)
-    server.stopped = True  # type: ignore[attr-defined]
 
 
 @pytest.fixture
@@ -71,45 +44,15 @@ def product_env(monkeypatch: pytest.MonkeyPatch, server: AnthropicServer) -> Non
 
 def without_products(monkeypatch: pytest.MonkeyPatch) -> None:
     """PATH without any directory that holds ``claude`` or ``copilot``."""
-    kept = [
-        entry
-        for entry in os.environ.get("PATH", "").split(os.pathsep)
-        if not any((Path(entry) / name).exists() for name in ("claude", "copilot"))
-    ]
-    monkeypatch.setenv("PATH", os.pathsep.join(kept))
-    assert shutil.which("claude") is None and shutil.which("copilot") is None
+    without_on_path(monkeypatch, "claude", "copilot")
 
 
-def run(
-    pytester: pytest.Pytester,
-    runner: str,
-    cases: Sequence[Mapping[str, Any]],
-    *args: str,
-    toml: str = "",
-    skill: str = "orders",
-) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    """Skill ``skill`` under ``runner``; the outcomes by case name."""
-    result, report = run_skill(
-        pytester, runner, cases, *args, skill=skill, body="Answer order questions.\n", toml=toml
-    )
-    return result, by_case(report)
+# Skill ``orders`` under ``runner``: the outcomes by case name.
+run = partial(run_cases, skill="orders", body=ORDERS_BODY)
 
 
 def cassettes(pytester: pytest.Pytester, skill: str = "orders") -> list[Path]:
     return sorted((pytester.path / "skills" / skill / "evals" / "cassettes").rglob("*.json"))
-
-
-def same(recorded: Mapping[str, Any], replayed: Mapping[str, Any]) -> None:
-    replay_checks.same_figures(recorded, replayed, SAME)
-    assert replayed["replayed"] is True and recorded["replayed"] is False
-    assert replayed["recorded_at"] in recording_days()
-
-
-def ask(name: str, arguments: Mapping[str, Any], call_id: str) -> dict[str, Any]:
-    """A reply asking for one tool under an id of its own (a product keys calls by id)."""
-    reply = tool_use([(name, arguments)])
-    reply["content"][0]["id"] = call_id
-    return reply
 
 
 # --- claude-code -------------------------------------------------------------------------

@@ -19,25 +19,15 @@ from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer, text
-from product_harness import CLAUDE_TOML
+from product_harness import CLAUDE_TOML, anthropic_as_server, stop
+from product_scenarios import ORDERS, ask, same
 from replay_checks import recorded_day
-from test_replay_products_e2e import (
-    ORDERS,
-    SECRET,
-    ask,
-    cassettes,
-    product_env,
-    run,
-    same,
-    server,
-    stop,
-    without_products,
-)
+from test_replay_products_e2e import SECRET, cassettes, product_env, run, without_products
 
 from pytest_skill_lens.run.cassettes.files import digest
 
 # That module's fixtures, registered here by their names (pytest reads the module's names).
-FIXTURES = (server, product_env)
+FIXTURES = (anthropic_as_server, product_env)
 
 # slow: starts the real Claude Code and Copilot (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("products_on_path", "product_env")]
