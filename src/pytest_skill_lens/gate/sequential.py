@@ -21,13 +21,15 @@ The rule decides "pass" when the first reaches 1/alpha, "fail" when the second d
 whatever the true rate it decides wrongly with probability at most alpha.
 
 The bet is the predictable plug-in of Waudby-Smith and Ramdas (2024), "Estimating means
-of bounded random variables by betting", J. R. Stat. Soc. B 86(1):1-27, section 4, with
-c = 3/4 (they suggest 1/2 or 3/4); it is held for a whole round so that the round's
-outcomes, whose cases differ in rate, may be multiplied in together:
-``lam = sqrt(2 ln(1/alpha) / (v j ln(1 + j)))``, j the index of the round's first
-outcome, v = (1/4 + sum (y_i - m_i)^2) / (n + 1) over the n earlier outcomes with
-m_i = (1/2 + y_1 + ... + y_i) / (i + 1). Inverting the same wealth over every candidate
-bar gives the anytime-valid bounds of :func:`anytime_bounds`.
+of bounded random variables by betting", J. R. Stat. Soc. B 86(1):1-27, in the form they
+give for a known sample size, with c = 3/4 (they suggest 1/2 or 3/4). ``auto:N`` knows its
+horizon, N rounds of k outcomes, so the bet is sized for it:
+``lam = sqrt(2 ln(1/alpha) / (v k N))``, v = (1/4 + sum (y_i - m_i)^2) / (n + 1) over the
+n outcomes of earlier rounds, m_i = (1/2 + y_1 + ... + y_i) / (i + 1). It is held for a
+whole round so that the round's outcomes, whose cases differ in rate, may be multiplied
+in together. Any bet fixed before its round keeps the guarantee; this one only makes the
+test decide sooner (``benchmarks/sequential.py``). Inverting the same wealth over every
+candidate bar gives the anytime-valid bounds of :func:`anytime_bounds`.
 
 Assumed: within a round the cases' runs are independent (separate runs of a model), the
 cases are the same every round, and a round that gives no evidence (``None``: an errored
@@ -49,7 +51,7 @@ Round = Sequence[float] | None
 
 DEFAULT_ALPHA = 0.05
 TRUNCATION = 0.75  # c: no single outcome may cost a gambler more than 3/4 of the wealth
-METHOD = "betting test (Waudby-Smith & Ramdas 2024, predictable plug-in bets held per round)"
+METHOD = "betting test (Waudby-Smith & Ramdas 2024), plug-in bets sized for the maximum"
 _BISECTIONS = 50
 
 
@@ -87,13 +89,13 @@ def sequential_test(
     bar = math.log(1.0 / alpha)
     log_pass = log_fail = 0.0
     total, count = 0.0, 0
-    bets = _Bets(alpha)
+    bets = _Bets(alpha, max_rounds)
     for index, outcomes in enumerate(rounds, start=1):
         if threshold <= 0.0:  # every rate meets a bar of 0
             return _decided("pass", rounds, index, threshold, None, 1.0, 1.0, alpha)
         if outcomes is None:
             continue
-        lam = bets.next()
+        lam = bets.next(len(outcomes))
         log_pass += _log_factor(outcomes, threshold, lam, +1)
         if threshold >= 1.0 and any(y < 1.0 for y in outcomes):
             log_fail = math.inf  # a failure proves the rate is below 100%
@@ -119,7 +121,9 @@ def sequential_test(
     )
 
 
-def anytime_bounds(rounds: Sequence[Round], alpha: float = DEFAULT_ALPHA) -> tuple[float, float]:
+def anytime_bounds(
+    rounds: Sequence[Round], *, max_rounds: int, alpha: float = DEFAULT_ALPHA
+) -> tuple[float, float]:
     """The running intersection of the one-sided bounds at level 1 - alpha each.
 
     The lower bound is the largest bar the "at least" gambler has beaten at some round
@@ -127,16 +131,16 @@ def anytime_bounds(rounds: Sequence[Round], alpha: float = DEFAULT_ALPHA) -> tup
     A bar below the lower bound is decided "pass" by :func:`sequential_test`, one above
     the upper bound "fail".
     """
-    _check(rounds, 0.5, max(1, len(rounds)), alpha)
+    _check(rounds, 0.5, max_rounds, alpha)
     bar = math.log(1.0 / alpha)
     low, high = 0.0, 1.0
     seen: list[Sequence[float]] = []
     lams: list[float] = []
-    bets = _Bets(alpha)
+    bets = _Bets(alpha, max_rounds)
     for outcomes in rounds:
         if outcomes is None:
             continue
-        lams.append(bets.next())
+        lams.append(bets.next(len(outcomes)))
         bets.observe(outcomes)
         seen.append(outcomes)
         low = max(low, _edge(_Beaten(seen, lams, +1, bar), beaten_below=True))
@@ -203,18 +207,18 @@ def decide_delta(
 
 
 class _Bets:
-    """The predictable plug-in bet, from the outcomes of earlier rounds only."""
+    """The plug-in bet for a horizon of ``max_rounds``, from earlier rounds' outcomes only."""
 
-    def __init__(self, alpha: float) -> None:
+    def __init__(self, alpha: float, max_rounds: int) -> None:
         self._two_log = 2.0 * math.log(1.0 / alpha)
+        self._rounds = max_rounds
         self._n = 0
         self._sum = 0.0
         self._squares = 0.25  # the prior's variance, counted as one outcome
 
-    def next(self) -> float:
-        j = self._n + 1
+    def next(self, size: int) -> float:
         variance = self._squares / (self._n + 1)
-        return math.sqrt(self._two_log / (variance * j * math.log(1.0 + j)))
+        return math.sqrt(self._two_log / (variance * size * self._rounds))
 
     def observe(self, outcomes: Sequence[float]) -> None:
         for y in outcomes:
