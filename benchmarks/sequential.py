@@ -19,6 +19,7 @@ shown where that power is at least 50%, and what the same fixed test does when i
 
     python benchmarks/sequential.py                      # 2000 runs a point, 16 points
     python benchmarks/sequential.py --runs 500 --max-rounds 20
+    python benchmarks/sequential.py --shock 0.15     # rounds that swing together
 
 Deterministic: every point draws from its own ``random.Random`` seeded from ``--seed``.
 Pure Python, one core.
@@ -77,11 +78,16 @@ def case_rates(mean: float) -> list[float]:
     return [mean + spread * s for s in SPREAD]
 
 
-def draw(rng: random.Random, candidate: Sequence[float], baseline: Sequence[float]) -> Stream:
-    return [
-        [(rng.random() < c, rng.random() < b) for c, b in zip(candidate, baseline, strict=True)]
-        for _ in range(FIXED_HORIZON)
-    ]
+def draw(
+    rng: random.Random, candidate: Sequence[float], baseline: Sequence[float], shock: float = 0.0
+) -> Stream:
+    """Rounds of outcomes; with ``shock``, every rate of a round moves by +shock or -shock."""
+    stream: Stream = []
+    for _ in range(FIXED_HORIZON):
+        move = 0.0 if not shock else (shock if rng.random() < 0.5 else -shock)
+        pairs = zip(candidate, baseline, strict=True)
+        stream.append([(rng.random() < c + move, rng.random() < b + move) for c, b in pairs])
+    return stream
 
 
 def status(passed: bool) -> Status:
@@ -136,6 +142,7 @@ def simulate(
     max_rounds: int,
     seed: int,
     alpha: float,
+    shock: float = 0.0,
 ) -> Point:
     rng = random.Random(f"{seed}:{label}:{truth}")
     right = "pass" if truth >= bar - 1e-12 else "fail"
@@ -144,7 +151,7 @@ def simulate(
     rounds_used: list[int] = []
     fixed_right = [0] * (FIXED_HORIZON + 1)
     for _ in range(runs):
-        stream = draw(rng, candidate, baseline or [0.0] * len(candidate))
+        stream = draw(rng, candidate, baseline or [0.0] * len(candidate), shock)
         head = stream[:max_rounds]
         if baseline is None:
             decision = decide_rate(
@@ -219,8 +226,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-rounds", type=int, default=10, help="the N of auto:N")
     parser.add_argument("--seed", type=int, default=20261205)
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
+    parser.add_argument(
+        "--shock",
+        type=float,
+        default=0.0,
+        help="break the rule's assumption: five cases of one rate, all moved together by "
+        "+S or -S each round (pass rates only)",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    if args.shock:
+        return shocked(args)
     common = {
         "runs": args.runs,
         "max_rounds": args.max_rounds,
@@ -246,6 +262,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     worst = max((*rates, *deltas), key=lambda p: p.wrong / p.runs)
     worst_rate = interval_text(worst.wrong, worst.runs)
     print(f"\nlargest wrong-decision rate: {worst_rate} ({worst.label} {worst.truth:+.2f})")
+    return 0
+
+
+def shocked(args: argparse.Namespace) -> int:
+    """The pass-rate grid with round-level swings, the mean kept (S cut to stay in [0, 1])."""
+    started = time.perf_counter()
+    points = [
+        simulate(
+            "rate",
+            mean,
+            [mean] * 5,
+            None,
+            RATE_BAR,
+            runs=args.runs,
+            max_rounds=args.max_rounds,
+            seed=args.seed,
+            alpha=args.alpha,
+            shock=min(args.shock, mean, 1.0 - mean),
+        )
+        for mean in RATE_GRID
+    ]
+    print(
+        f"{sum(p.runs for p in points)} simulated runs, 5 cases of one rate moved together by "
+        f"+/-{args.shock} each round, alpha {args.alpha}, at most {args.max_rounds} rounds, "
+        f"seed {args.seed}, {time.perf_counter() - started:.0f} s\n"
+    )
+    print("\n".join(table(points, "true rate", args.max_rounds)))
     return 0
 
 
