@@ -144,7 +144,7 @@ class CaseItem(SkillHooks, pytest.Function):
         self.order = 0
         self.outcome: Outcome | None = None
         # What the run acts with: the skill itself, or its baseline (set once the
-        # session knows it, see SkillLensSession.prepare_baselines).
+        # session knows it, see SkillLensSession._prepare_baseline).
         self.acting_skill = skill
         self.not_run_reason: str | None = None  # why the spend ledger refused it
         self.properties_due = False  # the outcome's JUnit properties, added at teardown
