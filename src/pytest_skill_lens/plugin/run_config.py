@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..gate.record import RunSettings
     from ..settings import Settings
-    from .shard import Shard
+
+
+@dataclass(frozen=True)
+class Shard:
+    """``--skill-lens-shard K/N``: shard ``index`` (1-based) of ``count`` (see :mod:`.shard`)."""
+
+    index: int
+    count: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}/{self.count}"
 
 
 @dataclass(frozen=True)
