@@ -84,45 +84,19 @@ class Prefetcher:
         return left
 
     def _start(self, item: CaseItem) -> bool:
-        from ..perform import errored_outcome, perform  # imported on first run, not at configure
-        from .equip import evaluators_of, judge_of, new_workspace, run_sandbox, runner_for
+        from .act import performed  # imported on first run, not at configure
+        from .equip import equip
 
         state = self.state
-        ledger = state.ledger
-        if ledger is not None and ledger.refusal() is not None:
+        if state.ledger is not None and state.ledger.refusal() is not None:
             return False  # it will be refused again, and skipped, in its own turn
-        settings = state.run.settings
-        case = item.loaded.case
-        # Built on the main thread, as the fixtures would build them: never raced.
-        runner = runner_for(state, item.runner_name, run_sandbox(state))
-        judge = judge_of(state) if case.judge is not None else None
-        evaluators = evaluators_of(state)
-        identity = item.identity()
-        try:
-            workspace = new_workspace(case, identity, settings)
+        identity, case, skill = item.identity(), item.loaded.case, item.acting_skill
+        try:  # made on the main thread, as the fixtures would make them: never raced
+            kit = equip(state, case, identity, ahead=True)
         except Exception:
             return True  # not started: its own turn sets it up and reports the failure
-        skill = item.acting_skill
-
-        def act() -> Outcome:
-            try:
-                outcome = perform(
-                    skill,
-                    case,
-                    runner,
-                    judge,
-                    workspace,
-                    evaluators,
-                    identity=identity,
-                    settings=settings,
-                )
-            except Exception as exc:  # perform never raises; if it did, errored
-                outcome = errored_outcome(identity, f"{type(exc).__name__}: {exc}")
-            if ledger is not None:
-                ledger.record(outcome)
-            return outcome
-
-        self.started[item.nodeid] = Started(self.pool.submit(act), workspace)
+        future = self.pool.submit(performed, state, skill, case, kit, identity)
+        self.started[item.nodeid] = Started(future, kit.workspace)
         return True
 
     def _position_of(self, item: pytest.Item, items: list[pytest.Item]) -> int:

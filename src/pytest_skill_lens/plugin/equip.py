@@ -1,18 +1,22 @@
-"""What an item acts with: its runner, judge, evaluators and workspace.
+"""What an item acts with: its runner, judge, evaluators and workspace, made one way.
 
-The plugin's fixtures (:mod:`.fixtures`), the item's own shortcut
-(:class:`.items.CaseItem`) and the prefetcher (:mod:`.concurrency`) build them here.
-Each is built once per session and shared (the runner once per name and sandbox
-decision); the workspace is the item's own. Heavy modules are imported where a value is
-first built.
+Three paths give an item these, and all take them from here: the plugin's fixtures
+(pytest resolves them where a ``conftest.py`` defines one again, :mod:`.fixtures`), the
+item's own shortcut where none is (:class:`.items.CaseItem`), and the prefetcher that
+starts items ahead of their turn (:mod:`.concurrency`). Each is built once per session
+and shared (the runner once per name and sandbox decision); the workspace is the item's
+own. Heavy modules are imported where a value is first built.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from ..perform.outcome import CaseIdentity
+    from ..perform.pipeline import Evaluators
     from ..run.runner import Runner
     from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
@@ -21,6 +25,51 @@ if TYPE_CHECKING:
     from ..settings import Settings
     from ..suite.model import EvalCase
     from .state import SessionState
+
+_NO_VALUES: Mapping[str, object] = {}
+
+
+@dataclass(frozen=True)
+class Equipment:
+    """What one item acts with."""
+
+    runner: Runner
+    judge: Judge | None  # only for a case with a rubric
+    evaluators: Evaluators  # added by conftests: the tuple, or how to ask for it
+    workspace: Workspace | None  # only for a case with a workspace: block
+    made_workspace: bool  # made here, not by a fixture: its taker deletes it
+
+
+def equip(
+    state: SessionState,
+    case: EvalCase,
+    identity: CaseIdentity,
+    given: Mapping[str, object] = _NO_VALUES,
+    *,
+    ahead: bool = False,
+) -> Equipment:
+    """The item's runner, judge, evaluators and workspace.
+
+    ``given``: the fixture values pytest resolved for the item (a conftest's override or
+    wrapper, checked by perform); what it lacks is made as the plugin's fixtures make it.
+    ``ahead``: for a run started on another thread, so the evaluators hook is asked now,
+    on this one; otherwise once scoring starts.
+    """
+    if "skill_lens_runner" in given:
+        runner = cast("Runner", given["skill_lens_runner"])
+    else:
+        given_sandbox = "skill_lens_sandbox" in given  # None is a decision: scripts off
+        sandbox = given["skill_lens_sandbox"] if given_sandbox else run_sandbox(state)
+        runner = runner_for(state, identity.runner, cast("SandboxDecision | None", sandbox))
+    judge = cast("Judge | None", given.get("skill_lens_judge"))
+    if case.judge is not None and "skill_lens_judge" not in given:
+        judge = judge_of(state)
+    evaluators: Evaluators = evaluators_of(state) if ahead else (lambda: evaluators_of(state))
+    if "skill_lens_workspace" in given:
+        workspace = cast("Workspace | None", given["skill_lens_workspace"])
+        return Equipment(runner, judge, evaluators, workspace, made_workspace=False)
+    workspace = new_workspace(case, identity, state.run.settings)
+    return Equipment(runner, judge, evaluators, workspace, made_workspace=workspace is not None)
 
 
 def run_sandbox(state: SessionState) -> SandboxDecision | None:

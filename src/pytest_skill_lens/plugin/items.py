@@ -21,12 +21,7 @@ from .state import SESSION_KEY, get_session
 # runs: collecting thousands of items (an IDE, --collect-only) never needs them.
 if TYPE_CHECKING:
     from ..perform.outcome import CaseIdentity, Outcome
-    from ..run.runner import Runner
-    from ..run.sandbox import SandboxDecision
-    from ..run.workspace import Workspace
-    from ..score.judge import Judge
     from .caches import SessionCaches
-    from .state import SessionState, Started
 
 NO_CASES = "(no eval cases)"
 # Markers that change how pytest runs an item. A case tag spelled like one must
@@ -217,94 +212,51 @@ class CaseItem(SkillHooks, pytest.Function):
         return str(path.absolute())
 
     def setup(self) -> None:
-        from ..perform import perform
-
         state = get_session(self.config)
         assert state is not None, "pytest-skill-lens items need --skill-lens"
-        prefetch = state.prefetch
-        if prefetch is not None:  # --skill-lens-concurrency: this and the next ones overlap
-            prefetch.advance(self)
-            started = prefetch.take(self)
-            if started is not None:
-                self._finish_started(started, state.run.settings.keep_workspace)
+        from .act import performed, spent  # an item that runs: never a collection
+        from .equip import equip
+
+        if state.prefetch is not None:  # --skill-lens-concurrency: this and the next overlap
+            state.prefetch.advance(self)
+            started = state.prefetch.take(self)
+            if started is not None:  # started ahead: its outcome is spent already
+                if started.workspace is not None and not state.run.settings.keep_workspace:
+                    self.addfinalizer(started.workspace.cleanup)
+                self._settle(started.future.result())
                 return
-        ledger = state.ledger
-        if ledger is not None:
-            self.not_run_reason = ledger.refusal()
+        if state.ledger is not None:
+            self.not_run_reason = state.ledger.refusal()
             if self.not_run_reason is not None:  # skipped, and a not-run item of the gate
                 pytest.skip(f"not run: {self.not_run_reason}")
         try:
             super().setup()  # pytest fills the fixtures the signature names, and autouse ones
-            runner, judge, workspace = self._fixture_values(state)
+            case = self.loaded.case  # a released case errors here, as a fixture would
+            kit = equip(state, case, self.identity(), self.funcargs)
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
             from ..perform import errored_outcome
             from .equip import fixture_failure
 
-            self.outcome = errored_outcome(self.identity(), fixture_failure(exc))
-            if ledger is not None:
-                ledger.record(self.outcome)
-            if self.is_baseline:  # a baseline's verdict is data for the delta, never a failure
-                self.properties_due = True
-                return
+            self._settle(spent(state, errored_outcome(self.identity(), fixture_failure(exc))), exc)
+            return
+        made = kit.workspace if kit.made_workspace else None
+        if made is not None and not state.run.settings.keep_workspace:
+            self.addfinalizer(made.cleanup)
+        self._settle(performed(state, self.acting_skill, case, kit, self.identity()))
+
+    def _settle(self, outcome: Outcome, cause: Exception | None = None) -> None:
+        """Take ``outcome`` as the item's: an errored one raises here, so pytest reports an
+        ERROR (a baseline's never does: it is data for the delta, not a failure)."""
+        self.outcome = outcome
+        errored = outcome.status == "errored" and not self.is_baseline
+        # A fixture that failed leaves no case properties on a case it errors.
+        self.properties_due = not (errored and cause is not None)
+        if errored:
             from .act import CaseErrored
 
-            raise CaseErrored(self.outcome) from exc
-        from .equip import evaluators_of
-
-        self.outcome = outcome = perform(
-            self.acting_skill,
-            self.loaded.case,
-            runner,
-            judge,
-            workspace,
-            lambda: evaluators_of(state),  # asked for once scoring starts
-            identity=self.identity(),
-            settings=state.run.settings,
-        )
-        if ledger is not None:
-            ledger.record(outcome)
-        self.properties_due = True
-        if outcome.status == "errored" and not self.is_baseline:
-            from .act import CaseErrored
-
-            raise CaseErrored(outcome)
-
-    def _fixture_values(self, state: SessionState) -> tuple[Runner, Judge | None, Workspace | None]:
-        """The runner, judge and workspace: what pytest filled where it resolved them (a
-        conftest's override or wrapper, checked by perform), else the values the
-        plugin's fixtures would give, made here without pytest's fixture machinery."""
-        from .equip import judge_of, new_workspace, run_sandbox, runner_for
-
-        values = self.funcargs
-        if "skill_lens_runner" in values:
-            runner = cast("Runner", values["skill_lens_runner"])
-        else:
-            sandbox = values.get("skill_lens_sandbox", None)
-            if "skill_lens_sandbox" not in values:
-                sandbox = run_sandbox(state)
-            runner = runner_for(state, self.runner_name, cast("SandboxDecision | None", sandbox))
-        case = self.loaded.case
-        judge = cast("Judge | None", values.get("skill_lens_judge"))
-        if case.judge is not None and "skill_lens_judge" not in values:
-            judge = judge_of(state)
-        if "skill_lens_workspace" in values:
-            return runner, judge, cast("Workspace | None", values["skill_lens_workspace"])
-        settings = state.run.settings
-        workspace = new_workspace(case, self.identity(), settings)  # None without a block
-        if workspace is not None and not settings.keep_workspace:
-            self.addfinalizer(workspace.cleanup)
-        return runner, judge, workspace
-
-    def _finish_started(self, started: Started, keep_workspace: bool) -> None:
-        """Wait for this item's run, started ahead of its turn, and take its verdict."""
-        from .act import CaseErrored
-
-        if started.workspace is not None and not keep_workspace:
-            self.addfinalizer(started.workspace.cleanup)
-        self.outcome = outcome = started.future.result()
-        self.properties_due = True
-        if outcome.status == "errored" and not self.is_baseline:
-            raise CaseErrored(outcome)
+            if cause is None:
+                raise CaseErrored(outcome)
+            raise CaseErrored(outcome) from cause
 
     def teardown(self) -> None:
         # pytest copies user_properties into every report made after they are added,
