@@ -187,26 +187,16 @@ class CaseItem(SkillHooks, pytest.Function):
     def cassette(self) -> str | None:
         """This item's cassette file under ``--skill-lens-record`` (docs/replay.md).
 
-        ``--skill-lens-cassettes DIR`` is read against the invocation directory, a
-        ``cassettes`` key against its skill-lens.toml; by default the cassettes sit in
-        ``cassettes/`` beside the case's eval file. One file per item, so no two items,
-        on threads or in xdist processes, ever write the same one.
+        By default the cassettes sit in ``cassettes/`` beside the case's eval file, or in
+        the run's directory for them (``RunConfig.cassette_dir``). One file per item, so no
+        two items, on threads or in xdist processes, ever write the same one.
         """
         session = get_session(self.config)
         if session is None or not session.run.settings.record:
             return None
         from ..run.cassettes import cassette_path
 
-        given = self.config.option.skill_lens_cassettes
-        chosen = session.run.settings.cassettes
-        if given:
-            directory = self.config.invocation_params.dir / given
-        elif chosen:
-            config_path = session.run.config_path
-            base = config_path.parent if config_path is not None else Path.cwd()
-            directory = base / chosen
-        else:
-            directory = self.eval_file.parent / "cassettes"
+        directory = session.run.cassette_dir or self.eval_file.parent / "cassettes"
         name, runner = self.case_name, self.runner_name
         path = cassette_path(directory, self.skill.name, name, runner, self.arm, self.repeat_index)
         return str(path.absolute())

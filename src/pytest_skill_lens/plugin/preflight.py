@@ -4,20 +4,12 @@ settings, model and key. A mistake stops the run with exit 2 and the fix."""
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
-
-import pytest
+from typing import Any
 
 from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
 from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
 from ..settings import Settings
-
-
-def user_error(message: str, fix: str | None = None) -> NoReturn:
-    text = f"skill-lens: {message}"
-    if fix:
-        text += f"\n  fix: {fix}"
-    pytest.exit(text, returncode=2)
+from .flags import user_error
 
 
 def refuse_unenforceable_ceiling(settings: Settings) -> None:

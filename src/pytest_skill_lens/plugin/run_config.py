@@ -45,6 +45,7 @@ class RunConfig:
     judge_source: str = ""
     # The same for the runners: "--skill-lens-runner" or "<toml>, field 'default_runner'".
     runner_source: str = ""
+    cassette_dir: Path | None = None  # --skill-lens-cassettes or the toml's; None: by each file
 
     def recorded(self) -> RunSettings:
         """What the report must say of this run for a merge of shards to judge it again."""
