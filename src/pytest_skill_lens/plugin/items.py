@@ -222,7 +222,8 @@ class CaseItem(SkillHooks, pytest.Function):
         try:
             super().setup()  # pytest fills the fixtures the signature names, and autouse ones
             case = self.loaded.case  # a released case errors here, as a fixture would
-            kit = equip(state, case, self.identity(), self.funcargs)
+            identity = self.identity()
+            kit = equip(state, case, identity, self.funcargs)
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
             from ..perform import errored_outcome
             from .equip import fixture_failure
@@ -232,7 +233,7 @@ class CaseItem(SkillHooks, pytest.Function):
         made = kit.workspace if kit.made_workspace else None
         if made is not None and not state.run.settings.keep_workspace:
             self.addfinalizer(made.cleanup)
-        self._settle(performed(state, self.acting_skill, case, kit, self.identity()))
+        self._settle(performed(state, self.acting_skill, case, kit, identity))
 
     def _settle(self, outcome: Outcome, cause: Exception | None = None) -> None:
         """Take ``outcome`` as the item's: an errored one raises here, so pytest reports an
