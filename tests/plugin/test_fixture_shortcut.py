@@ -119,8 +119,8 @@ def test_junit_properties_are_carried_by_the_teardown_report_only(
 def test_the_plugins_own_fixtures_are_no_override() -> None:
     module = types.ModuleType("imports_ours")
     module.skill_lens_runner = fixtures.skill_lens_runner  # type: ignore[attr-defined]
-    assert not defines_case_fixture(module)
-    assert not defines_case_fixture(fixtures)
+    assert not defines_case_fixture(module, fixtures.OWN_FIXTURES)
+    assert not defines_case_fixture(fixtures, fixtures.OWN_FIXTURES)
 
 
 def test_an_override_applies_to_paths_below_its_conftest(tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ def test_an_override_applies_to_paths_below_its_conftest(tmp_path: Path) -> None
         return None
 
     conftest.skill_lens_judge = skill_lens_judge  # type: ignore[attr-defined]
-    overrides = FixtureOverrides()
+    overrides = FixtureOverrides(fixtures.OWN_FIXTURES)
     overrides.note(conftest)
     assert overrides.apply_to(tmp_path / "a" / "s" / "SKILL.md")
     assert not overrides.apply_to(tmp_path / "b" / "SKILL.md")

@@ -2,8 +2,9 @@
 
 Bottom to top: suite, run, score, perform, gate, report, plugin. The top-level helpers
 (settings.py, labels.py, matching.py, wellformed.py, gcpause.py, atomic_file.py) sit
-beside suite/ and import nothing above it; authoring/ imports only suite/, and cli/ (the
-console script) never imports plugin/. Only plugin/ imports pytest, and the agent
+beside suite/ and import nothing above it; authoring/ imports only suite/; merge/ reads
+reports below plugin/; cli/ (the console script) never imports plugin/, and nothing below
+them imports merge/ or cli/. Only plugin/ imports pytest, and the agent
 frameworks are imported only inside a function, never when a module loads (collection
 stays light), except by the one framework seam, which is itself imported only inside a
 function.
@@ -72,6 +73,36 @@ def test_the_authoring_tools_import_only_suite() -> None:
         if target.split(".")[0] in above
     ]
     assert found == []
+
+
+def test_merge_reads_reports_below_the_plugin_and_the_console_script() -> None:
+    # It judges shards' JSON reports again with the gate: it may import up to report/,
+    # never plugin/, the console script that calls it, or pytest.
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / "merge").rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] in {"plugin", "cli", "pytest", "_pytest"}
+    ]
+    assert found == []
+
+
+def test_nothing_below_the_tools_imports_merge_or_the_console_script() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for folder in (*LAYERS, "mcp_bridge", "authoring")
+        for path in sorted((PACKAGE / folder).rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] in {"merge", "cli"}
+    ]
+    assert found == []
+
+
+def test_every_folder_of_the_package_has_its_place_here() -> None:
+    # A new folder is placed in these rules before it lands, or nothing checks it.
+    placed = {*LAYERS, "merge", "cli", "mcp_bridge", "authoring"}
+    folders = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert folders == placed
 
 
 def test_the_console_script_never_imports_the_plugin_or_pytest() -> None:

@@ -66,7 +66,7 @@ def test_a_compact_outcome_reads_back_as_the_same_outcome() -> None:
     # Defaults are not sent at all, nor the report's own node id.
     assert set(compact_outcome(PLAIN, NOWHERE)) == {"skill_name", "case_name", "runner", "status"}
     assert "nodeid" not in data
-    assert len(str(compact_outcome(PLAIN, NOWHERE))) < len(str(PLAIN.to_dict())) / 4
+    assert len(str(compact_outcome(PLAIN, NOWHERE))) < len(str(dataclasses.asdict(PLAIN))) / 4
 
 
 def test_what_the_report_says_itself_is_not_repeated() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import fields
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +129,8 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
 
     outcome = run_once(case(assertions=DONE), runner)
 
-    data = outcome.to_dict()
+    data = asdict(outcome)
+    data["tool_calls"], data["hooks"] = list(data["tool_calls"]), list(data["hooks"])
     assert [s["evaluator"] for s in data.pop("scores")] == [
         "assertion",
         "trajectory",

@@ -7,14 +7,20 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
-from pytest_skill_lens.plugin.configure import _shard
+from pytest_skill_lens.plugin.flags import BY_NAME
 from pytest_skill_lens.plugin.shard import Shard, assign, split
 
 Item = tuple[str, str, str, str, int]  # skill, case, runner, arm, repeat
 KEYS = [(f"skill-{s}", f"case-{c}") for s in range(4) for c in range(25)]  # 100 cases
+
+
+def _shard(text: str | None) -> Shard | None:
+    """--skill-lens-shard read as the run reads it."""
+    return BY_NAME["shard"].value(SimpleNamespace(skill_lens_shard=text))  # type: ignore[no-any-return]
 
 
 def _items(keys: list[tuple[str, str]]) -> list[Item]:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_skill_lens.perform.outcome import Outcome
+from pytest_skill_lens.plugin.outcome_wire import ReportFacts, compact_outcome, outcome_from_wire
 from pytest_skill_lens.report.excerpt import build_excerpt
 from pytest_skill_lens.report.markdown import failure_entry
 from pytest_skill_lens.run.fake import FakeRunner
@@ -233,4 +234,6 @@ def test_markdown_lists_each_sessions_answer() -> None:
     )
     entry = failure_entry(outcome, build_excerpt(outcome, full_output=False), 1)
     assert "Skill triggered by session: 1 yes, 2 no" in entry.splitlines()
-    assert Outcome.from_dict(outcome.to_dict()) == outcome
+    # It crosses to an xdist controller intact.
+    nowhere = ReportFacts("", "", "")
+    assert outcome_from_wire(compact_outcome(outcome, nowhere), nowhere) == outcome

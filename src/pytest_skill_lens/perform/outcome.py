@@ -91,17 +91,6 @@ class Outcome:
     def unpriced(self) -> bool:
         return bool(self.cost_note) or any(s.cost_note for s in self.scores)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able data (it travels between xdist processes with the report).
-
-        Built by hand: dataclasses.asdict deep-copies every leaf, a real cost per item.
-        """
-        data = {f.name: getattr(self, f.name) for f in _OUTCOME_FIELDS}
-        data["scores"] = [s.to_dict() for s in self.scores]
-        data["tool_calls"] = tool_calls_data(self.tool_calls)
-        data["hooks"] = list(self.hooks)
-        return data
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Outcome:
         values = dict(data)

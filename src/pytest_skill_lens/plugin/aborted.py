@@ -6,8 +6,10 @@ The JSON and Markdown reports (and a JUnit file pytest could not write) are then
 rewritten as "aborted" with the reason and ``gate.passed`` false, so a CI step that
 reads them after a broken run never reads the previous run's green.
 
-:class:`AbortWatch` is registered beside the session's hooks and notes what pytest
-reports on the way out; :func:`rewrite_reports_before_state` covers a run refused
+What may end a session so is noted in its results as pytest reports it (the collection
+errors by :mod:`.collecting`, an interruption or internal error by :mod:`.controller`);
+:func:`abort_reason` words it at the finish, :func:`rewrite_unfinished` covers a session
+that never reached its finish, and :func:`rewrite_reports_before_state` a run refused
 while its state was still being built (``pytest_configure``).
 """
 
@@ -22,84 +24,63 @@ import pytest
 
 from ..gate.record import GateResult, RunRecord
 from .configure import html_report_path, report_paths
-from .results import SessionResults
-from .run_config import RunConfig
 
 if TYPE_CHECKING:
     from ..report.written import Target
+    from .results import SessionResults
+    from .run_config import RunConfig
 
-ABORT_KEY = pytest.StashKey["AbortWatch"]()
-WATCH_NAME = "skill-lens-abort-watch"
 _ABORTED = "the run was aborted before a gate was computed"
 _NEVER_STARTED = "the session never started: a pytest_configure or pytest_sessionstart hook failed"
 
 
-class AbortWatch:
-    """What may end a session without a gate, noted as pytest reports it."""
-
-    def __init__(self, config: pytest.Config, run: RunConfig, results: SessionResults) -> None:
-        self.config = config
-        self.run = run
-        self.results = results
-        self.is_worker = hasattr(config, "workerinput")
-        self.collection_errors: list[str] = []  # the first line of each
-        self.stop: str | None = None  # an interruption, pytest.exit or an internal error
-        self.stop_code: int | None = None
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.collection_errors.append(first_line(report.longreprtext) or report.nodeid)
-
-    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        self.stop, self.stop_code = interruption(excinfo.value)
-
-    def pytest_internalerror(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        self.stop = f"internal error: {excinfo.typename}: {first_line(str(excinfo.value))}"
-        self.stop_code = int(pytest.ExitCode.INTERNAL_ERROR)
-
-    @property
-    def interrupted(self) -> bool:
-        """Ctrl-C, pytest.exit or an internal error (a collection error stops pytest too)."""
-        return self.stop is not None and not self.collection_errors
-
-    def reason(self, exitstatus: int, *, listing: bool) -> str:
-        if self.collection_errors:
-            first, more = self.collection_errors[0], len(self.collection_errors) - 1
-            return first + (f" (and {more} more collection error(s))" if more else "")
-        if listing:
-            return "--collect-only lists the cases; none was run or measured"
-        if self.stop is not None:
-            return self.stop
-        # A UsageError pytest raised during the session is still propagating.
-        exc = sys.exc_info()[1]
-        if isinstance(exc, pytest.UsageError):
-            return f"usage error: {first_line(str(exc))}"
-        return f"the session ended with pytest's exit code {exitstatus} and no gate"
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        # Session finish records the run; without one, the session never reached its end.
-        if self.is_worker or self.results.record is not None:
-            return
-        exc = sys.exc_info()[1]
-        if self.stop is not None:
-            reason, code = self.stop, self.stop_code or int(pytest.ExitCode.INTERRUPTED)
-        elif exc is not None:
-            reason, code = exception_reason(exc)
-        else:
-            reason, code = _NEVER_STARTED, int(pytest.ExitCode.INTERNAL_ERROR)
-        _rewrite_unstarted(config, self.run.json_path, self.run.markdown_path, reason, code)
+def note_interruption(
+    results: SessionResults, excinfo: pytest.ExceptionInfo[BaseException]
+) -> None:
+    """Ctrl-C or ``pytest.exit``, as pytest reports it."""
+    results.stop, results.stop_code = interruption(excinfo.value)
 
 
-def watch_session(config: pytest.Config, run: RunConfig, results: SessionResults) -> AbortWatch:
-    watch = AbortWatch(config, run, results)
-    config.stash[ABORT_KEY] = watch
-    config.pluginmanager.register(watch, WATCH_NAME)
-    return watch
+def note_internal_error(
+    results: SessionResults, excinfo: pytest.ExceptionInfo[BaseException]
+) -> None:
+    results.stop = f"internal error: {excinfo.typename}: {first_line(str(excinfo.value))}"
+    results.stop_code = int(pytest.ExitCode.INTERNAL_ERROR)
 
 
-def get_watch(config: pytest.Config) -> AbortWatch | None:
-    return config.stash.get(ABORT_KEY, None)
+def interrupted(results: SessionResults) -> bool:
+    """Ctrl-C, pytest.exit or an internal error (a collection error stops pytest too)."""
+    return results.stop is not None and not results.collection_error_lines
+
+
+def abort_reason(results: SessionResults, exitstatus: int, *, listing: bool) -> str:
+    """Why a session that reached its finish has no gate."""
+    errors = results.collection_error_lines
+    if errors:
+        first, more = errors[0], len(errors) - 1
+        return first + (f" (and {more} more collection error(s))" if more else "")
+    if listing:
+        return "--collect-only lists the cases; none was run or measured"
+    if results.stop is not None:
+        return results.stop
+    # A UsageError pytest raised during the session is still propagating.
+    exc = sys.exc_info()[1]
+    if isinstance(exc, pytest.UsageError):
+        return f"usage error: {first_line(str(exc))}"
+    return f"the session ended with pytest's exit code {exitstatus} and no gate"
+
+
+def rewrite_unfinished(config: pytest.Config, run: RunConfig, results: SessionResults) -> None:
+    """At unconfigure, for a session that never reached its finish (no record): the
+    reports say why, from what pytest reported or the exception still propagating."""
+    exc = sys.exc_info()[1]
+    if results.stop is not None:
+        reason, code = results.stop, results.stop_code or int(pytest.ExitCode.INTERRUPTED)
+    elif exc is not None:
+        reason, code = exception_reason(exc)
+    else:
+        reason, code = _NEVER_STARTED, int(pytest.ExitCode.INTERNAL_ERROR)
+    _rewrite_unstarted(config, run.json_path, run.markdown_path, reason, code)
 
 
 def aborted_gate(reason: str, code: int) -> GateResult:

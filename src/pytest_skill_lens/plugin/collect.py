@@ -31,14 +31,15 @@ from ..suite.skill import Skill, load_skill
 from ..suite.skill_md_rules import as_entry
 from ..suite.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tools
 from .isolation import SkillHooks
-from .items import NO_CASES, CaseItem, SkippedSkillItem, case_signature
+from .items import NO_CASES, CaseItem, SkippedSkillItem
 from .registry import RegistryError, check_names, described_runners
+from .signatures import case_signature
 from .state import get_session, listing_only
 
 if TYPE_CHECKING:
     from ..settings import Settings
     from .facts import CollectionFacts
-    from .session import SkillLensSession
+    from .state import SessionState
 
 AUTHORING_PREFIX = "skill-lens authoring error: "
 
@@ -362,7 +363,7 @@ def _preflight_interpreters(skill: Skill, settings: Settings) -> None:
     )
 
 
-def _registry_ok(config: pytest.Config, session: SkillLensSession) -> bool:
+def _registry_ok(config: pytest.Config, session: SessionState) -> bool:
     """Check runner and judge names once every conftest on the way here has loaded.
 
     The error is raised by the first skill only, so a hundred skills give one

@@ -20,48 +20,36 @@ up to N runs may be in flight when it is reached.
 
 from __future__ import annotations
 
-import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from .fixtures import CASE_FIXTURES, new_workspace
+from .items import CaseItem
+from .overrides import CASE_FIXTURES
+from .state import Started
 
 if TYPE_CHECKING:
     import pytest
 
     from ..perform.outcome import Outcome
-    from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
-    from .items import CaseItem
-    from .session import SkillLensSession
+    from .state import SessionState
 
 _OWN_FIXTURES_MODULE = "pytest_skill_lens.plugin.fixtures"
 _RUN_CHANGING_MARKS = ("skip", "skipif", "xfail")
 
 
-@dataclass
-class Started:
-    """One item's run on the pool, and the workspace it was started with."""
-
-    future: Future[Outcome]
-    workspace: Workspace | None
-    started_at: float = field(default_factory=time.monotonic)  # the progress line reads it
-
-
 class Prefetcher:
     """Starts items ahead of their turn, at most ``width`` outstanding at once."""
 
-    def __init__(self, session: SkillLensSession, width: int) -> None:
-        self.session = session
+    def __init__(self, state: SessionState, width: int) -> None:
+        self.state = state
         self.width = width
         self.pool = ThreadPoolExecutor(width, thread_name_prefix="skill-lens-case")
         self.started: dict[str, Started] = {}
         self._positions: dict[str, int] | None = None
-        self._sandbox: tuple[SandboxDecision | None] | None = None
         self.closed = False
 
-    def advance(self, item: CaseItem) -> None:
+    def advance(self, item: pytest.Item) -> None:
         """Start ``item`` and the prefetchable items after it, while fewer than N are out."""
         items = item.session.items
         position = self._position_of(item, items)
@@ -73,7 +61,7 @@ class Prefetcher:
             if not self._start(later):  # type: ignore[arg-type]  # prefetchable: a CaseItem
                 return  # the ledger refused: nothing after it may start either
 
-    def take(self, item: CaseItem) -> Started | None:
+    def take(self, item: pytest.Item) -> Started | None:
         """The item's started run, if it was started ahead; its caller waits for it."""
         return self.started.pop(item.nodeid, None)
 
@@ -96,53 +84,20 @@ class Prefetcher:
         return left
 
     def _start(self, item: CaseItem) -> bool:
-        from ..perform import errored_outcome, perform  # imported on first run, not at configure
+        from .act import performed  # imported on first run, not at configure
+        from .equip import equip
 
-        session = self.session
-        ledger = session.ledger
-        if ledger is not None and ledger.refusal() is not None:
+        state = self.state
+        if state.ledger is not None and state.ledger.refusal() is not None:
             return False  # it will be refused again, and skipped, in its own turn
-        settings = session.run.settings
-        case = item.loaded.case
-        # Built on the main thread, as the fixtures would build them: never raced.
-        runner = session.runner_for(item.runner_name, self._sandbox_decision())
-        judge = session.judge() if case.judge is not None else None
-        evaluators = session.evaluators()
-        try:
-            workspace = new_workspace(item, settings)
+        identity, case, skill = item.identity(), item.loaded.case, item.acting_skill
+        try:  # made on the main thread, as the fixtures would make them: never raced
+            kit = equip(state, case, identity, ahead=True)
         except Exception:
             return True  # not started: its own turn sets it up and reports the failure
-        identity = item.identity()
-        skill = item.acting_skill
-
-        def act() -> Outcome:
-            try:
-                outcome = perform(
-                    skill,
-                    case,
-                    runner,
-                    judge,
-                    workspace,
-                    evaluators,
-                    identity=identity,
-                    settings=settings,
-                )
-            except Exception as exc:  # perform never raises; if it did, errored
-                outcome = errored_outcome(identity, f"{type(exc).__name__}: {exc}")
-            if ledger is not None:
-                ledger.record(outcome)
-            return outcome
-
-        self.started[item.nodeid] = Started(self.pool.submit(act), workspace)
+        future = self.pool.submit(performed, state, skill, case, kit, identity)
+        self.started[item.nodeid] = Started(future, kit.workspace)
         return True
-
-    def _sandbox_decision(self) -> SandboxDecision | None:
-        if self._sandbox is None:
-            settings = self.session.run.settings
-            from ..run.sandbox import decide
-
-            self._sandbox = (decide(settings.script_sandbox) if settings.allow_scripts else None,)
-        return self._sandbox[0]
 
     def _position_of(self, item: pytest.Item, items: list[pytest.Item]) -> int:
         if self._positions is None:
@@ -152,8 +107,6 @@ class Prefetcher:
 
 def prefetchable(item: pytest.Item) -> bool:
     """Whether ``item`` runs with the plugin's own fixtures only and nothing changes its run."""
-    from .items import CaseItem
-
     if not isinstance(item, CaseItem) or item.not_run_reason is not None:
         return False
     if any(item.get_closest_marker(name) is not None for name in _RUN_CHANGING_MARKS):

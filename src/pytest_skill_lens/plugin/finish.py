@@ -16,7 +16,7 @@ from ..gate.fingerprint import Selection
 from ..gate.record import GateResult, RunRecord
 from ..run.product_sandbox import adopted
 from ..run.products.entries import product_entries
-from .aborted import aborted_code, aborted_gate, first_line, get_watch
+from .aborted import abort_reason, aborted_code, aborted_gate, first_line, interrupted
 from .facts import CollectionFacts
 from .results import SessionResults
 from .run_config import RunConfig
@@ -24,7 +24,7 @@ from .state import listing_only
 
 if TYPE_CHECKING:
     from ..run.product_sandbox import ProductEntry
-    from .session import SkillLensSession
+    from .state import SessionState
 
 # pytest's own verdicts we never overrule: the run was stopped or broke.
 _KEEP = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
@@ -107,7 +107,7 @@ def _scripts_block(run: RunConfig, results: SessionResults) -> dict[str, Any] | 
     return block
 
 
-def finish_session(session: pytest.Session, lens: SkillLensSession, exitstatus: int) -> int:
+def finish_session(session: pytest.Session, lens: SessionState, exitstatus: int) -> int:
     """The exit code: 2 for authoring errors, else the gate's (or 1 if ordinary tests failed).
 
     Never raises: whatever goes wrong here still leaves reports and a summary.
@@ -124,15 +124,14 @@ def finish_session(session: pytest.Session, lens: SkillLensSession, exitstatus: 
             return code
 
 
-def _finish(session: pytest.Session, lens: SkillLensSession, exitstatus: int) -> int:
+def _finish(session: pytest.Session, lens: SessionState, exitstatus: int) -> int:
     if lens.facts.collection_errors:
         # Under xdist a collection error would otherwise exit 1; it is an authoring error.
         return _finish_aborted(session, lens, int(pytest.ExitCode.INTERRUPTED))
     if listing_only(session.config):
         # Listing cases measures nothing, so there is no gate; the code stays pytest's.
         return _finish_aborted(session, lens, exitstatus, listing=True)
-    watch = get_watch(session.config)
-    stopped = exitstatus in _KEEP or (watch is not None and watch.interrupted)
+    stopped = exitstatus in _KEEP or interrupted(lens.results)
     if stopped and not _stopped_by_maxfail(session, exitstatus):
         return _finish_aborted(session, lens, aborted_code(exitstatus))
     # Imported on a gated end only: a listing or an authoring error never judges.
@@ -153,7 +152,7 @@ def _finish(session: pytest.Session, lens: SkillLensSession, exitstatus: int) ->
 
 def _finish_aborted(
     session: pytest.Session,
-    lens: SkillLensSession,
+    lens: SessionState,
     code: int,
     reason: str | None = None,
     *,
@@ -161,9 +160,7 @@ def _finish_aborted(
 ) -> int:
     """No gate: the reports say the run was aborted, and why."""
     if reason is None:
-        watch = get_watch(session.config)
-        fallback = f"the session ended with pytest's exit code {code} and no gate"
-        reason = watch.reason(code, listing=listing) if watch is not None else fallback
+        reason = abort_reason(lens.results, code, listing=listing)
     try:
         record = build_record(lens.run, lens.facts, lens.results, aborted=reason)
     except Exception:  # what ran is lost then, but not the verdict

@@ -28,16 +28,8 @@ from .state import get_session
 if TYPE_CHECKING:
     from ..run.sandbox import SandboxDecision
     from ..run.workspace import Workspace
-    from ..settings import Settings
     from .items import CaseItem
-    from .session import SkillLensSession
-
-CASE_FIXTURES = (
-    "skill_lens_sandbox",
-    "skill_lens_runner",
-    "skill_lens_judge",
-    "skill_lens_workspace",
-)
+    from .state import SessionState
 
 
 def _case_item(request: pytest.FixtureRequest, fixture: str) -> CaseItem:
@@ -49,7 +41,7 @@ def _case_item(request: pytest.FixtureRequest, fixture: str) -> CaseItem:
     return node
 
 
-def _session(config: pytest.Config, fixture: str) -> SkillLensSession:
+def _session(config: pytest.Config, fixture: str) -> SessionState:
     session = get_session(config)
     if session is None:
         pytest.skip(f"{fixture}: pytest-skill-lens is not enabled (no --skill-lens PATH)")
@@ -62,8 +54,10 @@ def skill_lens_sandbox(request: pytest.FixtureRequest) -> SandboxDecision | None
 
     ``None`` when scripts are off: nothing runs, so nothing is probed.
     """
+    from .equip import run_sandbox
+
     # request.config, not pytestconfig: one fixture less to resolve for every item.
-    return _session(request.config, "skill_lens_sandbox").run_sandbox()
+    return run_sandbox(_session(request.config, "skill_lens_sandbox"))
 
 
 @pytest.fixture
@@ -71,15 +65,20 @@ def skill_lens_runner(
     request: pytest.FixtureRequest, skill_lens_sandbox: SandboxDecision | None
 ) -> Any:
     """The runner that performs this item, shared by every item of the same runner name."""
+    from .equip import runner_for
+
     item = _case_item(request, "skill_lens_runner")
-    session = _session(request.config, "skill_lens_runner")
-    return session.runner_for(item.runner_name, skill_lens_sandbox)
+    return runner_for(
+        _session(request.config, "skill_lens_runner"), item.runner_name, skill_lens_sandbox
+    )
 
 
 @pytest.fixture(scope="session")
 def skill_lens_judge(request: pytest.FixtureRequest) -> Any:
     """The judge that grades every rubric of the session."""
-    return _session(request.config, "skill_lens_judge").judge()
+    from .equip import judge_of
+
+    return judge_of(_session(request.config, "skill_lens_judge"))
 
 
 @pytest.fixture
@@ -89,9 +88,11 @@ def skill_lens_workspace(request: pytest.FixtureRequest) -> Iterator[Workspace |
     Deleted at teardown, unless ``--skill-lens-keep-workspace`` keeps it (its path
     is then printed in the summary).
     """
+    from .equip import new_workspace
+
     item = _case_item(request, "skill_lens_workspace")
     settings = _session(request.config, "skill_lens_workspace").run.settings
-    workspace = new_workspace(item, settings)
+    workspace = new_workspace(item.loaded.case, item.identity(), settings)
     if workspace is None:
         yield None
         return
@@ -102,19 +103,5 @@ def skill_lens_workspace(request: pytest.FixtureRequest) -> Iterator[Workspace |
             workspace.cleanup()
 
 
-def new_workspace(item: CaseItem, settings: Settings) -> Workspace | None:
-    """The item's fresh, seeded workspace; ``None`` for a case without a ``workspace:`` block."""
-    block = item.loaded.case.workspace
-    if block is None:  # asked of every item: no import for the common case
-        return None
-    from ..run.workspace import Limits, Workspace, workspace_label
-
-    label = workspace_label(
-        item.skill.name, item.case_name, item.runner_name, item.arm, f"r{item.repeat_index + 1}"
-    )
-    return Workspace.create(
-        label,
-        block.files,
-        Limits.from_settings(settings),
-        kept=settings.keep_workspace,  # a kept one is never swept by a later run
-    )
+# The plugin's own definitions, which a conftest that imports them does not override.
+OWN_FIXTURES = (skill_lens_sandbox, skill_lens_runner, skill_lens_judge, skill_lens_workspace)

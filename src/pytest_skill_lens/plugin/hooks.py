@@ -1,9 +1,9 @@
 """The module-level pytest hooks: they switch the plugin on.
 
 They stay light, so a pytest run without ``--skill-lens`` pays almost nothing
-for the plugin being installed. Once a skill path is given, a
-:class:`~.session.SkillLensSession` is registered and carries every hook that
-reads or writes the session's state; only then are the heavy modules imported.
+for the plugin being installed. Once a skill path is given, the session starts
+(:func:`.session.start_session`): its state, and the plugin objects that carry the
+hooks of this process's role; only then are the heavy modules imported.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from . import hookspecs
-from .state import SESSION_KEY, get_session
+from .state import get_session
 
 if TYPE_CHECKING:
     from ..settings import Settings
-
-PLUGIN_NAME = "skill-lens-session"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -47,10 +45,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "skill_lens: an eval case collected by pytest-skill-lens")
     if not config.option.skill_lens_paths and not config.getini("skill_lens_paths"):
         return
-    from .aborted import rewrite_reports_before_state, watch_session
+    from .aborted import rewrite_reports_before_state
     from .configure import build_run_config
     from .registry import check_names_before_collection
-    from .session import SkillLensSession
+    from .session import start_session
     from .xdist_workers import adopt_packages
 
     adopt_packages(getattr(config, "workerinput", None))  # before the preflight starts one
@@ -58,14 +56,12 @@ def pytest_configure(config: pytest.Config) -> None:
         run = build_run_config(config)
         if run is None:
             return
-        session = SkillLensSession(config, run)
-        config.stash[SESSION_KEY] = session
-        config.pluginmanager.register(session, PLUGIN_NAME)
+        state = start_session(config, run)
         check_names_before_collection(config)
     except BaseException:
         rewrite_reports_before_state(config)  # a refused run leaves no earlier green report
         raise
-    watch_session(config, run, session.results)
+    state.results.watched = True  # from here, an end without a gate rewrites the reports
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

@@ -13,9 +13,7 @@ import pytest
 
 from ..labels import Arm, case_label
 from ..suite.loaded import LoadedCase
-from ..suite.model import EvalCase
 from ..suite.skill import Skill
-from .fixtures import new_workspace
 from .isolation import SkillHooks  # hooks as the directory above the skill sees them
 from .state import SESSION_KEY, get_session
 
@@ -23,13 +21,7 @@ from .state import SESSION_KEY, get_session
 # runs: collecting thousands of items (an IDE, --collect-only) never needs them.
 if TYPE_CHECKING:
     from ..perform.outcome import CaseIdentity, Outcome
-    from ..run.runner import Runner
-    from ..run.sandbox import SandboxDecision
-    from ..run.workspace import Workspace
-    from ..score.judge import Judge
     from .caches import SessionCaches
-    from .concurrency import Started
-    from .session import SkillLensSession
 
 NO_CASES = "(no eval cases)"
 # Markers that change how pytest runs an item. A case tag spelled like one must
@@ -37,57 +29,6 @@ NO_CASES = "(no eval cases)"
 _BEHAVIOUR_MARKERS = frozenset(
     {"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings", "skill_lens"}
 )
-
-
-# What a case item asks pytest for: the signature names its fixtures (fixtures.py),
-# and only those the case uses (a workspace for a workspace: block, the judge for a
-# rubric), since each costs pytest's fixture machinery on every item. Where no
-# conftest or plugin defines one of them again, it asks for none (the bare
-# signature) and makes the same values itself. Never called: the item acts in its
-# setup and raises its verdict in call.
-def skill_lens_bare_case() -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-def skill_lens_case(skill_lens_sandbox: Any, skill_lens_runner: Any) -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-def skill_lens_judged_case(
-    skill_lens_sandbox: Any, skill_lens_runner: Any, skill_lens_judge: Any
-) -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-def skill_lens_workspace_case(
-    skill_lens_sandbox: Any, skill_lens_runner: Any, skill_lens_workspace: Any
-) -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-def skill_lens_judged_workspace_case(
-    skill_lens_sandbox: Any,
-    skill_lens_runner: Any,
-    skill_lens_judge: Any,
-    skill_lens_workspace: Any,
-) -> None:
-    raise RuntimeError("a case item acts in its setup; it is never called")
-
-
-_SIGNATURES: dict[tuple[bool, bool], Callable[..., None]] = {
-    (False, False): skill_lens_case,
-    (True, False): skill_lens_judged_case,
-    (False, True): skill_lens_workspace_case,
-    (True, True): skill_lens_judged_workspace_case,
-}
-
-
-def case_signature(case: EvalCase, *, through_pytest: bool) -> Callable[..., None]:
-    """The item's signature: its fixtures by name when pytest must resolve them (a
-    fixture defined again, or ``--fixtures-per-test`` listing them), else none."""
-    if not through_pytest:
-        return skill_lens_bare_case
-    return _SIGNATURES[(case.judge is not None, case.workspace is not None)]
 
 
 class CaseItem(SkillHooks, pytest.Function):
@@ -144,7 +85,7 @@ class CaseItem(SkillHooks, pytest.Function):
         self.order = 0
         self.outcome: Outcome | None = None
         # What the run acts with: the skill itself, or its baseline (set once the
-        # session knows it, see SkillLensSession.prepare_baselines).
+        # session knows it, see collecting.prepare_baseline).
         self.acting_skill = skill
         self.not_run_reason: str | None = None  # why the spend ledger refused it
         self.properties_due = False  # the outcome's JUnit properties, added at teardown
@@ -246,105 +187,67 @@ class CaseItem(SkillHooks, pytest.Function):
     def cassette(self) -> str | None:
         """This item's cassette file under ``--skill-lens-record`` (docs/replay.md).
 
-        ``--skill-lens-cassettes DIR`` is read against the invocation directory, a
-        ``cassettes`` key against its skill-lens.toml; by default the cassettes sit in
-        ``cassettes/`` beside the case's eval file. One file per item, so no two items,
-        on threads or in xdist processes, ever write the same one.
+        By default the cassettes sit in ``cassettes/`` beside the case's eval file, or in
+        the run's directory for them (``RunConfig.cassette_dir``). One file per item, so no
+        two items, on threads or in xdist processes, ever write the same one.
         """
         session = get_session(self.config)
         if session is None or not session.run.settings.record:
             return None
         from ..run.cassettes import cassette_path
 
-        given = self.config.option.skill_lens_cassettes
-        chosen = session.run.settings.cassettes
-        if given:
-            directory = self.config.invocation_params.dir / given
-        elif chosen:
-            config_path = session.run.config_path
-            base = config_path.parent if config_path is not None else Path.cwd()
-            directory = base / chosen
-        else:
-            directory = self.eval_file.parent / "cassettes"
+        directory = session.run.cassette_dir or self.eval_file.parent / "cassettes"
         name, runner = self.case_name, self.runner_name
         path = cassette_path(directory, self.skill.name, name, runner, self.arm, self.repeat_index)
         return str(path.absolute())
 
     def setup(self) -> None:
-        from ..perform import perform
+        state = get_session(self.config)
+        assert state is not None, "pytest-skill-lens items need --skill-lens"
+        from .act import performed, spent  # an item that runs: never a collection
+        from .equip import equip
 
-        session = get_session(self.config)
-        assert session is not None, "pytest-skill-lens items need --skill-lens"
-        prefetch = session.prefetch
-        if prefetch is not None:  # --skill-lens-concurrency: this and the next ones overlap
-            prefetch.advance(self)
-            started = prefetch.take(self)
-            if started is not None:
-                self._finish_started(started, session.run.settings.keep_workspace)
+        if state.prefetch is not None:  # --skill-lens-concurrency: this and the next overlap
+            state.prefetch.advance(self)
+            started = state.prefetch.take(self)
+            if started is not None:  # started ahead: its outcome is spent already
+                if started.workspace is not None and not state.run.settings.keep_workspace:
+                    self.addfinalizer(started.workspace.cleanup)
+                self._settle(started.future.result())
                 return
-        ledger = session.ledger
-        if ledger is not None:
-            self.not_run_reason = ledger.refusal()
+        if state.ledger is not None:
+            self.not_run_reason = state.ledger.refusal()
             if self.not_run_reason is not None:  # skipped, and a not-run item of the gate
                 pytest.skip(f"not run: {self.not_run_reason}")
         try:
             super().setup()  # pytest fills the fixtures the signature names, and autouse ones
-            runner, judge, workspace = self._fixture_values(session)
+            case = self.loaded.case  # a released case errors here, as a fixture would
+            identity = self.identity()
+            kit = equip(state, case, identity, self.funcargs)
         except Exception as exc:  # a fixture that cannot be set up: errored, never failed
             from ..perform import errored_outcome
+            from .equip import fixture_failure
 
-            self.outcome = errored_outcome(self.identity(), _fixture_failure(exc))
-            if ledger is not None:
-                ledger.record(self.outcome)
-            if self.is_baseline:  # a baseline's verdict is data for the delta, never a failure
-                self.properties_due = True
-                return
+            self._settle(spent(state, errored_outcome(self.identity(), fixture_failure(exc))), exc)
+            return
+        made = kit.workspace if kit.made_workspace else None
+        if made is not None and not state.run.settings.keep_workspace:
+            self.addfinalizer(made.cleanup)
+        self._settle(performed(state, self.acting_skill, case, kit, identity))
+
+    def _settle(self, outcome: Outcome, cause: Exception | None = None) -> None:
+        """Take ``outcome`` as the item's: an errored one raises here, so pytest reports an
+        ERROR (a baseline's never does: it is data for the delta, not a failure)."""
+        self.outcome = outcome
+        errored = outcome.status == "errored" and not self.is_baseline
+        # A fixture that failed leaves no case properties on a case it errors.
+        self.properties_due = not (errored and cause is not None)
+        if errored:
             from .act import CaseErrored
 
-            raise CaseErrored(self.outcome) from exc
-        self.outcome = outcome = perform(
-            self.acting_skill,
-            self.loaded.case,
-            runner,
-            judge,
-            workspace,
-            session.evaluators,  # asked for once scoring starts
-            identity=self.identity(),
-            settings=session.run.settings,
-        )
-        if ledger is not None:
-            ledger.record(outcome)
-        self.properties_due = True
-        if outcome.status == "errored" and not self.is_baseline:
-            from .act import CaseErrored
-
-            raise CaseErrored(outcome)
-
-    def _fixture_values(
-        self, session: SkillLensSession
-    ) -> tuple[Runner, Judge | None, Workspace | None]:
-        """The runner, judge and workspace: what pytest filled where it resolved them (a
-        conftest's override or wrapper, checked by perform), else the values the
-        plugin's fixtures would give, made here without pytest's fixture machinery."""
-        values = self.funcargs
-        if "skill_lens_runner" in values:
-            runner = cast("Runner", values["skill_lens_runner"])
-        else:
-            sandbox = values.get("skill_lens_sandbox", None)
-            if "skill_lens_sandbox" not in values:
-                sandbox = session.run_sandbox()
-            runner = session.runner_for(self.runner_name, cast("SandboxDecision | None", sandbox))
-        case = self.loaded.case
-        judge = cast("Judge | None", values.get("skill_lens_judge"))
-        if case.judge is not None and "skill_lens_judge" not in values:
-            judge = session.judge()
-        if "skill_lens_workspace" in values:
-            return runner, judge, cast("Workspace | None", values["skill_lens_workspace"])
-        settings = session.run.settings
-        workspace = new_workspace(self, settings)  # None without a workspace: block
-        if workspace is not None and not settings.keep_workspace:
-            self.addfinalizer(workspace.cleanup)
-        return runner, judge, workspace
+            if cause is None:
+                raise CaseErrored(outcome)
+            raise CaseErrored(outcome) from cause
 
     def teardown(self) -> None:
         # pytest copies user_properties into every report made after they are added,
@@ -357,24 +260,13 @@ class CaseItem(SkillHooks, pytest.Function):
             self.user_properties.extend(case_properties(self.outcome))
         super().teardown()
 
-    def _finish_started(self, started: Started, keep_workspace: bool) -> None:
-        """Wait for this item's run, started ahead of its turn, and take its verdict."""
-        from .act import CaseErrored
-
-        if started.workspace is not None and not keep_workspace:
-            self.addfinalizer(started.workspace.cleanup)
-        self.outcome = outcome = started.future.result()
-        self.properties_due = True
-        if outcome.status == "errored" and not self.is_baseline:
-            raise CaseErrored(outcome)
-
     @property
     def is_baseline(self) -> bool:
         return self.arm == "baseline"
 
     def runtest(self) -> None:
         # A baseline never fails the run by its own verdict: it shows under its own word
-        # (SkillLensSession.pytest_report_teststatus) and feeds the delta.
+        # (CaseReports.pytest_report_teststatus) and feeds the delta.
         if self.outcome is not None and self.outcome.status == "failed" and not self.is_baseline:
             from .act import CaseFailed
 
@@ -395,14 +287,6 @@ _PYTEST_LOCATION: Callable[[pytest.Item], tuple[str, int | None, str]] = pytest.
 
 class CaseReleased(RuntimeError):
     """An item asked to run again after its case was let go: an error, never a verdict."""
-
-
-def _fixture_failure(exc: Exception) -> str:
-    from ..run.workspace import WorkspaceError
-
-    if isinstance(exc, WorkspaceError):
-        return f"WorkspaceError: {exc}"
-    return f"a fixture could not be set up: {type(exc).__name__}: {exc}"
 
 
 def _parse_runner_params(item: pytest.Item) -> None:

@@ -12,21 +12,27 @@ collected, so the answer is known when a skill's items are made.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from pathlib import Path
 
-from . import fixtures
+# The fixtures a case item may ask pytest for (defined in .fixtures).
+CASE_FIXTURES = (
+    "skill_lens_sandbox",
+    "skill_lens_runner",
+    "skill_lens_judge",
+    "skill_lens_workspace",
+)
 
-_OURS = frozenset(id(getattr(fixtures, name)) for name in fixtures.CASE_FIXTURES)
 
-
-def defines_case_fixture(plugin: object) -> bool:
+def defines_case_fixture(plugin: object, ours: Iterable[object]) -> bool:
     """Whether ``plugin`` (a module or an object) defines a ``skill_lens_*`` case fixture
-    other than the plugin's own, under its own name or under ``name=``."""
+    other than the plugin's own (``ours``), under its own name or under ``name=``."""
+    own = {id(fixture) for fixture in ours}
     for name, value in _members(plugin):
-        if id(value) in _OURS:
+        if id(value) in own:
             continue
         declared = getattr(value, "name", None) if callable(value) else None
-        if name in fixtures.CASE_FIXTURES or declared in fixtures.CASE_FIXTURES:
+        if name in CASE_FIXTURES or declared in CASE_FIXTURES:
             return True
     return False
 
@@ -47,12 +53,13 @@ def _members(plugin: object) -> list[tuple[str, object]]:
 class FixtureOverrides:
     """The directories whose ``conftest.py`` defines a case fixture; or everywhere."""
 
-    def __init__(self) -> None:
+    def __init__(self, ours: Iterable[object]) -> None:
+        self.ours = tuple(ours)  # the plugin's own definitions (.fixtures.OWN_FIXTURES)
         self.everywhere = False  # a plugin that is not a conftest applies to every item
         self.directories: list[Path] = []
 
     def note(self, plugin: object) -> None:
-        if not defines_case_fixture(plugin):
+        if not defines_case_fixture(plugin, self.ours):
             return
         file = getattr(plugin, "__file__", None) if inspect.ismodule(plugin) else None
         if isinstance(file, str) and Path(file).name == "conftest.py":

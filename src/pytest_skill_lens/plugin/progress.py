@@ -44,7 +44,7 @@ from .items import CaseItem
 from .progress_screen import Output, PlainLines, Screen, StatusLine
 
 if TYPE_CHECKING:
-    from .session import SkillLensSession
+    from .state import SessionState
 
 PLUGIN_NAME = "skill-lens-progress"
 REDRAW_SECONDS = 0.5  # a terminal's status line: its clock moves, its cost stays nil
@@ -54,7 +54,7 @@ _log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
-def shown_progress(state: SkillLensSession, session: pytest.Session) -> Iterator[None]:
+def shown_progress(state: SessionState, session: pytest.Session) -> Iterator[None]:
     """Progress shown for the run loop this wraps, when this process reports and may."""
     progress = _progress_for(state, session)
     if progress is None:
@@ -70,7 +70,7 @@ def shown_progress(state: SkillLensSession, session: pytest.Session) -> Iterator
         manager.unregister(progress.hooks)
 
 
-def _progress_for(state: SkillLensSession, session: pytest.Session) -> Progress | None:
+def _progress_for(state: SessionState, session: pytest.Session) -> Progress | None:
     config = state.config
     interval = state.run.settings.progress_interval_seconds
     reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -113,7 +113,7 @@ class Progress:
     """The account of running and finished cases, and the timer that shows it."""
 
     def __init__(
-        self, state: SkillLensSession, screen: Screen, output: Output, period: float, every: float
+        self, state: SessionState, screen: Screen, output: Output, period: float, every: float
     ) -> None:
         self.state = state
         self.screen = screen

@@ -19,6 +19,12 @@ class SessionResults:
     # Sandboxes a skill_lens_sandbox fixture override put scripts under (labels);
     # an xdist worker sends its own to the controller.
     sandbox_overrides: set[str] = field(default_factory=set)
+    # What may end the session without a gate (.aborted): the first line of each
+    # collection error; an interruption, pytest.exit or an internal error, and its code.
+    collection_error_lines: list[str] = field(default_factory=list)
+    stop: str | None = None
+    stop_code: int | None = None
+    watched: bool = False  # configured: an end without a record rewrites the reports
     # Filled at session end.
     gate: GateResult | None = None
     record: RunRecord | None = None

@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..gate.record import RunSettings
     from ..settings import Settings
-    from .shard import Shard
+
+
+@dataclass(frozen=True)
+class Shard:
+    """``--skill-lens-shard K/N``: shard ``index`` (1-based) of ``count`` (see :mod:`.shard`)."""
+
+    index: int
+    count: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}/{self.count}"
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,7 @@ class RunConfig:
     judge_source: str = ""
     # The same for the runners: "--skill-lens-runner" or "<toml>, field 'default_runner'".
     runner_source: str = ""
+    cassette_dir: Path | None = None  # --skill-lens-cassettes or the toml's; None: by each file
 
     def recorded(self) -> RunSettings:
         """What the report must say of this run for a merge of shards to judge it again."""

@@ -15,10 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import pytest
+
+from .run_config import Shard
 
 if TYPE_CHECKING:
     from ..gate.fingerprint import Selection
@@ -27,18 +28,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 CaseKey = tuple[str, str]  # (skill name, case name)
-
-
-@dataclass(frozen=True)
-class Shard:
-    """Shard ``index`` (1-based) of ``count``."""
-
-    index: int
-    count: int
-
-    @property
-    def label(self) -> str:
-        return f"{self.index}/{self.count}"
 
 
 def digest(key: CaseKey) -> bytes:

@@ -1,22 +1,85 @@
-"""Where the session lives: ``config.stash``, and the accessor every module reads it by.
+"""Where the session lives: ``config.stash``, what it holds, and the accessor every module
+reads it by.
 
-Light on purpose: the module-level hooks import it in every pytest run, with or
-without ``--skill-lens``.
+:class:`SessionState` is data, not hooks: the run's configuration (frozen), the
+collection facts (what an xdist worker sends the controller), the results, the caches
+and the run's shared objects (spend ledger, baseline arms, the prefetcher). The hooks
+that read and write it are separate plugin objects registered for their process's role
+(:mod:`.session`). Light on purpose: the module-level hooks import it in every pytest
+run, with or without ``--skill-lens``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
-if TYPE_CHECKING:
-    from .session import SkillLensSession
+if TYPE_CHECKING:  # built by .session, once the plugin is on
+    from concurrent.futures import Future
 
-SESSION_KEY = pytest.StashKey["SkillLensSession"]()
+    from ..perform.outcome import Outcome
+    from ..run.workspace import Workspace
+    from .baselines import BaselineArms
+    from .caches import SessionCaches
+    from .facts import CollectionFacts
+    from .ledger import SpendLedger
+    from .overrides import FixtureOverrides
+    from .results import SessionResults
+    from .run_config import RunConfig
+
+SESSION_KEY = pytest.StashKey["SessionState"]()
 
 
-def get_session(config: pytest.Config) -> SkillLensSession | None:
+@dataclass
+class Started:
+    """One item's run on the prefetcher's pool, and the workspace it was started with."""
+
+    future: Future[Outcome]
+    workspace: Workspace | None
+    started_at: float = field(default_factory=time.monotonic)  # the progress line reads it
+
+
+class Ahead(Protocol):
+    """The prefetcher (:class:`.concurrency.Prefetcher`) as an item and the progress see it."""
+
+    @property
+    def started(self) -> Mapping[str, Started]: ...
+
+    def advance(self, item: pytest.Item) -> None: ...
+
+    def take(self, item: pytest.Item) -> Started | None: ...
+
+    def close(self) -> list[tuple[str, Outcome, Workspace | None]]: ...
+
+
+@dataclass(eq=False)
+class SessionState:
+    """One session's data, kept in ``config.stash`` while the plugin is on."""
+
+    config: pytest.Config
+    run: RunConfig
+    facts: CollectionFacts
+    results: SessionResults
+    caches: SessionCaches
+    overrides: FixtureOverrides  # where a conftest defines a case fixture again
+    ledger: SpendLedger | None = None  # the spend ceiling's account, shared with workers
+    baselines: BaselineArms | None = None  # what a baseline arm acts with
+    prefetch: Ahead | None = None  # --skill-lens-concurrency: items started ahead
+    # Under xdist: items whose outcome went to the controller (on a worker), and
+    # outcomes whose teardown report has yet to arrive (on the controller).
+    outcomes_sent: dict[str, Outcome] = field(default_factory=dict)
+    outcomes_received: dict[str, Outcome] = field(default_factory=dict)
+
+    @property
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
+
+def get_session(config: pytest.Config) -> SessionState | None:
     """The session, or ``None`` when no skill path turned the plugin on."""
     return config.stash.get(SESSION_KEY, None)
 

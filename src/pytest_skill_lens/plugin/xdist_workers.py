@@ -13,6 +13,8 @@ from typing import Any
 
 # The controller's filled Copilot packages, in a local worker's workerinput.
 LENT_PACKAGES = "skill_lens_copilot_packages"
+LEDGER_INPUT = "skill_lens_ledger"  # the spend ledger's directory, in workerinput
+WORKER_OUTPUT = "skill_lens"  # what a worker learnt (.worker), in its workeroutput
 
 
 def lend_packages(node: Any) -> None:

@@ -71,10 +71,6 @@ class PreviousVersion:
     skill: Skill
     directory: Path
 
-    @property
-    def short_commit(self) -> str:
-        return self.commit[:8]
-
     def close(self) -> None:
         """Remove the extracted bundle; safe to call more than once."""
         remove_tree(self.directory)

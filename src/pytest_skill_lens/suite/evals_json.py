@@ -22,14 +22,6 @@ _TOP_KEYS = {"skill_name", "evals"}
 _EVAL_KEYS = {"id", "prompt", "expected_output", "files", "assertions", "expectations"}
 
 
-def load_evals_json(path: Path, skill: Skill) -> list[LoadedCase]:
-    """The cases of an ``evals.json``; its mistakes are raised together."""
-    cases, errors = read_evals_json(path, skill)
-    if errors:
-        raise combined(errors)
-    return cases
-
-
 def read_evals_json(path: Path, skill: Skill) -> tuple[list[LoadedCase], list[AuthoringError]]:
     """The evals that loaded, and the file's mistakes: each eval is checked on its own."""
     try:

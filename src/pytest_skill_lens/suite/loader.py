@@ -285,13 +285,6 @@ def _failer(where: Where) -> Fail:
     return fail
 
 
-def check_unique_names(cases: list[LoadedCase]) -> None:
-    """Case names are unique per skill, ignoring letter case, across all its files."""
-    errors = unique_name_errors(cases)
-    if errors:
-        raise combined(errors)
-
-
 def unique_name_errors(cases: list[LoadedCase]) -> list[AuthoringError]:
     """An error for each case whose name repeats an earlier one's, ignoring letter case."""
     seen: dict[str, LoadedCase] = {}

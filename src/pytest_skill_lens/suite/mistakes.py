@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import TracebackType
 
-from .errors import AuthoringError, combined
+from .errors import AuthoringError
 
 
 def _under(field: str, other: str) -> bool:
@@ -45,10 +45,6 @@ class Mistakes:
 
     def __bool__(self) -> bool:
         return bool(self.found)
-
-    def raise_any(self) -> None:
-        if self.found:
-            raise combined(self.found)
 
 
 class gather:  # lower case: used as a function, `with gather(errors):`

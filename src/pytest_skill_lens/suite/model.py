@@ -31,7 +31,6 @@ class _Strict(BaseModel):
             object.__setattr__(self, "__pydantic_fields_set__", shared)
 
 
-ASSERTION_KINDS = ("contains", "not_contains", "regex", "equals", "file-produced", "json-schema")
 AssertionKind = Literal[
     "contains", "not_contains", "regex", "equals", "file-produced", "json-schema"
 ]
@@ -89,9 +88,6 @@ class Trajectory(_Strict):
     max_calls: NonNegInt | None = None
     skill_triggered: StrictBool | None = None
     call_args: list[CallArgs] = Field(default_factory=list)
-
-    def tool_names(self) -> list[str]:
-        return [*self.called, *self.forbidden, *self.order, *(c.tool for c in self.call_args)]
 
 
 class Budget(_Strict):

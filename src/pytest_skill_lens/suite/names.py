@@ -128,10 +128,3 @@ def other_names(case: EvalCase, fail: Fail) -> list[Callable[[], None]]:
         return run
 
     return [check(*entry) for entry in named]
-
-
-def check_case_names(case: EvalCase, fail: Fail) -> None:
-    """The case's name, tags and trajectory tool names; the first problem is raised."""
-    check_case_name(case, fail)
-    for check in other_names(case, fail):
-        check()

@@ -30,14 +30,6 @@ _PRODUCT_CONFIG_FIX = (
 Fail = Callable[[str, str, str | None], AuthoringError]
 
 
-def find_placeholder(value: Any, path: str = "") -> str | None:
-    """The field path of the first ``TODO(skill-lens)`` in keys or values, if any."""
-    for loc, text in _walk_text(value, (), set()):
-        if PLACEHOLDER in text:
-            return _joined(path, loc) or "(top level)"
-    return None
-
-
 def _joined(path: str, loc: tuple[int | str, ...]) -> str:
     field = field_path(loc)
     if path and field:
@@ -97,13 +89,6 @@ def placeholder_errors(raw: Any, where: Where) -> list[AuthoringError]:
 def check_placeholder(raw: Any, where: Where) -> None:
     """Raise the placeholder errors of ``raw``, if it holds any."""
     errors = placeholder_errors(raw, where)
-    if errors:
-        raise combined(errors)
-
-
-def check_case(case: EvalCase, where: Where, skill_name: str | None = None) -> None:
-    """Rules on one case that need more than one field (and, for offered mode, the skill)."""
-    errors = case_errors(case, where, skill_name)
     if errors:
         raise combined(errors)
 

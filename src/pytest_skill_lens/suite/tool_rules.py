@@ -61,12 +61,6 @@ def raw_returns_errors(raw_tools: Any, fail: Fail) -> list[AuthoringError]:
     return errors
 
 
-def check_raw_returns(raw_tools: Any, fail: Fail) -> None:
-    errors = raw_returns_errors(raw_tools, fail)
-    if errors:
-        raise combined(errors)
-
-
 def _of(name: object) -> str:
     """`` of tool 'lookup'``: the tool a message is about, when it has a name to quote."""
     return f" of tool {shown(name)}" if isinstance(name, str) and name else ""
@@ -229,9 +223,3 @@ def undeclared_tools(case: EvalCase) -> list[tuple[str, str]]:
         *((f"trajectory.call_args[{i}].tool", c.tool) for i, c in enumerate(trajectory.call_args)),
     ]
     return [(field, name) for field, name in named if name not in declared]
-
-
-def undeclared_tool(case: EvalCase) -> tuple[str, str] | None:
-    """The first of :func:`undeclared_tools`, if any."""
-    found = undeclared_tools(case)
-    return found[0] if found else None

@@ -59,7 +59,6 @@ from .seat_call import CassetteMiss, SeatCall
 
 Mode = Literal["none", "once", "all"]
 Action = Literal["written", "kept", "not_written"]
-MODES: tuple[Mode, ...] = ("none", "once", "all")
 SEATS: tuple[Seat, ...] = ("runner", "judge")
 
 _RECORD_FIX = "record it again with --skill-lens-record once (or all)"
