@@ -61,6 +61,8 @@ class Settings(_Strict):
     min_delta_confidence: Annotated[float, Field(gt=0, lt=1)] | None = None
     # Every candidate case, across its repetitions, must pass at least this often.
     min_case_pass_rate: Annotated[float, Field(ge=0, le=1)] | None = None
+    # Holm's family-wise correction over the gate's interval decisions (docs/comparing.md).
+    multiplicity: Literal["holm", "none"] = "none"
     concurrency: PosInt = 1
     keep_workspace: bool = False
     full_output: bool = False

@@ -12,6 +12,7 @@ from dataclasses import replace
 from .delta import build_delta
 from .delta_gate import comparison_gate_reasons
 from .matrix import build_matrix
+from .multiplicity import delta_multiplicity, method_named
 from .record import GateResult, GateSettings, RunRecord
 from .spend import spend_ceiling
 from .verdict import evaluate_gate
@@ -19,14 +20,21 @@ from .verdict import evaluate_gate
 
 def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, GateResult]:
     """``record`` with its spend ceiling and delta filled in, and the gate's verdict on it."""
+    delta = build_delta(
+        record.outcomes,
+        baseline_kind=record.baseline_kind,
+        not_run=record.not_run,
+        notes=record.baseline_notes,
+    )
     judged = replace(
         record,
         spend_ceiling=spend_ceiling(record.outcomes, settings.max_spend_usd),
-        delta=build_delta(
-            record.outcomes,
-            baseline_kind=record.baseline_kind,
-            not_run=record.not_run,
-            notes=record.baseline_notes,
+        delta=delta,
+        multiplicity=delta_multiplicity(
+            delta,
+            settings.min_delta,
+            settings.min_delta_confidence,
+            method_named(settings.multiplicity),
         ),
         matrix=build_matrix(
             record.outcomes,
@@ -47,6 +55,7 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
             min_delta=settings.min_delta,
             min_delta_confidence=settings.min_delta_confidence,
             min_case_pass_rate=settings.min_case_pass_rate,
+            multiplicity=judged.multiplicity,
         )
     )
     return judged, gate

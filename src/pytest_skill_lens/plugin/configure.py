@@ -243,6 +243,12 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
             "add --skill-lens-min-delta (0 asks for no regression), or drop "
             + _given(option, "min_delta_confidence", config_path),
         )
+    if settings.multiplicity == "holm" and settings.min_delta_confidence is None:
+        user_error(
+            'multiplicity = "holm" corrects the gate\'s interval decisions, and none is asked',
+            "add --skill-lens-min-delta-confidence (with --skill-lens-min-delta), or drop "
+            + _given(option, "multiplicity", config_path),
+        )
     _check_unread_flags(
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model
     )

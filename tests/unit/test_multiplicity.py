@@ -1,0 +1,166 @@
+"""Holm's step-down over the gate's interval decisions, against hand-computed cases."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import NormalDist
+
+import pytest
+
+from pytest_skill_lens.gate.delta import Delta, build_delta
+from pytest_skill_lens.gate.delta_gate import comparison_gate_reasons
+from pytest_skill_lens.gate.intervals import paired_delta_interval, wilson_interval
+from pytest_skill_lens.gate.multiplicity import (
+    delta_multiplicity,
+    holm_adjusted,
+    holm_divisors,
+    inverted_p_value,
+    method_named,
+)
+from pytest_skill_lens.labels import Arm, Status
+from pytest_skill_lens.perform.outcome import Outcome
+
+
+def test_holm_adjusts_four_hand_computed_p_values() -> None:
+    # Sorted: 0.005 (x4 = 0.02), 0.01 (x3 = 0.03), 0.03 (x2 = 0.06), 0.04 (x1 = 0.04,
+    # raised to 0.06 by the running maximum). At 0.05 the first two hold and the step-down
+    # stops at 0.03 > 0.05/2, though every raw p-value is below 0.05.
+    adjusted = holm_adjusted([0.01, 0.04, 0.03, 0.005])
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert [p <= 0.05 for p in adjusted] == [True, False, False, True]
+    assert holm_divisors([0.01, 0.04, 0.03, 0.005]) == [3, 1, 2, 4]
+
+
+def test_holm_caps_at_one_and_keeps_ties_in_order() -> None:
+    assert holm_adjusted([0.4, 0.3, 0.6]) == pytest.approx([0.9, 0.9, 0.9])
+    assert holm_adjusted([0.5, 0.5]) == [1.0, 1.0]
+    assert holm_divisors([0.02, 0.02]) == [2, 1]
+    assert holm_adjusted([0.01]) == [0.01]  # one decision: Holm changes nothing
+    assert holm_adjusted([]) == []
+
+
+def test_the_inverted_wilson_interval_is_the_score_test() -> None:
+    # 9 of 10 against 0.6: z = (0.9 - 0.6) / sqrt(0.6 * 0.4 / 10) = 1.93649, p = 0.026404.
+    def ends(level: float) -> tuple[float, float]:
+        interval = wilson_interval(9, 10, level)
+        return interval.low, interval.high
+
+    p = inverted_p_value(lambda v: ends(v)[0], lambda v: ends(v)[1], 0.9, 0.6)
+    assert p == pytest.approx(0.026404, abs=1e-6)
+    assert p == pytest.approx(1 - NormalDist().cdf(0.3 / (0.024**0.5)), abs=1e-12)
+
+    # Below the bar the p-value is above 1/2, from the upper end: 1 - 0.026404 for 3 of 10
+    # against 0.6 by symmetry of the score statistic (z = -1.93649).
+    def low_ends(level: float) -> tuple[float, float]:
+        interval = wilson_interval(3, 10, level)
+        return interval.low, interval.high
+
+    below = inverted_p_value(lambda v: low_ends(v)[0], lambda v: low_ends(v)[1], 0.3, 0.6)
+    assert below == pytest.approx(1 - 0.026404, abs=1e-6)
+    assert inverted_p_value(lambda v: 0.0, lambda v: 1.0, 0.6, 0.6) == 0.5
+
+
+def test_the_newcombe_p_value_is_where_its_interval_touches_the_bar() -> None:
+    # Two cases that both improved: the 95% interval starts at +7% (docs/comparing.md), so
+    # against a bar of 0 the one-sided p is below 0.025, and the interval at 1 - 2p starts
+    # exactly at 0.
+    pairs = [(1.0, 0.0), (1.0, 0.0)]
+
+    def ends(level: float) -> tuple[float, float]:
+        interval = paired_delta_interval(pairs, level)
+        assert interval is not None
+        return interval.low, interval.high
+
+    p = inverted_p_value(lambda v: ends(v)[0], lambda v: ends(v)[1], 1.0, 0.0)
+    assert p == pytest.approx(0.013997, abs=1e-6)
+    assert ends(1 - 2 * p)[0] == pytest.approx(0.0, abs=1e-9)
+
+
+def _runs(runner: str, improved: int, same: int = 0) -> list[Outcome]:
+    outcomes = []
+    for i in range(improved + same):
+        baseline: Status = "failed" if i < improved else "passed"
+        for arm, status in (("candidate", "passed"), ("baseline", baseline)):
+            outcomes.append(_outcome(runner, f"c{i}", arm, status))  # type: ignore[arg-type]
+    return outcomes
+
+
+def _outcome(runner: str, case: str, arm: Arm, status: Status) -> Outcome:
+    return Outcome(skill_name="greet", case_name=case, runner=runner, status=status, arm=arm)
+
+
+def _delta(outcomes: Sequence[Outcome]) -> Delta:
+    delta = build_delta(outcomes, baseline_kind="none")
+    assert delta is not None
+    return delta
+
+
+def test_two_runners_each_shown_alone_are_not_after_holm() -> None:
+    # Each runner: two cases that both improved, p = 0.0140 against a bar of 0. Alone each
+    # holds at 95% (one-sided 0.025); Holm asks the smaller of the two for 0.0125: neither.
+    delta = _delta(_runs("a", 2) + _runs("b", 2))
+    holm = delta_multiplicity(delta, 0.0, 0.95, "holm")
+    assert holm is not None
+    assert [(d.runner, d.raw_holds, d.adjusted_holds) for d in holm.decisions] == [
+        ("a", True, False),
+        ("b", True, False),
+    ]
+    assert [d.adjusted_p_value for d in holm.decisions] == pytest.approx([0.027994] * 2, abs=1e-6)
+    assert [d.adjusted_level for d in holm.decisions] == pytest.approx([0.975, 0.95])
+    reasons = comparison_gate_reasons(
+        [], delta, min_delta=0.0, min_delta_confidence=0.95, multiplicity=holm
+    )
+    assert reasons == [
+        f"pass-rate delta under runner '{r}' +100% is shown at 95% confidence alone but not "
+        "after Holm's correction over 2 decision(s): p = 0.0140, adjusted p = 0.0280, "
+        "above 0.0250"
+        for r in ("a", "b")
+    ]
+    none = delta_multiplicity(delta, 0.0, 0.95, "none")
+    assert none is not None and not none.changed
+    assert (
+        comparison_gate_reasons(
+            [], delta, min_delta=0.0, min_delta_confidence=0.95, multiplicity=none
+        )
+        == []
+    )
+
+
+def test_holm_steps_down_from_the_strongest_decision() -> None:
+    # Runner a: five improved cases against 0 (p far below 0.0125) holds at 97.5%; then b
+    # (two improved, p = 0.0140 <= 0.025) is held at 95%, its own raw level: both hold.
+    delta = _delta(_runs("a", 5) + _runs("b", 2))
+    holm = delta_multiplicity(delta, 0.0, 0.95, "holm")
+    assert holm is not None
+    assert [(d.raw_holds, d.adjusted_holds) for d in holm.decisions] == [(True, True)] * 2
+    first, second = holm.decisions
+    assert first.p_value < 0.0125 < second.p_value < 0.025
+    assert second.adjusted_p_value == pytest.approx(second.p_value)  # x1, above 2 x p(1)
+
+
+def test_a_raw_miss_stays_a_miss_and_ends_the_step_down() -> None:
+    # Runner b: one improved case and one unchanged, +50% from two cases, its 95% interval
+    # starting at -27%: a miss against +30% alone. Runner a (six improved) is held first,
+    # at 97.5%, where its interval starts at +36%: it holds.
+    delta = _delta(_runs("a", 6) + _runs("b", 1, same=1))
+    holm = delta_multiplicity(delta, 0.3, 0.95, "holm")
+    assert holm is not None
+    assert [(d.runner, d.raw_holds, d.adjusted_holds) for d in holm.decisions] == [
+        ("a", True, True),
+        ("b", False, False),
+    ]
+
+
+def test_no_level_or_no_comparable_case_is_no_family() -> None:
+    delta = _delta(_runs("a", 2))
+    assert delta_multiplicity(delta, 0.0, None, "holm") is None
+    assert delta_multiplicity(None, 0.0, 0.95, "holm") is None
+    single = delta_multiplicity(delta, 0.0, 0.95, "holm")
+    assert single is not None and single.decisions[0].runner == ""
+    assert single.decisions[0].adjusted_holds is single.decisions[0].raw_holds is True
+
+
+def test_an_unknown_method_is_refused() -> None:
+    assert method_named("holm") == "holm"
+    with pytest.raises(ValueError, match="bonferroni"):
+        method_named("bonferroni")
