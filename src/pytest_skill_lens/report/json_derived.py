@@ -10,6 +10,7 @@ summary field is added without breaking the reader.
 
 from __future__ import annotations
 
+from ..gate.multiplicity import METHODS
 from .json_fields import (
     COUNT,
     FINITE,
@@ -38,6 +39,9 @@ def check_derived(top: Fields) -> None:
     if delta is not None:
         _delta(delta)
     check_matrix(top)
+    multiplicity = top.optional_child("multiplicity") if "multiplicity" in top.data else None
+    if multiplicity is not None:
+        _multiplicity(multiplicity)
     _gate(top.child("gate"))
     if "products" in top.data:
         for product in top.objects("products"):
@@ -142,6 +146,26 @@ def _interval(interval: Fields | None) -> None:
     interval.figure("level", LEVEL)
     interval.text("method")
     interval.count("n", COUNT)
+
+
+def _multiplicity(multiplicity: Fields) -> None:
+    multiplicity.word("method", METHODS)
+    multiplicity.figure("level", LEVEL)
+    multiplicity.figure("alpha", RATE)
+    for decision in multiplicity.objects("decisions"):
+        decision.word("what", ("pass_rate_delta",))
+        decision.optional_text("runner")
+        decision.figure("estimate", SIGNED_RATE)
+        decision.figure("bar", SIGNED_RATE)
+        for key in ("p_value", "adjusted_p_value"):
+            decision.figure(key, RATE)
+        decision.figure("adjusted_level", LEVEL)
+        raw, adjusted = decision.flag("raw_holds"), decision.flag("adjusted_holds")
+        if adjusted and not raw:
+            raise ReportError(
+                f"{decision.at('adjusted_holds')}: a correction never shows what the raw "
+                "decision does not"
+            )
 
 
 def _gate(gate: Fields) -> None:
