@@ -54,7 +54,7 @@ class Settings(_Strict):
     min_pass_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
     fail_on_error: bool = True
     per_skill_min: dict[str, Annotated[float, Field(ge=0, le=1)]] = {}
-    baseline: Literal["", "none", "previous"] = ""
+    baseline: Literal["", "none", "previous", "placebo"] = ""
     repeat: PosInt = 1
     min_delta: float | None = None
     # Also require the delta's interval, at this level, to clear min_delta.

@@ -175,3 +175,19 @@ def test_its_skill_md_reads_back_as_the_placebo() -> None:
     assert again.meta == placebo.meta
     assert text.startswith("---\nname: order-support\ndescription: ")
     assert "allowed-tools" not in text and "Bash" not in text
+
+
+def test_a_product_is_delivered_the_placebo_skill_md_alone(tmp_path: Path) -> None:
+    from pytest_skill_lens.run.products.delivery import deliver
+
+    source = tmp_path / "src" / "order-support"
+    (source / "references").mkdir(parents=True)
+    (source / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
+    (source / "references" / "policy.md").write_text("Refunds within 30 days.\n")
+    placebo = placebo_skill(parse_skill_text(SKILL_MD, source / "SKILL.md"))
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    delivered = deliver(placebo, cwd, ".claude/skills")
+    assert delivered == cwd.resolve() / ".claude" / "skills" / "order-support"
+    assert (delivered / "SKILL.md").read_text(encoding="utf-8") == skill_md_text(placebo)
+    assert sorted(p.name for p in delivered.iterdir()) == ["SKILL.md"]

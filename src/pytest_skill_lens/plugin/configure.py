@@ -100,7 +100,9 @@ def _cli_overrides(option: Any) -> dict[str, Any]:
         "base_url": option.skill_lens_base_url,
         "judge": option.skill_lens_judge,
         "judge_model": option.skill_lens_judge_model,
-        "baseline": _choice("baseline", option.skill_lens_baseline, ("none", "previous")),
+        "baseline": _choice(
+            "baseline", option.skill_lens_baseline, ("none", "previous", "placebo")
+        ),
         "repeat": _positive("repeat", option.skill_lens_repeat),
         "min_pass_rate": rate,
         "min_delta": _number("min-delta", option.skill_lens_min_delta),

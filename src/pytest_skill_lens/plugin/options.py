@@ -41,8 +41,8 @@ def add_options(parser: pytest.Parser) -> None:
     _value(
         add,
         "baseline",
-        "none|previous",
-        "also run a baseline arm: no skill, or the previous version",
+        "none|previous|placebo",
+        "also run a baseline arm: no skill, the previous version, or neutral text",
     )
     _value(add, "repeat", "N", "run every case N times per arm")
     _value(add, "min-pass-rate", "RATE", "required candidate pass rate, 0.0-1.0 (default 1.0)")
