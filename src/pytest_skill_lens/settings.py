@@ -54,6 +54,8 @@ class Settings(_Strict):
     min_pass_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
     fail_on_error: bool = True
     per_skill_min: dict[str, Annotated[float, Field(ge=0, le=1)]] = {}
+    # Also require each named skill's interval, at this level, to clear its minimum.
+    per_skill_min_confidence: Annotated[float, Field(gt=0, lt=1)] | None = None
     baseline: Literal["", "none", "previous", "placebo"] = ""
     repeat: PosInt = 1
     min_delta: float | None = None

@@ -69,8 +69,8 @@ def _report(pytester: pytest.Pytester) -> dict[str, Any]:
 def test_holm_turns_two_raw_passes_into_two_adjusted_failures(pytester: pytest.Pytester) -> None:
     raw = _run(pytester, *GATE)
     assert raw.ret == 0  # the default, "none": each runner's interval clears 0 alone
-    block = _report(pytester)["multiplicity"]
-    assert block["method"] == "none"
+    [block] = _report(pytester)["multiplicity"]
+    assert (block["criterion"], block["method"]) == ("min_delta_confidence", "none")
     assert [(d["runner"], d["raw_holds"], d["adjusted_holds"]) for d in block["decisions"]] == [
         ("left", True, True),
         ("right", True, True),
@@ -79,7 +79,7 @@ def test_holm_turns_two_raw_passes_into_two_adjusted_failures(pytester: pytest.P
     result = _run(pytester, *GATE)
     assert result.ret == 1
     report = _report(pytester)
-    block = report["multiplicity"]
+    [block] = report["multiplicity"]
     assert (block["method"], block["level"], block["alpha"]) == ("holm", 0.95, pytest.approx(0.025))
     assert [
         (d["runner"], round(d["p_value"], 4), d["raw_holds"], round(d["adjusted_p_value"], 4))
@@ -95,15 +95,16 @@ def test_holm_turns_two_raw_passes_into_two_adjusted_failures(pytester: pytest.P
     ]
     result.stdout.fnmatch_lines(
         [
-            "*Interval decisions at 95% confidence: 2 decision(s), one-sided error 0.0250 "
-            "each, Holm's step-down correction",
-            "*delta under runner 'left' +100% against +0%: p = 0.0140, raw shown; "
+            "*Interval decisions of min_delta_confidence at 95% confidence: 2 decision(s), "
+            "one-sided error 0.0250 each, Holm's step-down correction",
+            "*pass-rate delta under runner 'left' +100% against +0%: p = 0.0140, raw shown; "
             "Holm-adjusted p = 0.0280 (Holm level 97.5%), not shown",
             "*2 decision(s) shown alone are not shown after the correction*",
         ]
     )
     markdown = (pytester.path / "out.md").read_text(encoding="utf-8")
-    assert "| runner left | +100% | +0% | 0.0140 | shown | 0.0280 | **not shown** |" in markdown
+    row = "| pass-rate delta under runner 'left' | +100% | +0% | 0.0140 | shown | 0.0280 |"
+    assert row + " **not shown** |" in markdown
 
 
 def test_an_unknown_multiplicity_is_refused_before_any_run(pytester: pytest.Pytester) -> None:
@@ -125,3 +126,39 @@ def test_holm_without_a_confidence_level_is_refused(pytester: pytest.Pytester) -
             "*add --skill-lens-min-delta-confidence*drop multiplicity in skill-lens.toml*",
         ]
     )
+
+
+def test_per_skill_minimums_under_the_fake_runner_holm_differs(pytester: pytest.Pytester) -> None:
+    # Two skills of four cases, each passing under fake (its line says "handled"): 4 of 4
+    # against 50%, p = 1 - Phi(2) = 0.0228 each. Alone each is shown at 95%; after Holm,
+    # the first needs 0.0125, so neither is.
+    cases = [
+        {"name": f"c{i}", "task": "t", "assertions": [{"kind": "contains", "value": "handled"}]}
+        for i in range(4)
+    ]
+    for name in ("greet", "audit"):
+        make_skill(pytester.path / "skills", name, cases)
+    config = "per_skill_min = { greet = 0.5, audit = 0.5 }\nper_skill_min_confidence = 0.95\n"
+    write_file(pytester.path / "skill-lens.toml", config)
+    args = ("--skill-lens", "skills", "--skill-lens-json", "out.json", *QUIET_PLUGINS)
+    assert pytester.runpytest(*args).ret == 0
+    write_file(pytester.path / "skill-lens.toml", config + 'multiplicity = "holm"\n')
+    result = pytester.runpytest(*args)
+    assert result.ret == 1
+    [family] = _report(pytester)["multiplicity"]
+    assert family["criterion"] == "per_skill_min_confidence"
+    assert [
+        (d["skill"], round(d["p_value"], 4), d["raw_holds"], d["adjusted_holds"])
+        for d in family["decisions"]
+    ] == [("greet", 0.0228, True, False), ("audit", 0.0228, True, False)]
+    assert _report(pytester)["gate"]["reasons"][0] == (
+        "skill 'greet' pass rate 100% is shown at 95% confidence alone but not after Holm's "
+        "correction over 2 decision(s): p = 0.0228, adjusted p = 0.0455, above 0.0250"
+    )
+
+
+def test_a_skill_confidence_without_skill_minimums_is_refused(pytester: pytest.Pytester) -> None:
+    write_file(pytester.path / "skill-lens.toml", "per_skill_min_confidence = 0.95\n")
+    result = _run(pytester)
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["*per_skill_min_confidence needs per_skill_min*"])

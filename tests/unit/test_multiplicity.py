@@ -10,13 +10,18 @@ import pytest
 from pytest_skill_lens.gate.delta import Delta, build_delta
 from pytest_skill_lens.gate.delta_gate import comparison_gate_reasons
 from pytest_skill_lens.gate.intervals import paired_delta_interval, wilson_interval
+from pytest_skill_lens.gate.judging import judge_record
 from pytest_skill_lens.gate.multiplicity import (
+    adjusted_reasons,
     delta_multiplicity,
     holm_adjusted,
     holm_divisors,
     inverted_p_value,
     method_named,
+    score_test_p_value,
 )
+from pytest_skill_lens.gate.record import GateSettings, RunRecord
+from pytest_skill_lens.gate.skill_confidence import skill_interval_reasons, skill_multiplicity
 from pytest_skill_lens.labels import Arm, Status
 from pytest_skill_lens.perform.outcome import Outcome
 
@@ -101,16 +106,14 @@ def test_two_runners_each_shown_alone_are_not_after_holm() -> None:
     delta = _delta(_runs("a", 2) + _runs("b", 2))
     holm = delta_multiplicity(delta, 0.0, 0.95, "holm")
     assert holm is not None
-    assert [(d.runner, d.raw_holds, d.adjusted_holds) for d in holm.decisions] == [
+    assert [(d.subject, d.raw_holds, d.adjusted_holds) for d in holm.decisions] == [
         ("a", True, False),
         ("b", True, False),
     ]
     assert [d.adjusted_p_value for d in holm.decisions] == pytest.approx([0.027994] * 2, abs=1e-6)
     assert [d.adjusted_level for d in holm.decisions] == pytest.approx([0.975, 0.95])
-    reasons = comparison_gate_reasons(
-        [], delta, min_delta=0.0, min_delta_confidence=0.95, multiplicity=holm
-    )
-    assert reasons == [
+    assert comparison_gate_reasons([], delta, min_delta=0.0, min_delta_confidence=0.95) == []
+    assert adjusted_reasons([holm]) == [
         f"pass-rate delta under runner '{r}' +100% is shown at 95% confidence alone but not "
         "after Holm's correction over 2 decision(s): p = 0.0140, adjusted p = 0.0280, "
         "above 0.0250"
@@ -118,12 +121,7 @@ def test_two_runners_each_shown_alone_are_not_after_holm() -> None:
     ]
     none = delta_multiplicity(delta, 0.0, 0.95, "none")
     assert none is not None and not none.changed
-    assert (
-        comparison_gate_reasons(
-            [], delta, min_delta=0.0, min_delta_confidence=0.95, multiplicity=none
-        )
-        == []
-    )
+    assert adjusted_reasons([none]) == []
 
 
 def test_holm_steps_down_from_the_strongest_decision() -> None:
@@ -145,7 +143,7 @@ def test_a_raw_miss_stays_a_miss_and_ends_the_step_down() -> None:
     delta = _delta(_runs("a", 6) + _runs("b", 1, same=1))
     holm = delta_multiplicity(delta, 0.3, 0.95, "holm")
     assert holm is not None
-    assert [(d.runner, d.raw_holds, d.adjusted_holds) for d in holm.decisions] == [
+    assert [(d.subject, d.raw_holds, d.adjusted_holds) for d in holm.decisions] == [
         ("a", True, True),
         ("b", False, False),
     ]
@@ -156,7 +154,7 @@ def test_no_level_or_no_comparable_case_is_no_family() -> None:
     assert delta_multiplicity(delta, 0.0, None, "holm") is None
     assert delta_multiplicity(None, 0.0, 0.95, "holm") is None
     single = delta_multiplicity(delta, 0.0, 0.95, "holm")
-    assert single is not None and single.decisions[0].runner == ""
+    assert single is not None and single.decisions[0].subject == ""
     assert single.decisions[0].adjusted_holds is single.decisions[0].raw_holds is True
 
 
@@ -164,3 +162,66 @@ def test_an_unknown_method_is_refused() -> None:
     assert method_named("holm") == "holm"
     with pytest.raises(ValueError, match="bonferroni"):
         method_named("bonferroni")
+
+
+def _skill_runs(skill: str, passed: int, failed: int = 0) -> list[Outcome]:
+    statuses: list[Status] = ["passed"] * passed + ["failed"] * failed
+    return [
+        Outcome(skill_name=skill, case_name=f"c{i}", runner="r", status=s, arm="candidate")
+        for i, s in enumerate(statuses)
+    ]
+
+
+def test_the_score_test_by_hand() -> None:
+    # 4 of 4 against 50%: z = (1 - 0.5) / sqrt(0.25 / 4) = 2, p = 1 - Phi(2) = 0.02275.
+    assert score_test_p_value(4, 4, 0.5) == pytest.approx(0.0227501, abs=1e-7)
+    assert score_test_p_value(3, 4, 0.0) == 0.0  # a bar of 0 always holds
+    assert score_test_p_value(4, 4, 1.0) == 1.0  # no interval's lower end reaches 1
+
+
+def test_two_skills_each_shown_alone_are_not_after_holm() -> None:
+    # Each skill 4 of 4 against 50%: p = 0.02275 <= 0.025 alone; Holm asks 0.0125 first.
+    outcomes = _skill_runs("greet", 4) + _skill_runs("audit", 4)
+    minimums = {"greet": 0.5, "audit": 0.5}
+    holm = skill_multiplicity(outcomes, minimums, 0.95, "holm")
+    assert holm is not None and holm.criterion == "per_skill_min_confidence"
+    assert [(d.subject, d.raw_holds, d.adjusted_holds) for d in holm.decisions] == [
+        ("greet", True, False),
+        ("audit", True, False),
+    ]
+    assert [d.adjusted_p_value for d in holm.decisions] == pytest.approx([0.0455003] * 2)
+    assert adjusted_reasons([holm])[0] == (
+        "skill 'greet' pass rate 100% is shown at 95% confidence alone but not after Holm's "
+        "correction over 2 decision(s): p = 0.0228, adjusted p = 0.0455, above 0.0250"
+    )
+    settings = GateSettings(
+        min_pass_rate=0.0, per_skill_min=minimums, per_skill_min_confidence=0.95
+    )
+    judged, gate = judge_record(RunRecord(outcomes=outcomes), settings)
+    assert gate.passed and [f.criterion for f in judged.multiplicity] == [
+        "per_skill_min_confidence"
+    ]
+    holm_settings = GateSettings(
+        min_pass_rate=0.0,
+        per_skill_min=minimums,
+        per_skill_min_confidence=0.95,
+        multiplicity="holm",
+    )
+    _, gate = judge_record(RunRecord(outcomes=outcomes), holm_settings)
+    assert not gate.passed and len(gate.reasons) == 2
+
+
+def test_a_skill_at_its_minimum_but_not_shown_says_so() -> None:
+    # 3 of 4 against 50%: meets it as a figure; its 95% Wilson interval starts at 30%.
+    outcomes = _skill_runs("greet", 3, failed=1)
+    family = skill_multiplicity(outcomes, {"greet": 0.5}, 0.95, "none")
+    assert family is not None and not family.decisions[0].raw_holds
+    assert skill_interval_reasons(family, outcomes) == [
+        "skill 'greet' pass rate 75% is not shown at 95% confidence: its interval (wilson "
+        "score, 4 case(s)) starts at 30%, below its required 50%"
+    ]
+    # Below the minimum as a figure: per_skill_min's own reason says so, not this one.
+    below = _skill_runs("greet", 1, failed=3)
+    family = skill_multiplicity(below, {"greet": 0.5}, 0.95, "none")
+    assert family is not None and skill_interval_reasons(family, below) == []
+    assert skill_multiplicity(outcomes, {"absent": 0.5}, 0.95, "holm") is None

@@ -19,7 +19,6 @@ from .delta import (
     rate_of,
     signed_percent,
 )
-from .multiplicity import Multiplicity
 from .verdict import falls_short, percent
 
 
@@ -31,21 +30,18 @@ def comparison_gate_reasons(
     min_delta: float | None = None,
     min_delta_confidence: float | None = None,
     min_case_pass_rate: float | None = None,
-    multiplicity: Multiplicity | None = None,
 ) -> list[str]:
     """Why the comparison fails the gate; empty when it holds or nothing was asked.
 
     ``min_delta_confidence`` (a level such as 0.95) asks that the lower bound of the
     delta's interval at that level clears ``min_delta`` too, so "is the gain real?"
-    can be required; it means nothing without ``min_delta``. Under Holm's correction
-    (``multiplicity``), a decision that holds alone but not after it is a reason too.
+    can be required; it means nothing without ``min_delta``.
     """
     if min_delta_confidence is not None and min_delta is None:
         raise ValueError("min_delta_confidence needs min_delta")
     reasons: list[str] = []
     if min_delta is not None:
         reasons += _delta_reasons(delta, min_delta, min_delta_confidence)
-        reasons += _adjusted_reasons(multiplicity)
         reasons += [
             f"skill '{note.skill_name}' has no resolvable baseline: {note.reason}"
             for note in notes
@@ -97,27 +93,6 @@ def _figure_reasons(
         f"its interval ({interval.method}) starts at {low}, below the required "
         f"{signed_percent(minimum, interval.low)}"
     ]
-
-
-def _adjusted_reasons(multiplicity: Multiplicity | None) -> list[str]:
-    """Decisions that hold alone and not after Holm's correction (raw misses say so above)."""
-    if multiplicity is None or multiplicity.method == "none":
-        return []
-    k, level = len(multiplicity.decisions), multiplicity.level
-    reasons = []
-    for decision in multiplicity.changed:
-        what = (
-            f"pass-rate delta under runner '{decision.runner}'"
-            if decision.runner
-            else "pass-rate delta"
-        )
-        reasons.append(
-            f"{what} {signed_percent(decision.estimate)} is shown at {level * 100:g}% "
-            f"confidence alone but not after Holm's correction over {k} decision(s): "
-            f"p = {decision.p_value:.4f}, adjusted p = {decision.adjusted_p_value:.4f}, "
-            f"above {multiplicity.alpha:.4f}"
-        )
-    return reasons
 
 
 def _case_floor_reasons(outcomes: Iterable[Outcome], floor: float) -> list[str]:

@@ -13,18 +13,22 @@ a / (k - j + 1); equivalently, decision (i)'s interval is recomputed at the leve
 adjusted p-values are Wright's (1992, Biometrics 48:1005-1013):
 p~(i) = max over j <= i of min(1, (k - j + 1) p(j)).
 
-Only decisions with a figure are in the family: a runner with no comparable case has no
-interval to hold, and the gate fails it on its own reason.
+Each criterion is its own family, at its own level: the delta's confidence decisions (one
+per runner) and the per-skill minimums' (one per named skill). Only decisions with a
+figure are in a family: a runner with no comparable case, or a skill with no outcome, has
+no interval to hold, and the gate fails it on its own reason.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from statistics import NormalDist
 from typing import Literal
 
-from .delta import Delta, DeltaFigures
+from .delta import Delta, DeltaFigures, signed_percent
 from .verdict import TOLERANCE, falls_short
 
 Method = Literal["holm", "none"]
@@ -35,11 +39,19 @@ _Z_MAX = 8.0
 _STEPS = 80  # bisection steps on z: 8 / 2^80 is far below any difference that shows
 
 
+Criterion = Literal["min_delta_confidence", "per_skill_min_confidence"]
+# What each criterion decides on, as the reports and the JSON report name it.
+WHAT: dict[Criterion, str] = {
+    "min_delta_confidence": "pass_rate_delta",
+    "per_skill_min_confidence": "pass_rate",
+}
+
+
 @dataclass(frozen=True)
 class Decision:
-    """One interval decision of the family: does ``figure``'s interval clear ``bar``?"""
+    """One interval decision of a family: does ``subject``'s interval clear ``bar``?"""
 
-    runner: str  # "" for the pooled delta (a single runner)
+    subject: str  # the runner ("" for the pooled delta of one runner), or the skill
     estimate: float
     bar: float
     p_value: float  # one-sided, from inverting the interval method
@@ -51,10 +63,11 @@ class Decision:
 
 @dataclass(frozen=True)
 class Multiplicity:
-    """The family of interval decisions the gate made, raw and adjusted."""
+    """One criterion's family of interval decisions, raw and adjusted."""
 
+    criterion: Criterion
     method: Method
-    level: float  # the two-sided level asked for (min_delta_confidence)
+    level: float  # the two-sided level asked for
     decisions: tuple[Decision, ...]
 
     @property
@@ -66,6 +79,17 @@ class Multiplicity:
     def changed(self) -> tuple[Decision, ...]:
         """Decisions the correction turned from holding to not holding."""
         return tuple(d for d in self.decisions if d.raw_holds != d.adjusted_holds)
+
+
+@dataclass(frozen=True)
+class RawDecision:
+    """One decision before the correction: its p-value and its rule at any level."""
+
+    subject: str
+    estimate: float
+    bar: float
+    p_value: float
+    holds_at: Callable[[float], bool]
 
 
 Bound = Callable[[float], float]  # a two-sided level -> that interval's lower (or upper) end
@@ -133,6 +157,70 @@ def holm_divisors(p_values: Sequence[float]) -> list[int]:
     return divisors
 
 
+def correct(
+    criterion: Criterion, tests: Sequence[RawDecision], level: float, method: Method
+) -> Multiplicity | None:
+    """``tests`` as a family at ``level``: each raw, and adjusted under ``method``."""
+    if not tests:
+        return None
+    p_values = [t.p_value for t in tests]
+    holm = method == "holm"
+    adjusted = holm_adjusted(p_values) if holm else p_values
+    divisors = holm_divisors(p_values) if holm else [1] * len(tests)
+    alpha = (1.0 - level) / 2.0
+    raw = [t.holds_at(level) for t in tests]
+    adjusted_held = list(raw)
+    stepping = True
+    for index in sorted(range(len(tests)), key=lambda i: (-divisors[i], i)) if holm else ():
+        # Holm's step-down: each at its rank's level, none after the first that misses.
+        stepping = stepping and tests[index].holds_at(1.0 - 2.0 * alpha / divisors[index])
+        adjusted_held[index] = stepping
+    decisions = tuple(
+        Decision(
+            subject=t.subject,
+            estimate=t.estimate,
+            bar=t.bar,
+            p_value=p_values[i],
+            raw_holds=raw[i],
+            adjusted_p_value=adjusted[i],
+            adjusted_holds=adjusted_held[i],
+            adjusted_level=1.0 - 2.0 * alpha / divisors[i],
+        )
+        for i, t in enumerate(tests)
+    )
+    return Multiplicity(criterion, method, level, decisions)
+
+
+def adjusted_reasons(families: Sequence[Multiplicity]) -> list[str]:
+    """Decisions that hold alone and not after Holm's correction (raw misses say so apart)."""
+    reasons = []
+    for family in families:
+        k = len(family.decisions)
+        for decision in family.changed:
+            reasons.append(
+                f"{subject_text(family, decision)} {_shown(family, decision)} is shown at "
+                f"{family.level * 100:g}% confidence alone but not after Holm's correction "
+                f"over {k} decision(s): p = {decision.p_value:.4f}, adjusted p = "
+                f"{decision.adjusted_p_value:.4f}, above {family.alpha:.4f}"
+            )
+    return reasons
+
+
+def subject_text(family: Multiplicity, decision: Decision) -> str:
+    """``pass-rate delta under runner 'a'``, ``pass-rate delta``, ``skill 'greet' pass rate``."""
+    if family.criterion == "per_skill_min_confidence":
+        return f"skill '{decision.subject}' pass rate"
+    if decision.subject:
+        return f"pass-rate delta under runner '{decision.subject}'"
+    return "pass-rate delta"
+
+
+def _shown(family: Multiplicity, decision: Decision) -> str:
+    if family.criterion == "per_skill_min_confidence":
+        return f"{decision.estimate:.0%}"
+    return signed_percent(decision.estimate)
+
+
 def delta_multiplicity(
     delta: Delta | None, minimum: float | None, level: float | None, method: Method
 ) -> Multiplicity | None:
@@ -145,35 +233,30 @@ def delta_multiplicity(
     named: list[tuple[str, DeltaFigures]] = (
         [(r.runner, r) for r in delta.runners] if delta.per_runner else [("", delta)]
     )
-    family = [(runner, f) for runner, f in named if f.pass_rate_delta is not None and f.pairs]
-    if not family:
-        return None
-    p_values = [_delta_p_value(f, minimum) for _, f in family]
-    adjusted = holm_adjusted(p_values) if method == "holm" else p_values
-    divisors = holm_divisors(p_values) if method == "holm" else [1] * len(family)
-    alpha = (1.0 - level) / 2.0
-    held = {i: _holds(f, minimum, level) for i, (_, f) in enumerate(family)}
-    adjusted_held: dict[int, bool] = {}
-    stepping = True
-    for index in sorted(range(len(family)), key=lambda i: (-divisors[i], i)):
-        step_level = 1.0 - 2.0 * alpha / divisors[index]
-        stepping = stepping and _holds(family[index][1], minimum, step_level)
-        # "none" holds each on its own; Holm's step-down stops at the first that misses.
-        adjusted_held[index] = stepping if method == "holm" else held[index]
-    decisions = tuple(
-        Decision(
-            runner=runner,
-            estimate=float(figures.pass_rate_delta or 0.0),
+    tests = [
+        RawDecision(
+            subject=runner,
+            estimate=figures.pass_rate_delta,
             bar=minimum,
-            p_value=p_values[i],
-            raw_holds=held[i],
-            adjusted_p_value=adjusted[i],
-            adjusted_holds=adjusted_held[i],
-            adjusted_level=1.0 - 2.0 * alpha / divisors[i],
+            p_value=_delta_p_value(figures, minimum),
+            holds_at=partial(_holds, figures, minimum),
         )
-        for i, (runner, figures) in enumerate(family)
-    )
-    return Multiplicity(method, level, decisions)
+        for runner, figures in named
+        if figures.pass_rate_delta is not None and figures.pairs
+    ]
+    return correct("min_delta_confidence", tests, level, method)
+
+
+def score_test_p_value(successes: float, n: int, bar: float) -> float:
+    """One-sided p of "the rate is below ``bar``": Wilson's score test, which his interval
+    inverts (z = (p - bar) / sqrt(bar (1 - bar) / n)). A bar of 0 is always met; one of 1
+    never is shown, since no interval from a sample reaches 1 at its lower end."""
+    if bar <= 0.0:
+        return 0.0
+    if bar >= 1.0:
+        return 1.0
+    z = (successes / n - bar) / math.sqrt(bar * (1.0 - bar) / n)
+    return NormalDist().cdf(-z)
 
 
 def _holds(figures: DeltaFigures, minimum: float, level: float) -> bool:

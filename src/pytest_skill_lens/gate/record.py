@@ -44,6 +44,8 @@ class GateSettings:
     max_spend_usd: float | None = None
     # "holm": the interval decisions (one per runner's delta) are corrected as a family.
     multiplicity: str = "none"
+    # Also hold each per_skill_min by the lower end of the skill's interval at this level.
+    per_skill_min_confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -83,8 +85,8 @@ class RunRecord:
     baseline_kind: str = ""
     baseline_notes: list[BaselineNote] = field(default_factory=list)
     delta: Delta | None = None
-    # The gate's interval decisions, raw and adjusted (None without a confidence level).
-    multiplicity: Multiplicity | None = None
+    # The gate's interval decisions, one family per criterion asked, raw and adjusted.
+    multiplicity: tuple[Multiplicity, ...] = ()
     # Each case's verdict under every runner, candidate arm (None under fewer than two).
     matrix: Matrix | None = None
     # Where each skill's previous version came from: {skill_name, commit, path, version}.

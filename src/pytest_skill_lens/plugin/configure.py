@@ -245,11 +245,17 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
             "add --skill-lens-min-delta (0 asks for no regression), or drop "
             + _given(option, "min_delta_confidence", config_path),
         )
-    if settings.multiplicity == "holm" and settings.min_delta_confidence is None:
+    if settings.per_skill_min_confidence is not None and not settings.per_skill_min:
+        user_error(
+            "per_skill_min_confidence needs per_skill_min: there is no skill minimum to hold",
+            "add per_skill_min = { <skill> = <rate> }, or drop per_skill_min_confidence",
+        )
+    levels = (settings.min_delta_confidence, settings.per_skill_min_confidence)
+    if settings.multiplicity == "holm" and levels == (None, None):
         user_error(
             'multiplicity = "holm" corrects the gate\'s interval decisions, and none is asked',
-            "add --skill-lens-min-delta-confidence (with --skill-lens-min-delta), or drop "
-            + _given(option, "multiplicity", config_path),
+            "add --skill-lens-min-delta-confidence (with --skill-lens-min-delta) or "
+            "per_skill_min_confidence, or drop " + _given(option, "multiplicity", config_path),
         )
     _check_unread_flags(
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model

@@ -10,7 +10,7 @@ summary field is added without breaking the reader.
 
 from __future__ import annotations
 
-from ..gate.multiplicity import METHODS
+from ..gate.multiplicity import METHODS, WHAT
 from .json_fields import (
     COUNT,
     FINITE,
@@ -39,9 +39,9 @@ def check_derived(top: Fields) -> None:
     if delta is not None:
         _delta(delta)
     check_matrix(top)
-    multiplicity = top.optional_child("multiplicity") if "multiplicity" in top.data else None
-    if multiplicity is not None:
-        _multiplicity(multiplicity)
+    if "multiplicity" in top.data:
+        for family in top.objects("multiplicity"):
+            _multiplicity(family)
     _gate(top.child("gate"))
     if "products" in top.data:
         for product in top.objects("products"):
@@ -148,12 +148,14 @@ def _interval(interval: Fields | None) -> None:
     interval.count("n", COUNT)
 
 
-def _multiplicity(multiplicity: Fields) -> None:
-    multiplicity.word("method", METHODS)
-    multiplicity.figure("level", LEVEL)
-    multiplicity.figure("alpha", RATE)
-    for decision in multiplicity.objects("decisions"):
-        decision.word("what", ("pass_rate_delta",))
+def _multiplicity(family: Fields) -> None:
+    criterion = family.word("criterion", tuple(WHAT))
+    family.word("method", METHODS)
+    family.figure("level", LEVEL)
+    family.figure("alpha", RATE)
+    for decision in family.objects("decisions"):
+        decision.word("what", (WHAT[criterion],))  # type: ignore[index]
+        decision.optional_text("skill")
         decision.optional_text("runner")
         decision.figure("estimate", SIGNED_RATE)
         decision.figure("bar", SIGNED_RATE)

@@ -1,8 +1,9 @@
 """The gate's interval decisions, raw and after Holm's correction, in every report.
 
 One wording for the terminal and the Markdown report, and the JSON block, so the three
-never disagree. Shown whenever the delta gate asks for a confidence level: under
-``multiplicity = "none"`` the adjusted column equals the raw one and says so.
+never disagree. A family is shown whenever its criterion asks for a confidence level
+(``min_delta_confidence``, ``per_skill_min_confidence``): under ``multiplicity = "none"``
+only the raw decisions are listed.
 """
 
 from __future__ import annotations
@@ -11,34 +12,40 @@ from collections.abc import Callable
 from typing import Any
 
 from ..gate.delta import signed_percent
-from ..gate.multiplicity import Decision, Multiplicity
+from ..gate.multiplicity import WHAT, Decision, Multiplicity, subject_text
 from ..gate.record import RunRecord
 
 Escape = Callable[[str], str]
 
 
-def title(multiplicity: Multiplicity) -> str:
-    k = len(multiplicity.decisions)
+def title(family: Multiplicity) -> str:
+    k = len(family.decisions)
     how = (
         "Holm's step-down correction"
-        if multiplicity.method == "holm"
+        if family.method == "holm"
         else 'no correction (multiplicity = "none")'
     )
     return (
-        f"Interval decisions at {multiplicity.level * 100:g}% confidence: {k} decision(s), "
-        f"one-sided error {multiplicity.alpha:.4f} each, {how}"
+        f"Interval decisions of {family.criterion} at {family.level * 100:g}% confidence: "
+        f"{k} decision(s), one-sided error {family.alpha:.4f} each, {how}"
     )
 
 
-def decision_text(decision: Decision, multiplicity: Multiplicity) -> str:
+def figure(family: Multiplicity, value: float) -> str:
+    """A delta signed, a pass rate as it is."""
+    if family.criterion == "per_skill_min_confidence":
+        return f"{value:.0%}"
+    return signed_percent(value)
+
+
+def decision_text(decision: Decision, family: Multiplicity) -> str:
     """One decision: its figure, bar, p-value and both verdicts (the adjusted under Holm)."""
-    what = f"delta under runner '{decision.runner}'" if decision.runner else "delta"
     raw = "shown" if decision.raw_holds else "not shown"
     text = (
-        f"{what} {signed_percent(decision.estimate)} against {signed_percent(decision.bar)}: "
-        f"p = {decision.p_value:.4f}, raw {raw}"
+        f"{subject_text(family, decision)} {figure(family, decision.estimate)} against "
+        f"{figure(family, decision.bar)}: p = {decision.p_value:.4f}, raw {raw}"
     )
-    if multiplicity.method == "none":
+    if family.method == "none":
         return text
     adjusted = "shown" if decision.adjusted_holds else "not shown"
     return (
@@ -48,61 +55,68 @@ def decision_text(decision: Decision, multiplicity: Multiplicity) -> str:
 
 
 def multiplicity_lines(record: RunRecord) -> list[str]:
-    multiplicity = record.multiplicity
-    if multiplicity is None:
-        return []
-    lines = [title(multiplicity)]
-    lines += [f"  {decision_text(d, multiplicity)}" for d in multiplicity.decisions]
-    if multiplicity.changed:
-        lines.append(
-            f"  {len(multiplicity.changed)} decision(s) shown alone are not shown after the "
-            "correction: the gate reads the adjusted ones."
-        )
+    lines: list[str] = []
+    for family in record.multiplicity:
+        lines += [*([""] if lines else []), title(family)]
+        lines += [f"  {decision_text(d, family)}" for d in family.decisions]
+        if family.changed:
+            lines.append(
+                f"  {len(family.changed)} decision(s) shown alone are not shown after the "
+                "correction: the gate reads the adjusted ones."
+            )
     return lines
 
 
 def multiplicity_block(record: RunRecord, inline: Escape) -> str | None:
-    multiplicity = record.multiplicity
-    if multiplicity is None:
-        return None
-    rows = [
-        "| decision | estimate | bar | p | raw | Holm-adjusted p | adjusted |",
-        "|---|---|---|---|---|---|---|",
+    blocks = []
+    for family in record.multiplicity:
+        holm = family.method == "holm"
+        rows = [
+            "| decision | estimate | bar | p | raw | Holm-adjusted p | adjusted |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for d in family.decisions:
+            rows.append(
+                f"| {inline(subject_text(family, d))} | {figure(family, d.estimate)} "
+                f"| {figure(family, d.bar)} | {d.p_value:.4f} | {_shown(d.raw_holds)} "
+                f"| {f'{d.adjusted_p_value:.4f}' if holm else '—'} "
+                f"| {_shown(d.adjusted_holds) if holm else '—'} |"
+            )
+        blocks.append(f"### {inline(title(family))}\n\n" + "\n".join(rows))
+    return "\n\n".join(blocks) or None
+
+
+def multiplicity_list(families: tuple[Multiplicity, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "criterion": family.criterion,
+            "method": family.method,
+            "level": family.level,
+            "alpha": family.alpha,
+            "decisions": [
+                {
+                    "what": WHAT[family.criterion],
+                    **_subject(family, d),
+                    "estimate": d.estimate,
+                    "bar": d.bar,
+                    "p_value": d.p_value,
+                    "raw_holds": d.raw_holds,
+                    "adjusted_p_value": d.adjusted_p_value,
+                    "adjusted_holds": d.adjusted_holds,
+                    "adjusted_level": d.adjusted_level,
+                }
+                for d in family.decisions
+            ],
+        }
+        for family in families
     ]
-    for d in multiplicity.decisions:
-        what = f"runner {inline(d.runner)}" if d.runner else "delta"
-        holm = multiplicity.method == "holm"
-        rows.append(
-            f"| {what} | {signed_percent(d.estimate)} | {signed_percent(d.bar)} "
-            f"| {d.p_value:.4f} | {_shown(d.raw_holds)} "
-            f"| {f'{d.adjusted_p_value:.4f}' if holm else '—'} "
-            f"| {_shown(d.adjusted_holds) if holm else '—'} |"
-        )
-    return f"### {inline(title(multiplicity))}\n\n" + "\n".join(rows)
 
 
-def multiplicity_dict(multiplicity: Multiplicity | None) -> dict[str, Any] | None:
-    if multiplicity is None:
-        return None
-    return {
-        "method": multiplicity.method,
-        "level": multiplicity.level,
-        "alpha": multiplicity.alpha,
-        "decisions": [
-            {
-                "what": "pass_rate_delta",
-                "runner": d.runner or None,
-                "estimate": d.estimate,
-                "bar": d.bar,
-                "p_value": d.p_value,
-                "raw_holds": d.raw_holds,
-                "adjusted_p_value": d.adjusted_p_value,
-                "adjusted_holds": d.adjusted_holds,
-                "adjusted_level": d.adjusted_level,
-            }
-            for d in multiplicity.decisions
-        ],
-    }
+def _subject(family: Multiplicity, decision: Decision) -> dict[str, str | None]:
+    """``skill`` for a skill's rate; ``runner`` for a delta (null: the one pooled delta)."""
+    if family.criterion == "per_skill_min_confidence":
+        return {"skill": decision.subject, "runner": None}
+    return {"skill": None, "runner": decision.subject or None}
 
 
 def _shown(holds: bool) -> str:
