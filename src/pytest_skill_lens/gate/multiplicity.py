@@ -4,10 +4,12 @@ The gate holds an interval decision when the lower end of a two-sided interval a
 L clears a bar m: a one-sided test of "the figure is below m" at size a = (1 - L) / 2.
 Each decision's p-value is found by inverting its own interval method, so the test and
 the interval always agree: p is the a at which the lower end of the level-(1 - 2a)
-interval just touches m (for a Wilson interval this is exactly the score test's
-p-value; for Newcombe's paired interval, which no single test statistic underlies, the
-inversion is the p-value). Holm (1979, Scand. J. Statist. 6:65-70) then orders the p-values
-p(1) <= ... <= p(k) and holds decision (i) only while every p(j), j <= i, is at most
+interval just touches m. For a Wilson interval that is exactly the score test's p-value,
+computed in closed form (:func:`score_test_p_value`); Newcombe's paired interval has no
+single test statistic under it, so its p-value is the inversion itself, found by
+bisection (:func:`inverted_p_value`, checked against the closed form on Wilson's).
+Holm (1979, Scand. J. Statist. 6:65-70) then orders the p-values p(1) <= ... <= p(k)
+and holds decision (i) only while every p(j), j <= i, is at most
 a / (k - j + 1); equivalently, decision (i)'s interval is recomputed at the level
 1 - 2a / (k - i + 1) and the step-down stops at the first that misses its bar. The
 adjusted p-values are Wright's (1992, Biometrics 48:1005-1013):
