@@ -54,13 +54,17 @@ class Settings(_Strict):
     min_pass_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
     fail_on_error: bool = True
     per_skill_min: dict[str, Annotated[float, Field(ge=0, le=1)]] = {}
-    baseline: Literal["", "none", "previous"] = ""
+    # Also require each named skill's interval, at this level, to clear its minimum.
+    per_skill_min_confidence: Annotated[float, Field(gt=0, lt=1)] | None = None
+    baseline: Literal["", "none", "previous", "placebo"] = ""
     repeat: PosInt = 1
     min_delta: float | None = None
     # Also require the delta's interval, at this level, to clear min_delta.
     min_delta_confidence: Annotated[float, Field(gt=0, lt=1)] | None = None
     # Every candidate case, across its repetitions, must pass at least this often.
     min_case_pass_rate: Annotated[float, Field(ge=0, le=1)] | None = None
+    # Holm's family-wise correction over the gate's interval decisions (docs/comparing.md).
+    multiplicity: Literal["holm", "none"] = "none"
     concurrency: PosInt = 1
     keep_workspace: bool = False
     full_output: bool = False

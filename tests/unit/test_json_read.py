@@ -35,6 +35,8 @@ SETTINGS = RunSettings(
         min_delta_confidence=0.9,
         min_case_pass_rate=0.5,
         max_spend_usd=4.0,
+        multiplicity="holm",
+        per_skill_min_confidence=0.9,
     ),
     runners=("scripted", "other"),
     repeat=2,
@@ -215,6 +217,8 @@ def test_the_run_block_is_the_last_key() -> None:
             "min_delta_confidence": 0.9,
             "min_case_pass_rate": 0.5,
             "max_spend_usd": 4.0,
+            "multiplicity": "holm",
+            "per_skill_min_confidence": 0.9,
         },
         "skills_found": 4,
         "full_output": True,
@@ -299,6 +303,16 @@ CHANGED = [
         id="confidence-alone",
     ),
     pytest.param({"run__runners": []}, "run.runners: expected at least one runner", id="no-runner"),
+    pytest.param(
+        {"run__gate_settings__per_skill_min": {}},
+        "per_skill_min_confidence is set without per_skill_min",
+        id="skill-confidence-alone",
+    ),
+    pytest.param(
+        {"run__gate_settings__multiplicity": "bonferroni"},
+        "run.gate_settings.multiplicity: expected 'holm' or 'none'",
+        id="a-correction",
+    ),
     pytest.param({"aborted": "yes"}, "aborted: expected true or false", id="aborted-flag"),
     pytest.param(
         {"skill_md_warnings__0__line": "2"}, "skill_md_warnings[0].line", id="warning-line"
@@ -415,6 +429,16 @@ IMPOSSIBLE = [
     pytest.param({"delta__cases__0__candidate__mean_cost_usd": -1}, "mean_cost_usd", id="arm$"),
     pytest.param({"delta__intervals__delta__level": 95}, "intervals.delta.level", id="level"),
     pytest.param({"gate__exit_code": -1}, "gate.exit_code", id="exit-code"),
+    pytest.param({"multiplicity__0__method": "sidak"}, "multiplicity[0].method", id="method"),
+    pytest.param({"multiplicity__1__criterion": "min"}, "multiplicity[1].criterion", id="crit"),
+    pytest.param({"multiplicity__1__decisions__0__what": "pass_rate"}, "what", id="what"),
+    pytest.param({"multiplicity__0__decisions__0__p_value": 1.5}, "p_value", id="p>1"),
+    pytest.param({"multiplicity__0__level": 1}, "multiplicity[0].level", id="family-level"),
+    pytest.param(
+        {"multiplicity__1__decisions__0__adjusted_holds": True},
+        "a correction never shows what the raw decision does not",
+        id="adjusted-without-raw",
+    ),
     pytest.param({"gate__passed": True}, "gate.exit_code: a gate that passed exits 0", id="gate"),
 ]
 

@@ -45,6 +45,7 @@ def test_top_level_keys_in_order() -> None:
         "baseline_sources",
         "skill_md_warnings",
         "portability",
+        "multiplicity",
         "run",
     ]
 

@@ -12,41 +12,55 @@ from dataclasses import replace
 from .delta import build_delta
 from .delta_gate import comparison_gate_reasons
 from .matrix import build_matrix
+from .multiplicity import adjusted_reasons, delta_multiplicity, method_named
 from .record import GateResult, GateSettings, RunRecord
+from .skill_confidence import skill_interval_reasons, skill_multiplicity
 from .spend import spend_ceiling
 from .verdict import evaluate_gate
 
 
 def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, GateResult]:
     """``record`` with its spend ceiling and delta filled in, and the gate's verdict on it."""
+    delta = build_delta(
+        record.outcomes,
+        baseline_kind=record.baseline_kind,
+        not_run=record.not_run,
+        notes=record.baseline_notes,
+    )
+    method = method_named(settings.multiplicity)
+    skills = skill_multiplicity(
+        record.outcomes, settings.per_skill_min, settings.per_skill_min_confidence, method
+    )
+    deltas = delta_multiplicity(delta, settings.min_delta, settings.min_delta_confidence, method)
     judged = replace(
         record,
         spend_ceiling=spend_ceiling(record.outcomes, settings.max_spend_usd),
-        delta=build_delta(
-            record.outcomes,
-            baseline_kind=record.baseline_kind,
-            not_run=record.not_run,
-            notes=record.baseline_notes,
-        ),
+        delta=delta,
+        multiplicity=tuple(family for family in (skills, deltas) if family is not None),
         matrix=build_matrix(
             record.outcomes,
             runners=record.run.runners if record.run is not None else (),
             not_run=record.not_run,
         ),
     )
-    gate = evaluate_gate(
-        judged,
-        min_pass_rate=settings.min_pass_rate,
-        fail_on_error=settings.fail_on_error,
-        per_skill_min=settings.per_skill_min,
-    ).adding(
-        comparison_gate_reasons(
-            judged.outcomes,
-            judged.delta,
-            judged.baseline_notes,
-            min_delta=settings.min_delta,
-            min_delta_confidence=settings.min_delta_confidence,
-            min_case_pass_rate=settings.min_case_pass_rate,
+    gate = (
+        evaluate_gate(
+            judged,
+            min_pass_rate=settings.min_pass_rate,
+            fail_on_error=settings.fail_on_error,
+            per_skill_min=settings.per_skill_min,
         )
+        .adding(skill_interval_reasons(skills, judged.outcomes))
+        .adding(
+            comparison_gate_reasons(
+                judged.outcomes,
+                judged.delta,
+                judged.baseline_notes,
+                min_delta=settings.min_delta,
+                min_delta_confidence=settings.min_delta_confidence,
+                min_case_pass_rate=settings.min_case_pass_rate,
+            )
+        )
+        .adding(adjusted_reasons(judged.multiplicity))
     )
     return judged, gate

@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run
     from .delta import BaselineNote, Delta
     from .fingerprint import Selection
     from .matrix import Matrix
+    from .multiplicity import Multiplicity
     from .spend import SpendCeiling
 
 EXIT_FAILED = 1  # the gate's code for a failed verdict (verdict.py holds the rules)
@@ -41,6 +42,10 @@ class GateSettings:
     min_delta_confidence: float | None = None
     min_case_pass_rate: float | None = None
     max_spend_usd: float | None = None
+    # "holm": the interval decisions (one per runner's delta) are corrected as a family.
+    multiplicity: str = "none"
+    # Also hold each per_skill_min by the lower end of the skill's interval at this level.
+    per_skill_min_confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,8 @@ class RunRecord:
     baseline_kind: str = ""
     baseline_notes: list[BaselineNote] = field(default_factory=list)
     delta: Delta | None = None
+    # The gate's interval decisions, one family per criterion asked, raw and adjusted.
+    multiplicity: tuple[Multiplicity, ...] = ()
     # Each case's verdict under every runner, candidate arm (None under fewer than two).
     matrix: Matrix | None = None
     # Where each skill's previous version came from: {skill_name, commit, path, version}.

@@ -11,9 +11,10 @@ elides them from the end when space runs out:
 2. errored candidates (when ``fail_on_error``);
 3. the spend ceiling (unpriced spend, a ceiling that stopped items), then not-run items;
 4. ``per_skill_min``, in the mapping's order;
-5. the comparison (:mod:`.delta_gate`): ``min_delta`` and its confidence, unresolvable
-   baselines, then ``min_case_pass_rate``, added after these with
-   :meth:`GateResult.adding`.
+5. ``per_skill_min_confidence`` (:mod:`.skill_confidence`), then the comparison
+   (:mod:`.delta_gate`): ``min_delta`` and its confidence, unresolvable baselines, then
+   ``min_case_pass_rate``; last, the decisions Holm's correction turned
+   (:mod:`.multiplicity`); all added after these with :meth:`GateResult.adding`.
 """
 
 from __future__ import annotations

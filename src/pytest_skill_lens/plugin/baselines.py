@@ -1,12 +1,13 @@
 """The baseline arm of each skill: what it acts with, or why it has none.
 
 ``none`` empties the skill (the same name and path, no description, instructions or
-bundle: the runners' neutral prompt); ``previous`` is the skill's earlier version from
-git, resolved once per skill in each process and its extracted bundle removed when the
-session ends (:meth:`BaselineArms.close`, called at unconfigure; a killed run's copy is
-swept by the next run). A baseline that cannot be had is a note, never an error: its
-items are collected and skipped with the note as the reason, so they show in pytest's
-own output, and the note reaches the report through the collection facts.
+bundle: the runners' neutral prompt); ``placebo`` replaces its texts by neutral ones of
+the same length and ships no bundle (suite/placebo.py); ``previous`` is the skill's
+earlier version from git, resolved once per skill in each process and its extracted
+bundle removed when the session ends (:meth:`BaselineArms.close`, called at unconfigure;
+a killed run's copy is swept by the next run). A baseline that cannot be had is a note,
+never an error: its items are collected and skipped with the note as the reason, so they
+show in pytest's own output, and the note reaches the report through the collection facts.
 """
 
 from __future__ import annotations
@@ -43,13 +44,17 @@ def neutral_skill(skill: Skill) -> Skill:
 class BaselineArms:
     """Each skill's baseline for this process, resolved on first use."""
 
-    kind: str  # "none" or "previous"
+    kind: str  # "none", "placebo" or "previous"
     _previous: dict[Path, PreviousVersion | Unresolved] = field(default_factory=dict)
 
     def skill_for(self, skill: Skill) -> Skill | BaselineNote:
         """What ``skill``'s baseline items act with, or why the skill has none."""
         if self.kind == "none":
             return neutral_skill(skill)
+        if self.kind == "placebo":
+            from ..suite.placebo import placebo_skill  # only a placebo run needs it
+
+            return placebo_skill(skill)
         from ..gate.delta import BaselineNote  # imported on first run: a listing never asks
         from ..run.previous import PreviousVersion, resolve_previous
 

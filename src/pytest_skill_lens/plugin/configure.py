@@ -96,6 +96,18 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
             "add --skill-lens-min-delta (0 asks for no regression), or drop "
             + _given(option, "min_delta_confidence", config_path),
         )
+    if settings.per_skill_min_confidence is not None and not settings.per_skill_min:
+        user_error(
+            "per_skill_min_confidence needs per_skill_min: there is no skill minimum to hold",
+            "add per_skill_min = { <skill> = <rate> }, or drop per_skill_min_confidence",
+        )
+    levels = (settings.min_delta_confidence, settings.per_skill_min_confidence)
+    if settings.multiplicity == "holm" and levels == (None, None):
+        user_error(
+            'multiplicity = "holm" corrects the gate\'s interval decisions, and none is asked',
+            "add --skill-lens-min-delta-confidence (with --skill-lens-min-delta) or "
+            "per_skill_min_confidence, or drop " + _given(option, "multiplicity", config_path),
+        )
     check_unread_flags(
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model
     )
@@ -154,8 +166,8 @@ def _cassette_dir(
 
 def _given(option: Any, key: str, config_path: Path | None) -> str:
     """Where a setting was written, as the fix names it: its flag, or its key in the file."""
-    flag = BY_KEY[key]
-    if getattr(option, flag.dest, None) is not None:
+    flag = BY_KEY.get(key)  # a key of the file alone (multiplicity) has no flag
+    if flag is not None and getattr(option, flag.dest, None) is not None:
         return flag.option
     return f"{key} in {config_path.name if config_path else 'skill-lens.toml'}"
 

@@ -161,10 +161,10 @@ FLAGS: tuple[Flag, ...] = (
     Flag("evals", "PATH", "read eval cases from PATH instead of beside each SKILL.md"),
     Flag("config", "FILE", "skill-lens.toml to use (default: searched upward from the cwd)"),
     Flag(
-        help="also run a baseline arm: no skill, or the previous version",
+        help="also run a baseline arm: no skill, the previous version, or neutral text",
         name="baseline",
         key="baseline",
-        **_choices("none", "previous"),
+        **_choices("none", "previous", "placebo"),
     ),
     Flag("repeat", "N", "run every case N times per arm", "repeat", positive),
     Flag(

@@ -65,6 +65,8 @@ class RunConfig:
                 min_delta=s.min_delta,
                 min_delta_confidence=s.min_delta_confidence,
                 min_case_pass_rate=s.min_case_pass_rate,
+                multiplicity=s.multiplicity,
+                per_skill_min_confidence=s.per_skill_min_confidence,
                 max_spend_usd=s.max_spend_usd,
             ),
         )

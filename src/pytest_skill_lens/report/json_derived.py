@@ -10,6 +10,7 @@ summary field is added without breaking the reader.
 
 from __future__ import annotations
 
+from ..gate.multiplicity import METHODS, WHAT
 from .json_fields import (
     COUNT,
     FINITE,
@@ -38,6 +39,9 @@ def check_derived(top: Fields) -> None:
     if delta is not None:
         _delta(delta)
     check_matrix(top)
+    if "multiplicity" in top.data:
+        for family in top.objects("multiplicity"):
+            _multiplicity(family)
     _gate(top.child("gate"))
     if "products" in top.data:
         for product in top.objects("products"):
@@ -142,6 +146,28 @@ def _interval(interval: Fields | None) -> None:
     interval.figure("level", LEVEL)
     interval.text("method")
     interval.count("n", COUNT)
+
+
+def _multiplicity(family: Fields) -> None:
+    criterion = family.word("criterion", tuple(WHAT))
+    family.word("method", METHODS)
+    family.figure("level", LEVEL)
+    family.figure("alpha", RATE)
+    for decision in family.objects("decisions"):
+        decision.word("what", (WHAT[criterion],))  # type: ignore[index]
+        decision.optional_text("skill")
+        decision.optional_text("runner")
+        decision.figure("estimate", SIGNED_RATE)
+        decision.figure("bar", SIGNED_RATE)
+        for key in ("p_value", "adjusted_p_value"):
+            decision.figure(key, RATE)
+        decision.figure("adjusted_level", LEVEL)
+        raw, adjusted = decision.flag("raw_holds"), decision.flag("adjusted_holds")
+        if adjusted and not raw:
+            raise ReportError(
+                f"{decision.at('adjusted_holds')}: a correction never shows what the raw "
+                "decision does not"
+            )
 
 
 def _gate(gate: Fields) -> None:

@@ -23,6 +23,7 @@ from typing import Any, get_args
 from .. import __version__
 from ..gate.delta import BaselineNote, NoteKind
 from ..gate.fingerprint import Selection
+from ..gate.multiplicity import METHODS
 from ..gate.record import GateSettings, RunRecord, RunSettings
 from ..gate.spend import SpendCeiling
 from ..labels import Arm, Status
@@ -258,9 +259,15 @@ def _run_settings(run: Fields) -> RunSettings | None:
         min_delta_confidence=gate.optional_figure("min_delta_confidence", LEVEL),
         min_case_pass_rate=gate.optional_figure("min_case_pass_rate", RATE),
         max_spend_usd=gate.optional_figure("max_spend_usd", POSITIVE),
+        multiplicity=gate.word("multiplicity", METHODS),
+        per_skill_min_confidence=gate.optional_figure("per_skill_min_confidence", LEVEL),
     )
     if settings.min_delta_confidence is not None and settings.min_delta is None:
         raise ReportError("run.gate_settings: min_delta_confidence is set without min_delta")
+    if settings.per_skill_min_confidence is not None and not settings.per_skill_min:
+        raise ReportError(
+            "run.gate_settings: per_skill_min_confidence is set without per_skill_min"
+        )
     runners = tuple(run.names("runners"))
     if not runners:
         raise ReportError("run.runners: expected at least one runner")

@@ -30,6 +30,7 @@ from ..run.price_source import distinct
 from ..score.check import Score
 from .delta_json import delta_dict, note_dict
 from .matrix_json import matrix_dict
+from .multiplicity_view import multiplicity_list
 from .printable import scrub, scrub_data
 from .product_lines import product_dict, unsandboxed
 from .replay_lines import CassetteAccount, ReplayShare
@@ -70,6 +71,9 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         "skill_md_warnings": [dict(warning) for warning in record.skill_md_warnings],
         # Additive: each case's verdict under every runner (null: fewer than two ran).
         "portability": matrix_dict(record.matrix),
+        # Additive: the gate's interval decisions, one family per criterion asked, raw and
+        # corrected (empty when no criterion asked for a confidence level).
+        "multiplicity": multiplicity_list(record.multiplicity),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         "run": run_dict(record),
     }
@@ -109,6 +113,8 @@ def _gate_settings_dict(gate: GateSettings) -> dict[str, Any]:
         "min_delta_confidence": gate.min_delta_confidence,
         "min_case_pass_rate": gate.min_case_pass_rate,
         "max_spend_usd": gate.max_spend_usd,
+        "multiplicity": gate.multiplicity,
+        "per_skill_min_confidence": gate.per_skill_min_confidence,
     }
 
 

@@ -23,6 +23,7 @@ from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
 from .matrix_markdown import matrix_block
+from .multiplicity_view import multiplicity_block
 from .printable import printable
 from .product_lines import product_lines
 from .replay_lines import CassetteAccount, ReplayShare, replay_word
@@ -83,6 +84,7 @@ def render_markdown(
             totals_block(record),
             per_skill_block(record),
             delta_block(record, inline),
+            multiplicity_block(record, inline),
             matrix_block(record, inline),
             failures_block(record, full_output or record.full_output),
             not_run_block(record),

@@ -19,6 +19,7 @@ from ..run.price_source import NOT_PRICED
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .matrix_lines import matrix_lines
+from .multiplicity_view import multiplicity_lines
 from .printable import one_line
 from .product_lines import product_lines, unsandboxed_note
 from .replay_lines import ReplayShare, cassette_lines
@@ -45,6 +46,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
             *replay_lines(record),
         ],
         delta_lines(record),
+        multiplicity_lines(record),
         matrix_lines(record),
         kept_lines(record),
         gate_lines(gate, FakeShare.of(record), unsandboxed_note(record)),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..suite.placebo import PLACEBO_VARIANT
 from ..suite.skill import Skill
 from .bundle import Bundle
 from .workspace_tools import BuiltinTool, _closed, _missing
@@ -21,9 +22,12 @@ def skill_bundle(skill: Skill) -> Bundle:
 
     That arm is recognised the way the prompt builder recognises it: the baseline
     variant with neither a description nor instructions, under the candidate's path.
-    The eval paths the skill withholds (``--skill-lens-evals``) never ship.
+    The eval paths the skill withholds (``--skill-lens-evals``) never ship. A placebo
+    ships nothing either: bundled files are the skill's content too.
     """
     if skill.variant == "baseline" and not skill.description and not skill.instructions:
+        return Bundle.empty()
+    if skill.variant == PLACEBO_VARIANT:
         return Bundle.empty()
     return Bundle.of(skill.directory, also_withheld=skill.withheld)
 

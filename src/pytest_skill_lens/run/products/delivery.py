@@ -8,6 +8,8 @@ link; a link is never copied as a link. A write never follows a link either
 (:func:`..containment.write_within`), so a link a product planted in an earlier
 session cannot redirect the next delivery outside the working directory.
 
+A placebo arm (suite/placebo.py) is delivered as its own neutral ``SKILL.md`` alone.
+
 Delivery overwrites and never deletes: under ``sessions:`` an edit a session made to a
 delivered file is undone before the next one, and a file it added stays.
 
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...suite.paths import path_problem
+from ...suite.placebo import PLACEBO_VARIANT, skill_md_text
 from ...suite.product_config import ConfigPath, config_path_problem
 from ...suite.skill import Skill
 from ..bundle import MAX_BUNDLE_BYTES, Bundle
@@ -62,6 +65,9 @@ def deliver(
     if problem is not None:
         raise DeliveryFailed(f"cannot deliver the skill: {problem}")
     target = f"{skills_dir}/{skill.name}"
+    if skill.variant == PLACEBO_VARIANT:  # its neutral SKILL.md alone: files are content
+        _write(root, f"{target}/{SKILL_FILE}", skill_md_text(skill).encode("utf-8"))
+        return root / target
     _write(root, f"{target}/{SKILL_FILE}", _skill_text(skill))
     bundle = Bundle.of(skill.directory, also_withheld=skill.withheld)
     if bundle.refusal is not None:
