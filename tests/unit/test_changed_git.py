@@ -273,3 +273,71 @@ def test_an_error_reads_with_its_fix() -> None:
     error = ChangedError("the problem", "the fix")
 
     assert str(error) == "the problem\n  fix: the fix"
+
+
+def test_a_shallow_clone_with_a_ref_it_holds_is_compared(tmp_path: Path, repo: Repo) -> None:
+    repo.commit("edit a", {"skills/a/SKILL.md": "---\nname: a\ndescription: d\n---\nA4\n"})
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        [
+            "git",
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            "-b",
+            "feature",
+            f"file://{repo.root}",
+            str(shallow),
+        ],
+        check=True,
+    )
+    (shallow / "skills/b/SKILL.md").write_text("edited\n", encoding="utf-8")
+    skills = [
+        SkillInputs(
+            n, (shallow / "skills" / n).resolve(), frozenset({(shallow / "skills" / n).resolve()})
+        )
+        for n in "ab"
+    ]
+
+    found = changed_skills(shallow, skills, "HEAD")
+
+    assert [v.changed for v in found.verdicts] == [False, True]
+
+
+def test_a_ci_checkout_without_origin_head_or_main_uses_origin_main(
+    tmp_path: Path, repo: Repo
+) -> None:
+    # actions/checkout: a detached merge commit, remote-tracking branches, no origin/HEAD.
+    repo.commit("edit a", {"skills/a/SKILL.md": "---\nname: a\ndescription: d\n---\nA5\n"})
+    clone = Repo.__new__(Repo)
+    clone.root = tmp_path / "ci"
+    subprocess.run(
+        ["git", "clone", "-q", "-b", "feature", str(repo.root), str(clone.root)], check=True
+    )
+    clone.git("remote", "set-head", "origin", "--delete")
+    clone.git("checkout", "-q", "--detach")
+    clone.git("branch", "-q", "-D", "feature")
+
+    found = changed_skills(clone.root, [clone.skill("a"), clone.skill("b")], None)
+
+    assert found.baseline.ref == "origin/main"
+    assert (
+        found.baseline.how
+        == "the merge base of HEAD and origin/main (no origin/HEAD; origin/main exists)"
+    )
+    assert [v.changed for v in found.verdicts] == [True, False]
+
+
+def test_a_flood_of_changed_names_or_a_slow_git_is_an_error(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.write("skills/a/new-file-with-a-long-name.md")
+    monkeypatch.setattr(changed, "MAX_OUTPUT", 10)
+    with pytest.raises(ChangedError, match="more than 10 bytes of changed names") as flood:
+        changed_skills(repo.root, [repo.skill("a")], "main")
+    assert "closer REF" in flood.value.fix
+
+    with pytest.raises(ChangedError, match="timed out") as slow:
+        changed_skills(repo.root, [repo.skill("a")], "main", timeout=0.000_001)
+    assert "closer REF" in slow.value.fix

@@ -27,16 +27,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..suite.inputs import SkillInputs
-from ..suite.quoting import escaped
+from ..suite.quoting import escaped, shown
 from .changed_diff import Change, Verdict, decide, parse_name_status, parse_untracked
-from .previous_git import GIT_TIMEOUT, Git, GitFailed, find_git, git_environment
+from .previous_git import Git, GitFailed, find_git, git_environment
 
 MAX_OUTPUT = 64 * 1024 * 1024  # a diff's names past this is no pull request's
+CHANGED_TIMEOUT = 60.0  # per call: a diff against a large working copy reads every file's stat
 FLAG = "--skill-lens-changed"
 _UNSHALLOW = (
     "fetch the whole history: git fetch --unshallow (in GitHub Actions, "
     "actions/checkout with fetch-depth: 0)"
 )
+_SLOW = f"retry on a less busy machine, or name a closer REF, or run without {FLAG}"
 
 
 class ChangedError(Exception):
@@ -80,7 +82,7 @@ def changed_skills(
     ref: str | None,
     *,
     shared: Sequence[Path] = (),
-    timeout: float = GIT_TIMEOUT,
+    timeout: float = CHANGED_TIMEOUT,
 ) -> ChangedSkills:
     """Each skill's verdict against ``ref`` (``None``: the default branch's merge base).
 
@@ -104,6 +106,8 @@ def _locate(git: Git, root: Path) -> tuple[Path, bool]:
         shallow = git.run("rev-parse", "--is-shallow-repository").strip() == b"true"
         out = git.run("rev-parse", "--show-toplevel")
     except GitFailed as exc:
+        if exc.timed_out:
+            raise ChangedError(str(exc), _SLOW) from None
         if "dubious ownership" in str(exc):
             raise ChangedError(
                 f"git refuses the repository holding {root}: it is owned by another user",
@@ -122,9 +126,7 @@ def _commit(git: Git, name: str) -> str | None:
         out = git.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
     except GitFailed as exc:
         if exc.timed_out:
-            raise ChangedError(
-                str(exc), "retry; a repository this slow needs a closer REF"
-            ) from None
+            raise ChangedError(str(exc), _SLOW) from None
         return None
     return out.decode("ascii", "replace").strip() or None
 
@@ -132,7 +134,7 @@ def _commit(git: Git, name: str) -> str | None:
 def _given(git: Git, ref: str, shallow: bool) -> Baseline:
     commit = None if not ref or "\n" in ref or "\0" in ref else _commit(git, ref)
     if commit is None:
-        problem = f"{FLAG} {ref!r} is not a commit in this repository"
+        problem = f"{FLAG} {shown(ref)} is not a commit in this repository"
         fix = "name a branch, tag or commit that exists; for a remote branch, git fetch it first"
         if shallow:
             problem += " (the clone is shallow)"
@@ -147,16 +149,18 @@ def _default(git: Git, shallow: bool) -> Baseline:
             "the clone is shallow, so the merge base with the default branch cannot be found",
             f"{_UNSHALLOW}; or name the commit to compare with: {FLAG} REF",
         )
-    branch, how = _default_branch(git)
+    branch, full, how = _default_branch(git)
     head = _commit(git, "HEAD")
     if head is None:
         raise ChangedError(
             "the repository has no commit yet", f"commit first, or run without {FLAG}"
         )
-    tip = _commit(git, branch)
+    tip = _commit(git, full) or full  # found by _default_branch: it resolves
     try:
-        base = git.run("merge-base", head, tip or branch).decode("ascii", "replace").strip()
-    except GitFailed:
+        base = git.run("merge-base", head, tip).decode("ascii", "replace").strip()
+    except GitFailed as exc:
+        if exc.timed_out:
+            raise ChangedError(str(exc), _SLOW) from None
         raise ChangedError(
             f"HEAD and {branch} share no history, so there is no merge base",
             f"name the commit to compare with: {FLAG} REF",
@@ -164,20 +168,21 @@ def _default(git: Git, shallow: bool) -> Baseline:
     return Baseline(branch, base, f"the merge base of HEAD and {branch} ({how})")
 
 
-def _default_branch(git: Git) -> tuple[str, str]:
+def _default_branch(git: Git) -> tuple[str, str, str]:
+    """The default branch as said, its full ref name, and how it was found."""
     try:
         target = git.run("symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").decode().strip()
     except (GitFailed, UnicodeDecodeError):
         target = ""
     if target.startswith("refs/remotes/") and _commit(git, target) is not None:
-        return target.removeprefix("refs/remotes/"), "origin/HEAD"
+        return target.removeprefix("refs/remotes/"), target, "origin/HEAD"
     for name in ("main", "master"):
-        for ref, shown in (
+        for ref, said in (
             (f"refs/heads/{name}", name),
             (f"refs/remotes/origin/{name}", f"origin/{name}"),
         ):
             if _commit(git, ref) is not None:
-                return shown, f"no origin/HEAD; {shown} exists"
+                return said, ref, f"no origin/HEAD; {said} exists"
     raise ChangedError(
         "no default branch found: origin/HEAD is not set and there is no main or master branch",
         f"name the commit to compare with: {FLAG} REF (for example {FLAG} origin/develop), "
@@ -187,7 +192,7 @@ def _default_branch(git: Git) -> tuple[str, str]:
 
 def _changes(git: Git, baseline: Baseline) -> list[Change]:
     diff = _bounded(
-        git, "diff", "--name-status", "-z", "-M", "--no-relative", "--no-ext-diff",
+        git, "diff", "--name-status", "-z", "-M", "--no-relative", "--no-color", "--no-ext-diff",
         "--no-textconv", baseline.commit, "--",
     )  # fmt: skip
     untracked = _bounded(git, "ls-files", "--others", "--exclude-standard", "-z", "--full-name")
@@ -229,12 +234,10 @@ def _bounded(git: Git, *args: str) -> bytes:
         errors.seek(0)
         told = errors.read(4096).decode("utf-8", "replace").strip().partition("\n")[0]
     if fired.is_set():
-        raise ChangedError(
-            f"git {args[0]} timed out after {git.timeout:g} s", "retry; or name a closer REF"
-        )
+        raise ChangedError(f"git {args[0]} timed out after {git.timeout:g} s", _SLOW)
     if len(out) > MAX_OUTPUT:
         raise ChangedError(
-            f"git {args[0]} listed more than {MAX_OUTPUT // 2**20} MB of changed names",
+            f"git {args[0]} listed more than {MAX_OUTPUT:,} bytes of changed names",
             f"name a closer REF, or run without {FLAG}",
         )
     if returncode != 0:
