@@ -64,16 +64,40 @@ class Baseline:
 
 
 @dataclass(frozen=True)
-class ChangedSkills:
+class Changes:
+    """What differs between REF and the working copy: read once, matched to skills after."""
+
     baseline: Baseline
-    top: Path
+    top: Path  # the repository's top, resolved
     changes: tuple[Change, ...]
-    verdicts: tuple[Verdict, ...]
 
     @property
     def unchanged_reason(self) -> str:
         """What an unchanged skill's deselection says."""
         return f"unchanged since {self.baseline.ref} ({self.baseline.short})"
+
+    def decide(
+        self, skills: Sequence[SkillInputs], shared: Sequence[Path] = ()
+    ) -> tuple[Verdict, ...]:
+        """Each skill's verdict; ``shared`` are the configuration files every run reads."""
+        return decide(self.top, skills, [path.resolve() for path in shared], self.changes)
+
+
+@dataclass(frozen=True)
+class ChangedSkills(Changes):
+    verdicts: tuple[Verdict, ...] = ()
+
+
+def read_changes(root: Path, ref: str | None, *, timeout: float = CHANGED_TIMEOUT) -> Changes:
+    """The changes since ``ref`` (``None``: the default branch's merge base) of the
+    repository holding ``root``; :class:`ChangedError` when they cannot be known."""
+    executable = find_git()
+    if executable is None:
+        raise ChangedError("git is not installed", f"install git, or run without {FLAG}")
+    top, shallow = _locate(Git(executable, root, timeout), root)
+    git = Git(executable, top, timeout)
+    baseline = _given(git, ref, shallow) if ref is not None else _default(git, shallow)
+    return Changes(baseline, top.resolve(), tuple(_changes(git, baseline)))
 
 
 def changed_skills(
@@ -84,21 +108,14 @@ def changed_skills(
     shared: Sequence[Path] = (),
     timeout: float = CHANGED_TIMEOUT,
 ) -> ChangedSkills:
-    """Each skill's verdict against ``ref`` (``None``: the default branch's merge base).
+    """:func:`read_changes` and each skill's verdict, in one call.
 
     ``root`` is a directory in the repository (the suite's root); ``shared`` are the
     configuration files every skill's run reads (``skill-lens.toml``, pytest's ini file).
     """
-    executable = find_git()
-    if executable is None:
-        raise ChangedError("git is not installed", f"install git, or run without {FLAG}")
-    top, shallow = _locate(Git(executable, root, timeout), root)
-    git = Git(executable, top, timeout)
-    baseline = _given(git, ref, shallow) if ref is not None else _default(git, shallow)
-    changes = _changes(git, baseline)
-    real = top.resolve()
-    verdicts = decide(real, skills, [p.resolve() for p in shared], changes)
-    return ChangedSkills(baseline, real, tuple(changes), verdicts)
+    found = read_changes(root, ref, timeout=timeout)
+    verdicts = found.decide(skills, shared)
+    return ChangedSkills(found.baseline, found.top, found.changes, verdicts)
 
 
 def _locate(git: Git, root: Path) -> tuple[Path, bool]:
