@@ -341,3 +341,15 @@ def test_a_flood_of_changed_names_or_a_slow_git_is_an_error(
     with pytest.raises(ChangedError, match="timed out") as slow:
         changed_skills(repo.root, [repo.skill("a")], "main", timeout=0.000_001)
     assert "closer REF" in slow.value.fix
+
+
+def test_a_path_taken_as_the_ref_says_how_to_write_the_flag(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `pytest --skill-lens-changed skills` reads "skills" as REF, not as a path to collect.
+    monkeypatch.chdir(repo.root)
+    with pytest.raises(ChangedError) as caught:
+        changed_skills(repo.root, [], "skills")
+
+    assert "'skills' is a path" in caught.value.fix
+    assert "--skill-lens-changed=REF" in caught.value.fix

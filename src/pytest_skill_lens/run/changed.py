@@ -156,6 +156,11 @@ def _given(git: Git, ref: str, shallow: bool) -> Baseline:
         if shallow:
             problem += " (the clone is shallow)"
             fix = f"{_UNSHALLOW}; or git fetch origin <branch> and name it"
+        if ref and "\0" not in ref and os.path.lexists(ref):
+            fix = (
+                f"{shown(ref)} is a path: the flag took it as its REF; put the flag after the "
+                f"paths, or give the REF with '=': {FLAG}=REF"
+            )
         raise ChangedError(problem, fix)
     return Baseline(ref, commit, "given")
 
