@@ -353,3 +353,15 @@ def test_a_path_taken_as_the_ref_says_how_to_write_the_flag(
 
     assert "'skills' is a path" in caught.value.fix
     assert "--skill-lens-changed=REF" in caught.value.fix
+
+
+def test_a_deleted_file_and_a_staged_edit_count(repo: Repo) -> None:
+    repo.git("rm", "-q", "skills/a/evals/cases.yaml")
+    repo.commit("drop a's cases")
+    repo.write("skills/b/SKILL.md", "---\nname: b\ndescription: d\n---\nstaged\n")
+    repo.git("add", "skills/b/SKILL.md")
+
+    assert reasons(repo, a=repo.skill("a"), b=repo.skill("b")) == {
+        "a": ["skills/a/evals/cases.yaml deleted (its own files)"],
+        "b": ["skills/b/SKILL.md modified (its own files)"],
+    }
