@@ -172,6 +172,8 @@ def test_hostile_file_names_are_matched_exactly(repo: Repo) -> None:
     names = ["skills/a/line\nbreak.md", "skills/a/--output=x", "skills/a/caf\u00e9 \u2603.md"]
     repo.commit("hostile", {name: "h\n" for name in names})
     repo.write("skills/b/-rf", "untracked\n")
+    with open(os.fsencode(repo.root) + b"/skills/b/tab\there-\xff", "wb") as raw:
+        raw.write(b"not UTF-8 in its name\n")
 
     result = reasons(repo, a=repo.skill("a"), b=repo.skill("b"))
 
@@ -180,7 +182,10 @@ def test_hostile_file_names_are_matched_exactly(repo: Repo) -> None:
         "skills/a/caf\u00e9 \u2603.md added (its own files)",
         "'skills/a/line\\nbreak.md' added (its own files)",
     ]
-    assert result["b"] == ["skills/b/-rf untracked (its own files)"]
+    assert result["b"] == [
+        "skills/b/-rf untracked (its own files)",
+        "'skills/b/tab\\there-\\udcff' untracked (its own files)",
+    ]
     assert not (repo.root / "x").exists()
 
 
@@ -365,3 +370,9 @@ def test_a_deleted_file_and_a_staged_edit_count(repo: Repo) -> None:
         "a": ["skills/a/evals/cases.yaml deleted (its own files)"],
         "b": ["skills/b/SKILL.md modified (its own files)"],
     }
+
+
+def test_the_root_may_be_a_skill_file(repo: Repo) -> None:
+    found = changed_skills(repo.root / "skills/a/SKILL.md", [repo.skill("a")], "main")
+
+    assert found.top == repo.root.resolve()

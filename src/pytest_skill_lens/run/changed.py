@@ -94,7 +94,8 @@ def read_changes(root: Path, ref: str | None, *, timeout: float = CHANGED_TIMEOU
     executable = find_git()
     if executable is None:
         raise ChangedError("git is not installed", f"install git, or run without {FLAG}")
-    top, shallow = _locate(Git(executable, root, timeout), root)
+    folder = root if root.is_dir() else root.parent  # a skill path may name its SKILL.md
+    top, shallow = _locate(Git(executable, folder, timeout), folder)
     git = Git(executable, top, timeout)
     baseline = _given(git, ref, shallow) if ref is not None else _default(git, shallow)
     return Changes(baseline, top.resolve(), tuple(_changes(git, baseline)))
@@ -127,11 +128,12 @@ def _locate(git: Git, root: Path) -> tuple[Path, bool]:
             raise ChangedError(str(exc), _SLOW) from None
         if "dubious ownership" in str(exc):
             raise ChangedError(
-                f"git refuses the repository holding {root}: it is owned by another user",
+                f"git refuses the repository holding {escaped(str(root))}: it is owned by "
+                "another user",
                 "mark it as trusted with git config --global --add safe.directory <path>",
             ) from None
         raise ChangedError(
-            f"{root} is not inside a git repository ({exc})",
+            f"{escaped(str(root))} is not inside a git repository ({exc})",
             f"run in the repository's working copy, or without {FLAG}",
         ) from None
     top = out.decode("utf-8", "surrogateescape").removesuffix("\n")  # a name may hold "\n"
