@@ -376,3 +376,18 @@ def test_the_root_may_be_a_skill_file(repo: Repo) -> None:
     found = changed_skills(repo.root / "skills/a/SKILL.md", [repo.skill("a")], "main")
 
     assert found.top == repo.root.resolve()
+
+
+def test_a_git_that_cannot_start_is_said_as_such(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(changed, "find_git", lambda: str(repo.root / "no-such-git"))
+
+    with pytest.raises(ChangedError, match="could not start") as caught:
+        changed_skills(repo.root, [], "main")
+    assert "not inside a git repository" not in caught.value.problem
+
+
+def test_a_root_that_does_not_exist_is_said_as_such(tmp_path: Path) -> None:
+    with pytest.raises(ChangedError, match="does not exist"):
+        changed_skills(tmp_path / "gone" / "skills", [], "main")

@@ -95,6 +95,8 @@ def read_changes(root: Path, ref: str | None, *, timeout: float = CHANGED_TIMEOU
     if executable is None:
         raise ChangedError("git is not installed", f"install git, or run without {FLAG}")
     folder = root if root.is_dir() else root.parent  # a skill path may name its SKILL.md
+    if not folder.is_dir():
+        raise ChangedError(f"{escaped(str(root))} does not exist", "name an existing skill path")
     top, shallow = _locate(Git(executable, folder, timeout), folder)
     git = Git(executable, top, timeout)
     baseline = _given(git, ref, shallow) if ref is not None else _default(git, shallow)
@@ -126,6 +128,8 @@ def _locate(git: Git, root: Path) -> tuple[Path, bool]:
     except GitFailed as exc:
         if exc.timed_out:
             raise ChangedError(str(exc), _SLOW) from None
+        if "could not start" in str(exc):
+            raise ChangedError(str(exc), f"install git, or run without {FLAG}") from None
         if "dubious ownership" in str(exc):
             raise ChangedError(
                 f"git refuses the repository holding {escaped(str(root))}: it is owned by "
@@ -223,11 +227,23 @@ def _changes(git: Git, baseline: Baseline) -> list[Change]:
     try:
         return [*parse_name_status(diff), *parse_untracked(untracked)]
     except ValueError as exc:
-        raise ChangedError(f"cannot read git's list of changes: {exc}", "report it") from None
+        raise ChangedError(
+            f"cannot read git's list of changes: {exc}",
+            "report it as a bug of pytest-skill-lens, with your git version",
+        ) from None
 
 
 def _bounded(git: Git, *args: str) -> bytes:
     """``git args``'s output, killed past :data:`MAX_OUTPUT` bytes or the timeout."""
+    try:
+        return _read_bounded(git, *args)
+    except OSError as exc:  # git removed, or its directory, while the run started
+        raise ChangedError(
+            f"git {args[0]} could not start: {exc.strerror or exc}", "check git and the path"
+        ) from None
+
+
+def _read_bounded(git: Git, *args: str) -> bytes:
     fired = threading.Event()
     with (
         tempfile.TemporaryFile() as errors,  # a file: a full stderr pipe would stall git
