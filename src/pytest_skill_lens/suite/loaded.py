@@ -22,6 +22,8 @@ class LoadedCase:
     # so a runner-dependent refusal points at the field, not at the case's first line
     # (for a YAML file, suite/field_lines.LinesInFile: read again only if asked).
     field_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+    # The tool libraries its file imports (files or directories, resolved): read by its run.
+    libraries: tuple[Path, ...] = ()
 
     @property
     def name(self) -> str:

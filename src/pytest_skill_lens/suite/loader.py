@@ -150,13 +150,14 @@ def _parse_yaml_eval_file(
         except AuthoringError as exc:
             mistakes.add(exc)
             libraries_broken = True
+    imported = libraries.sources() if "tool_libraries" in data and not libraries_broken else ()
     cases: list[LoadedCase] = []
     for i, raw in enumerate(raw_cases):
         if i in unfinished or (libraries_broken and _uses_ref(raw)):
             continue  # a ref: into a broken library cannot be judged; its error says why
         loaded = _load_case(raw, path, i, skill_name, libraries, mistakes)
         if loaded is not None:
-            cases.append(loaded)
+            cases.append(replace(loaded, libraries=imported) if imported else loaded)
     return cases, mistakes.found
 
 

@@ -35,6 +35,12 @@ class ToolLibraries:
         self.eval_file = eval_file
         self.entries = entries
         self._tools: dict[str, tuple[dict[str, Any], Path]] | None = None
+        self._sources: tuple[Path, ...] = ()
+
+    def sources(self) -> tuple[Path, ...]:
+        """The files and directories imported, resolved (loading them first): what a run reads."""
+        self.tools()
+        return self._sources
 
     def tools(self) -> dict[str, tuple[dict[str, Any], Path]]:
         if self._tools is None:
@@ -66,6 +72,7 @@ class ToolLibraries:
             )
         base = self.eval_file.parent
         files: list[Path] = []
+        sources: list[Path] = []
         for entry in self.entries:
             if not entry.strip() or entry.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", entry):
                 raise AuthoringError(
@@ -100,6 +107,8 @@ class ToolLibraries:
                         fix="list each library once (a directory entry already imports its files)",
                     )
                 files.append(path)
+            sources.append(target)  # a directory, so a library added to it is seen too
+        self._sources = tuple(sources)
         return files
 
     def resolve(self, raw_tools: Any, where: Where) -> Any:
