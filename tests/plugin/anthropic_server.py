@@ -7,7 +7,8 @@ request about that task takes the next reply, and the last reply repeats. A repl
 
 * :func:`text` -- the assistant answers with one text block;
 * :func:`tool_use` -- the assistant asks for tools, ``[(name, input dict), ...]``, as
-  ``tool_use`` blocks with ids ``toolu_0``, ``toolu_1``, ...;
+  ``tool_use`` blocks with ids ``toolu_0``, ``toolu_1``, ... counted over the server's
+  life (scripted_server.py), unless the script sets one;
 * :func:`failure` -- an HTTP error status with an Anthropic-style error body.
 
 A conversation whose task has no script may be answered by ``by_content``, as in
@@ -104,9 +105,9 @@ def tool_use(
     usage: tuple[int, int] = (10, 5),
     model: str = MODEL,
 ) -> dict[str, Any]:
+    # No id: the server gives each its own as it serves the reply.
     blocks = [
-        {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": dict(arguments)}
-        for i, (name, arguments) in enumerate(calls)
+        {"type": "tool_use", "name": name, "input": dict(arguments)} for name, arguments in calls
     ]
     return {
         "content": blocks,
@@ -151,19 +152,25 @@ class AnthropicServer(ScriptedServer):
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         """The status and the whole message (or error) that answers one request."""
-        taken, reply, position = self.take(path, headers, body)
+        taken, reply, _ = self.take(path, headers, body)
         if taken == "no endpoint":
             return 404, _error("not_found_error", f"no such endpoint {path}")
         if taken == "no script":
             return 400, _error("invalid_request_error", f"no script for task {_task(body)!r}")
         if "status" in reply:
             return int(reply["status"]), {"type": "error", "error": reply["error"]}
+        content = [
+            {**block, "id": f"toolu_{self.fresh('call')}"}
+            if block["type"] == "tool_use" and "id" not in block
+            else block
+            for block in reply["content"]
+        ]
         return 200, {
-            "id": f"msg_{position}",
+            "id": f"msg_{self.fresh('reply')}",
             "type": "message",
             "role": "assistant",
             "model": reply["model"],
-            "content": reply["content"],
+            "content": content,
             "stop_reason": reply["stop_reason"],
             "stop_sequence": None,
             "usage": reply["usage"],

@@ -8,7 +8,8 @@ that task takes the next reply, and the last reply repeats. A reply is:
 
 * :func:`text` -- the model answers with one text part;
 * :func:`function_calls` -- the model asks for tools, ``[(name, args dict), ...]``, as
-  ``functionCall`` parts with ids ``call_0``, ``call_1``, ...;
+  ``functionCall`` parts with ids ``call_0``, ``call_1``, ... counted over the server's
+  life (scripted_server.py), unless the script sets one;
 * :func:`failure` -- an HTTP error status with a Google-style error body.
 
 The task is the first user text that is not Gemini CLI's ``<session_context>`` preamble
@@ -141,10 +142,8 @@ def function_calls(
     usage: tuple[int, int] = (10, 5),
     model: str = MODEL,
 ) -> dict[str, Any]:
-    parts = [
-        {"functionCall": {"id": f"call_{i}", "name": name, "args": dict(args)}}
-        for i, (name, args) in enumerate(calls)
-    ]
+    # No id: the server gives each its own as it serves the reply.
+    parts = [{"functionCall": {"name": name, "args": dict(args)}} for name, args in calls]
     return {"parts": parts, "usage": _usage(usage, 0, 0), "model": model}
 
 
@@ -217,7 +216,14 @@ class GeminiServer(ScriptedServer):
             reply = failure(400, f"no script for task {_task(body)!r}")
         if "status" in reply:
             return int(reply["status"]), {"error": reply["error"]}
-        return 200, _response(reply)
+        return 200, _response({**reply, "parts": [self._numbered(part) for part in reply["parts"]]})
+
+    def _numbered(self, part: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``part`` with an id of its own when it is a function call the script left without."""
+        call = part.get("functionCall")
+        if not isinstance(call, dict) or "id" in call:
+            return part
+        return {**part, "functionCall": {"id": f"call_{self.fresh('call')}", **call}}
 
     def send(
         self, handler: BaseHTTPRequestHandler, status: int, payload: Any, body: Mapping[str, Any]

@@ -8,7 +8,9 @@ last reply repeats, so a tool call as the last reply is a loop that never ends. 
 reply is one of:
 
 * :func:`text` -- the assistant answers ``content``;
-* :func:`tool_calls` -- the assistant asks for tools, ``[(name, arguments text), ...]``;
+* :func:`tool_calls` -- the assistant asks for tools, ``[(name, arguments text), ...]``,
+  with ids ``call_0``, ``call_1``, ... counted over the server's life (scripted_server.py),
+  unless the script sets one;
 * :func:`failure` -- an HTTP error status with an OpenAI-style error body;
 * :func:`dropped` -- the connection is closed with no response at all;
 * :func:`garbled` -- status 200 with a body that is not JSON.
@@ -108,9 +110,9 @@ def tool_calls(
     message = {
         "role": "assistant",
         "content": None,
+        # No id: the server gives each its own as it serves the reply.
         "tool_calls": [
-            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
-            for i, (n, a) in enumerate(calls)
+            {"type": "function", "function": {"name": n, "arguments": a}} for n, a in calls
         ],
     }
     return {
@@ -173,7 +175,7 @@ class ScriptedModelServer(ScriptedServer):
         return Request(path, headers, body)
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
-        taken, reply, position = self.take(path, headers, body)
+        taken, reply, _ = self.take(path, headers, body)
         if taken == "no endpoint":
             return 404, {"error": {"message": f"no such endpoint {path}", "type": "test"}}
         if taken == "no script":
@@ -185,14 +187,18 @@ class ScriptedModelServer(ScriptedServer):
             return 200, reply["garbled"]
         if "status" in reply:
             return int(reply["status"]), {"error": reply["error"]}
+        message = dict(reply["message"])
+        if message.get("tool_calls"):
+            message["tool_calls"] = [
+                call if "id" in call else {"id": f"call_{self.fresh('call')}", **call}
+                for call in message["tool_calls"]
+            ]
         payload: dict[str, Any] = {
-            "id": f"chatcmpl-{position}",
+            "id": f"chatcmpl-{self.fresh('reply')}",
             "object": "chat.completion",
             "created": 0,
             "model": reply["model"],
-            "choices": [
-                {"index": 0, "message": reply["message"], "finish_reason": reply["finish"]}
-            ],
+            "choices": [{"index": 0, "message": message, "finish_reason": reply["finish"]}],
         }
         if reply["usage"] is not None:
             payload["usage"] = reply["usage"]

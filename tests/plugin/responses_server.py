@@ -8,7 +8,9 @@ that is not one the product adds itself (``<environment_context>``, a ``<skill>`
 reply is one of:
 
 * :func:`text` -- the assistant answers ``content``;
-* :func:`calls` -- the assistant calls tools, ``[(name, arguments), ...]``;
+* :func:`calls` -- the assistant calls tools, ``[(name, arguments), ...]``, with call ids
+  ``call_<n>_<name>``, ``n`` counted over the server's life (scripted_server.py), unless
+  the script sets one;
 * :func:`failure` -- an HTTP error status with an OpenAI-style error body.
 
 ``usage=(input, output)`` with ``cached`` and ``reasoning`` sets the ``response.completed``
@@ -117,13 +119,13 @@ def calls(
     reasoning: int = 0,
 ) -> dict[str, Any]:
     items = []
-    for at, (name, arguments) in enumerate(made):
+    for name, arguments in made:
         namespace, _, short = name.rpartition("__") if name.startswith("mcp__") else ("", "", name)
+        # No call_id: the server gives each its own as it serves the reply.
         item: dict[str, Any] = {
             "type": "function_call",
             "name": short,
             "arguments": json.dumps(arguments),
-            "call_id": f"call_{at}_{short}",
         }
         if namespace:
             item["namespace"] = namespace
@@ -161,14 +163,20 @@ class ResponsesServer(ScriptedServer):
         return Request(path, headers, body)
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
-        taken, reply, position = self.take(path, headers, body)
+        taken, reply, _ = self.take(path, headers, body)
         if taken != "reply":
             return 404 if taken == "no endpoint" else 400, {
                 "error": {"message": f"{taken}: {path} {_task(body)!r}", "type": "test"}
             }
         if "status" in reply:
             return int(reply["status"]), {"error": reply["error"]}
-        return 200, {"id": f"resp_{position}", **reply}
+        items = [
+            {**item, "call_id": f"call_{self.fresh('call')}_{item['name']}"}
+            if item["type"] == "function_call" and "call_id" not in item
+            else item
+            for item in reply["items"]
+        ]
+        return 200, {**reply, "id": f"resp_{self.fresh('reply')}", "items": items}
 
     def send(
         self, handler: BaseHTTPRequestHandler, status: int, payload: Any, body: Mapping[str, Any]

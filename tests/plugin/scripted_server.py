@@ -6,6 +6,12 @@ request about ``task`` takes the next one and the last repeats; a task with no s
 may be answered by ``by_content`` (the replies of the first key found anywhere in the
 task, counted apart). A subclass says what a task is, which path it serves, how a
 request is recorded and how a reply is rendered on the wire.
+
+Ids are handed out as a reply is served, never when it is scripted: :meth:`fresh` counts
+over the server's life, so no two tool calls (nor two replies) share an id, even when a
+reply repeats or two conversations take the same script. A real provider never repeats
+one, and a product's trace reader rightly takes a repeated call id for one call reported
+twice (a start and an end event). An id a script sets itself is kept as it is.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ class ScriptedServer:
         }
         self.requests: list[Any] = []
         self._served: dict[str, int] = {}
+        self._handed_out: dict[str, int] = {}  # ids given so far, by kind (see fresh)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         # A short poll: shutdown() waits for the loop's next poll, 0.5 s by default,
@@ -57,6 +64,14 @@ class ScriptedServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+    def fresh(self, kind: str) -> int:
+        """The next number of ``kind`` ("call", "reply"), 0 first: unique in this server's
+        life, so the first call a server makes is still number 0."""
+        with self._lock:
+            number = self._handed_out.get(kind, 0)
+            self._handed_out[kind] = number + 1
+            return number
 
     # Hooks.
     def task_of(self, body: Mapping[str, Any]) -> str:

@@ -171,12 +171,12 @@ def test_every_returns_shape_answers_through_the_agent(
     replies = [(m["tool_call_id"], m["content"]) for m in server.requests[-1].messages("tool")]
     assert replies == [
         ("call_0", '{"id": "A", "parent": "B"}'),
-        ("call_0", '{"id": "B", "parent": null}'),
-        ("call_0", '{"id": "B", "parent": null}'),  # the last entry repeats
-        ("call_0", "always this"),
-        ("call_1", "found A"),
-        ("call_2", 'no response is scripted for find with arguments {"id": "C"}'),
-        ("call_3", "fallback"),
+        ("call_1", '{"id": "B", "parent": null}'),
+        ("call_2", '{"id": "B", "parent": null}'),  # the last entry repeats
+        ("call_3", "always this"),
+        ("call_4", "found A"),
+        ("call_5", 'no response is scripted for find with arguments {"id": "C"}'),
+        ("call_6", "fallback"),
     ]
     assert [c["name"] for c in outcomes["walks the chain"]["tool_calls"]] == [
         "get_work_item",
@@ -706,7 +706,8 @@ def test_session_two_reads_what_session_one_wrote(
     assert [m["role"] for m in opening.body["messages"]] == ["system", "user"]
     assert opening.messages("system")[0]["content"].endswith(workspace_preamble())
     reply = server.for_task("what did you note?")[1].messages("tool")
-    assert reply == [{"role": "tool", "tool_call_id": "call_0", "content": "the code is 7421"}]
+    # Session 1's call was call_0: the scripted server never repeats an id.
+    assert reply == [{"role": "tool", "tool_call_id": "call_1", "content": "the code is 7421"}]
 
 
 def test_a_later_session_gets_what_is_left_of_max_tokens(

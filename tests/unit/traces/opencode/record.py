@@ -45,13 +45,6 @@ REMOVE = ("bash", json.dumps({"command": "rm -r .agents/skills/greet", "descript
 SKILLS = {"unlisted_load": "Say GREET-INSTRUCTIONS, then hello.\n"}
 
 
-def second(reply: dict[str, Any]) -> dict[str, Any]:
-    """``reply`` with its call's id ``call_1``: the server numbers each reply's calls from
-    0, and the reader, as OpenCode, takes a repeated id for the same call."""
-    reply["message"]["tool_calls"][0]["id"] = "call_1"
-    return reply
-
-
 # name: (prompt, the replies to "say hi")
 RECORDINGS: dict[str, tuple[str, Sequence[Mapping[str, Any]]]] = {
     "loaded": (
@@ -71,7 +64,7 @@ RECORDINGS: dict[str, tuple[str, Sequence[Mapping[str, Any]]]] = {
     "bash": ("say hi", [tool_calls([BASH]), text("Hello after bash")]),
     "api_error": ("say hi", [failure(400, "scripted refusal")]),
     # The skill is listed, then gone when the model asks for it: the skill tool fails.
-    "failed_load": ("say hi", [tool_calls([REMOVE]), second(tool_calls([LOAD])), text("Hello")]),
+    "failed_load": ("say hi", [tool_calls([REMOVE]), tool_calls([LOAD]), text("Hello")]),
     "unlisted_load": ("say hi", [tool_calls([LOAD]), text("Hello")]),
 }
 
