@@ -480,6 +480,11 @@ class SkillLensSession:
         if self._sweeper is not None:
             self._sweeper.join()
         self._close_prefetch()
+        # The product calls' directories, deleted off the cases' path; a run that started
+        # no product never imported the module, and need not now.
+        calls = sys.modules.get("pytest_skill_lens.run.products.process")
+        if calls is not None:
+            calls.wait_removed()
         if self.baselines is not None:  # the previous versions' extracted bundles
             self.baselines.close()
         if self.ledger is not None and not self.is_worker:
