@@ -3,31 +3,40 @@
 For each product (claude-code, copilot, codex, gemini-cli, opencode: the real binaries
 pinned in products/node_modules/.bin) one scripted server on 127.0.0.1 answers every
 request about "greet the team" with the same text, and these variants run interleaved,
-round after round, in a rotating order:
+round after round, each round starting one step further on (bare_products.py holds the
+products' command lines):
 
 - ``bare``: the product's own command line (the preset's flags, the same prompt, the
   same endpoint variables) in a fresh temporary directory holding only the skill where
   the product finds it, with a home of its own that persists between runs as a user's
-  does (warmed by one untimed run, and holding the few files the product needs offline:
-  Gemini CLI's settings, OpenCode's seeded plugin directory);
+  does (warmed by one untimed run, holding the few files the product needs offline:
+  Gemini CLI's settings, OpenCode's seeded plugin directory, Codex's CODEX_HOME);
+- ``bare-fresh``: the same in a new home every run, as home isolation starts it (the
+  product's own first-run setup, paid by any hermetic harness);
+- ``bare-mcp``: ``bare`` with one stdio MCP server of a few lines of Python configured
+  the way the product takes one (the baseline of ``tools``);
 - ``auto``: ``pytest --skill-lens`` with N ``mode: offered`` cases (the prompt is the
-  bare task, as above) under the default product sandbox: home isolation, bwrap where
-  it works (the script says whether the probe adopted it);
-- ``off``: the same under ``product_sandbox = "off"`` (the product in that same
-  persistent home; Codex then keeps its own sandbox, ``--sandbox workspace-write``);
+  bare task) under the default product sandbox: home isolation, and bwrap where it
+  works (the first line printed says whether the probe adopted it);
+- ``off``: the same under ``product_sandbox = "off"`` (the product in the bare runs'
+  home; Codex then keeps its own sandbox, ``--sandbox workspace-write``);
 - ``tools``: ``auto`` with one mock tool declared per case, so every call starts the
   MCP bridge; the scripted reply is the same text (the tool is listed, never called).
 
-A plugin variant's time per case is read from its JUnit report (setup + call + teardown
-of each case, pytest's start-up, collection and preflight excluded); what the session
-cost besides is printed apart (session wall minus the cases). CPU is the user + system
-time of the whole process tree, per case: the bare run's own, and the session's divided
-by N (start-up included). ``--against SRC`` runs each plugin variant a second time with
-another tree's ``src`` first on PYTHONPATH, in the same rounds (before/after a change).
+Both sides get the same few variables (PATH, LANG, TMPDIR, the endpoint's), not this
+machine's environment. A plugin variant's time per case is JUnit's (setup + call +
+teardown of each case: pytest's start-up, collection and preflight excluded); the
+session's wall over N is printed beside it, and the start-up (session wall minus the
+cases) apart. CPU is the user + system time of the whole process tree (a cpuacct
+cgroup where one can be made, which also counts what runs inside bwrap), per case:
+the bare run's own, a session's divided by N (start-up included). ``--against SRC``
+runs the ``--against-variants`` again with another tree's ``src`` first on PYTHONPATH,
+in the same rounds (before/after a change).
 
     python benchmarks/product_overhead.py                       # 5 products, N=4, 3 rounds
     python benchmarks/product_overhead.py --products codex --cases 6 --rounds 5
-    python benchmarks/product_overhead.py --against /tmp/old/src --variants auto,tools
+    git archive 3d02add src | tar -x -C /tmp/old
+    python benchmarks/product_overhead.py --against /tmp/old/src --cases 3
 
 The scripted servers are the test suite's (tests/plugin/*_server.py), imported from there.
 Offline and free: placeholder keys, nothing leaves 127.0.0.1.
@@ -137,8 +146,13 @@ class Bench:
         write(root, files | {"skills/greet/evals/cases.yaml": json.dumps({"cases": cases})})
         return root
 
-    def bare(self, mcp: bool) -> tuple[float, float]:
-        home = self.mcp_home if mcp else self.home
+    def bare(self, variant: str) -> tuple[float, float]:
+        """``bare``, ``bare-mcp`` (with the minimal MCP server) or ``bare-fresh`` (in a new
+        home, as home isolation starts the product: its first-run setup every time)."""
+        mcp = variant == "bare-mcp"
+        fresh = variant == "bare-fresh"
+        home = Path(tempfile.mkdtemp(dir=self.base)) if fresh else self.home
+        home = self.mcp_home if mcp else home
         start = self.product.bare(self.url, home, self.floor if mcp else None)
         write(home, start.home_files)
         work = Path(tempfile.mkdtemp(dir=self.base, prefix="bare-"))
@@ -148,6 +162,8 @@ class Bench:
         if "warmly" not in out:
             raise SystemExit(f"bare {self.product.runner} did not answer:\n{out[-2000:]}")
         shutil.rmtree(work)
+        if fresh:
+            shutil.rmtree(home)
         return wall, cpu
 
     def plugin(self, variant: str, src: str | None) -> tuple[list[float], float, float]:
@@ -185,6 +201,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--against", help="another tree's src, run as a second plugin side")
+    parser.add_argument("--against-variants", default="auto,tools", help="those run --against")
     parser.add_argument("--tmpdir", help="TMPDIR for both sides (default: the system's)")
     parser.add_argument("--json", help="write every sample here")
     args = parser.parse_args()
@@ -200,7 +217,7 @@ def main() -> None:
     try:
         for name in args.products.split(","):
             bench_args = (args.cases, temp)
-            steps = plan(args.variants.split(","), sides)
+            steps = plan(args.variants.split(","), sides, args.against_variants.split(","))
             run_product(PRODUCTS[name], base / name, bench_args, args.rounds, steps, samples)
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -215,11 +232,19 @@ Samples = dict[tuple[str, str], dict[str, list[float]]]
 Step = tuple[str, str | None, str]  # label, src, variant
 
 
-def plan(variants: list[str], sides: list[tuple[str, str | None]]) -> list[Step]:
-    steps: list[Step] = [("bare", None, "bare")]
+def plan(
+    variants: list[str], sides: list[tuple[str, str | None]], against: list[str]
+) -> list[Step]:
+    """The bare runs, then each variant (and its ``--against`` side where asked)."""
+    steps: list[Step] = [("bare", None, "bare"), ("bare-fresh", None, "bare-fresh")]
     if "tools" in variants:
         steps.append(("bare-mcp", None, "bare-mcp"))
-    steps += [(v + label, src, v) for v in variants for label, src in sides]
+    for variant in variants:
+        steps += [
+            (variant + label, src, variant)
+            for label, src in sides
+            if not label or variant in against
+        ]
     return steps
 
 
@@ -239,7 +264,7 @@ def run_product(
         bench = Bench(product, server.url, base, cases, temp)
         for _label, src, variant in steps:  # warm the homes and the caches; untimed
             if variant.startswith("bare"):
-                bench.bare(variant == "bare-mcp")
+                bench.bare(variant)
             else:
                 bench.plugin(variant, src)
         for round_ in range(rounds):
@@ -248,7 +273,7 @@ def run_product(
                 store = samples[(product.runner, label)]
                 if variant.startswith("bare"):
                     for _ in range(cases):
-                        wall, cpu = bench.bare(variant == "bare-mcp")
+                        wall, cpu = bench.bare(variant)
                         store["case"].append(wall)
                         store["cpu"].append(cpu)
                     continue
