@@ -74,12 +74,16 @@ class Clock:
     """
 
     def __init__(self) -> None:
-        self.group: Path | None = Path(f"/sys/fs/cgroup/cpuacct/product-overhead-{os.getpid()}")
+        self.group: Path | None = None
+        self.source = "RUSAGE_CHILDREN (what runs inside bwrap is lost)"
+
+    def open(self) -> None:
+        group = Path(f"/sys/fs/cgroup/cpuacct/product-overhead-{os.getpid()}")
         try:
-            self.group.mkdir()
+            group.mkdir()
         except OSError:
-            self.group = None
-        self.source = "a cpuacct cgroup" if self.group else "RUSAGE_CHILDREN (bwrap's tree lost)"
+            return
+        self.group, self.source = group, "a cpuacct cgroup"
 
     def join(self) -> None:  # in the child, before exec
         if self.group is not None:
@@ -92,8 +96,12 @@ class Clock:
         return usage.ru_utime + usage.ru_stime
 
     def close(self) -> None:
-        if self.group is not None:
+        if self.group is None:
+            return
+        try:
             self.group.rmdir()
+        except OSError as exc:  # a process left in it: say so rather than hide it
+            print(f"could not remove the cgroup {self.group}: {exc}", file=sys.stderr)
 
 
 CLOCK = Clock()
@@ -210,6 +218,7 @@ def main() -> None:
     if args.against:
         sides.append(("@against", str(Path(args.against).resolve())))
     entries = len(os.listdir(temp))
+    CLOCK.open()
     print(f"product sandbox under auto: {sandbox_backend()}; CPU from {CLOCK.source}")
     print(f"TMPDIR {temp}: {entries} entries")
     base = Path(tempfile.mkdtemp(prefix="product-overhead-", dir="/var/tmp"))
