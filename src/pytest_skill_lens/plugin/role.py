@@ -3,6 +3,7 @@ the session's state, the SIGTERM handler they installed, and closing what the ru
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from .state import SessionState
@@ -31,5 +32,10 @@ class Role:
         if self.restore_sigterm is not None:
             self.restore_sigterm()
         self.close_prefetch()
+        # The product calls' directories, deleted off the cases' path; a run that started
+        # no product never imported the module, and need not now.
+        calls = sys.modules.get("pytest_skill_lens.run.products.process")
+        if calls is not None:
+            calls.wait_removed()
         if self.state.baselines is not None:  # the previous versions' extracted bundles
             self.state.baselines.close()

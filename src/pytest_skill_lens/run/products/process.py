@@ -5,7 +5,10 @@ process so a later run sweeps it if this one dies, see :mod:`..leftovers`) holdi
 the trace and stderr files, the temporary home under home isolation, and the
 working directory when the case has no workspace. It is deleted when the call
 ends, ``--skill-lens-keep-workspace`` or not: the home may hold what the product
-wrote about its own login.
+wrote about its own login. The deletion is handed to one thread of the process
+(:class:`_Remover`), off the case's path: a product's fresh home can take 30-250 ms to
+delete (Codex's SQLite files and the skills it installs), and the session's end waits
+for every pending one (:func:`wait_removed`).
 
 Under the run's product sandbox the start is wrapped (:func:`wrap_argv`). The
 process itself is started by :func:`..scripts.run_process`, the one
@@ -21,9 +24,12 @@ the next run's sweep, as that removes the directory.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
+import queue
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -36,7 +42,16 @@ from ..product_sandbox import adopted, wrap
 from ..scripts import Captured, Finished, StartFailed, run_process
 from ..workspace import workspace_label
 
-__all__ = ["Finished", "RunDir", "StartFailed", "run_dir", "start", "wrap_argv", "wraps"]
+__all__ = [
+    "Finished",
+    "RunDir",
+    "StartFailed",
+    "run_dir",
+    "start",
+    "wait_removed",
+    "wrap_argv",
+    "wraps",
+]
 
 
 @dataclass(frozen=True)
@@ -72,7 +87,51 @@ def run_dir(product: str) -> Iterator[RunDir]:
             raise RunDirFailed(f"cannot prepare {root}: {why(exc)}") from None
         yield RunDir(root, home, work)
     finally:
-        remove_tree(root)
+        _REMOVER.remove(root)
+
+
+class _Remover:
+    """Deletes the calls' directories in order, on one daemon thread started on first use.
+
+    The product and everything it started are gone by then (its process group is killed
+    before the call returns), so nothing writes there any more; the directory stays
+    hidden from other products (its name is skill-lens's) until it is gone, and a
+    process killed before then leaves it to the next run's sweep (its owner mark).
+    """
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[Path] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def remove(self, path: Path) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._work, name="skill-lens-remover", daemon=True
+                )
+                self._thread.start()
+        self._queue.put(path)
+
+    def _work(self) -> None:
+        while True:
+            path = self._queue.get()
+            try:
+                remove_tree(path)  # never raises
+            finally:
+                self._queue.task_done()
+
+    def wait(self) -> None:
+        self._queue.join()
+
+
+_REMOVER = _Remover()
+atexit.register(_REMOVER.wait)  # a daemon thread is not waited for at exit
+
+
+def wait_removed() -> None:
+    """Return once every call's directory handed over so far is deleted."""
+    _REMOVER.wait()
 
 
 def wrap_argv(
