@@ -16,7 +16,7 @@ from .multiplicity import adjusted_reasons, delta_multiplicity, method_named
 from .record import GateResult, GateSettings, RunRecord
 from .skill_confidence import skill_interval_reasons, skill_multiplicity
 from .spend import spend_ceiling
-from .verdict import evaluate_gate
+from .verdict import evaluate_gate, nothing_to_evaluate
 
 
 def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, GateResult]:
@@ -43,6 +43,8 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
             not_run=record.not_run,
         ),
     )
+    # No skill changed: no arm ran, so a delta's bar has nothing to hold (and no failure).
+    compared = not nothing_to_evaluate(judged)
     gate = (
         evaluate_gate(
             judged,
@@ -60,6 +62,8 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
                 min_delta_confidence=settings.min_delta_confidence,
                 min_case_pass_rate=settings.min_case_pass_rate,
             )
+            if compared
+            else []
         )
         .adding(adjusted_reasons(judged.multiplicity))
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run-phase module
     from ..perform.outcome import Outcome
     from ..run.product_sandbox import ProductEntry
+    from .changed_skills import ChangedSelection
     from .delta import BaselineNote, Delta
     from .fingerprint import Selection
     from .matrix import Matrix
@@ -105,6 +106,8 @@ class RunRecord:
     # Each departure of a SKILL.md from the Agent Skills specification (a warning, the run
     # went on): {file, line, field, problem, fix}, by file, in each file's order.
     skill_md_warnings: list[dict[str, object]] = field(default_factory=list)
+    # --skill-lens-changed: the commit compared with, the changed and unchanged skills.
+    changed: ChangedSelection | None = None
 
     @property
     def candidates(self) -> list[Outcome]:

@@ -109,6 +109,8 @@ def _rate_reasons(
     record: RunRecord, candidates: Sequence[Outcome], min_pass_rate: float
 ) -> list[str]:
     if not candidates:
+        if nothing_to_evaluate(record):  # a green run that says nothing was evaluated
+            return []
         return [f"no eval cases ran: {_zero_case_cause(record)}"]
     rate = pass_rate(candidates)
     if falls_short(rate, min_pass_rate):
@@ -117,6 +119,17 @@ def _rate_reasons(
             f"{percent(min_pass_rate, rate)}"
         ]
     return []
+
+
+def nothing_to_evaluate(record: RunRecord) -> bool:
+    """--skill-lens-changed found no skill changed, and so nothing was selected to run."""
+    changed = record.changed
+    return changed is not None and changed.nothing_to_evaluate and not record.not_run
+
+
+def _unchanged(record: RunRecord) -> frozenset[str]:
+    """Skills --skill-lens-changed left out: a minimum of theirs is not this run's to hold."""
+    return frozenset(record.changed.unchanged_skills) if record.changed is not None else frozenset()
 
 
 def _zero_case_cause(record: RunRecord) -> str:
@@ -166,8 +179,11 @@ def _per_skill_reasons(
 ) -> list[str]:
     rates = pass_rate_by_skill(candidates)
     reasons = []
+    unchanged = _unchanged(record)
     for skill, minimum in per_skill_min.items():
         actual = rates.get(skill)
+        if actual is None and skill in unchanged:
+            continue
         if actual is None:
             why = (
                 "was skipped (no eval cases)"

@@ -52,6 +52,7 @@ def _same_run(reports: Sequence[ShardReport]) -> None:
         ("baseline kind", lambda r: r.record.baseline_kind or "(none)"),
         ("runners", lambda r: ", ".join(r.settings.runners)),
         ("repeat count", lambda r: r.settings.repeat),
+        ("changed skills", lambda r: r.record.changed),  # --skill-lens-changed's selection
     ]
     for report in reports[1:]:
         for what, read in facets:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..run.sandbox import SandboxDecision
     from ..score.check import Evaluator
     from ..score.judge import Judge
+    from ..suite.inputs import SkillInputs
     from ..suite.parse_cache import ParseCache
 
 
@@ -34,3 +35,5 @@ class SessionCaches:
     registry_checked: bool = False
     registry_error: str | None = None
     registry_error_reported: bool = False
+    # --skill-lens-changed: what each collected skill's run reads (.changed).
+    skill_inputs: list[SkillInputs] = field(default_factory=list)

@@ -30,6 +30,7 @@ from ..suite.quoting import shown
 from ..suite.skill import Skill, load_skill
 from ..suite.skill_md_rules import as_entry
 from ..suite.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tools
+from .changed import note_inputs
 from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem
 from .registry import RegistryError, check_names, described_runners
@@ -133,6 +134,7 @@ class SkillFile(SkillHooks, pytest.File):
                 _preflight_tools(self.config, suite.cases, runners, run.settings)
         if errors:
             raise combined(errors)
+        note_inputs(session, suite)  # --skill-lens-changed: what its run reads
         for found in misplaced:  # the skill has cases: the file is named, not fatal
             self.warn(SkillLensWarning(found.error(alone=False).message))
         if not suite.cases:

@@ -16,6 +16,7 @@ from ..suite.discovery import SKILL_FILE, directory_problem, is_skill_in_scope
 from ..suite.parse_cache import ParseCache
 from ..suite.skill import Skill
 from .aborted import first_line
+from .changed import deselect_unchanged
 from .collect import SkillDir, SkillFile
 from .facts import PlannedItem
 from .isolation import skill_dir_hooks
@@ -67,6 +68,7 @@ class CollectionHooks:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         state = self.state
+        deselect_unchanged(state, items)  # before the shard: every shard deals the same cases
         apply_shard(state.config, state.run.shard, items, state.facts)  # before the numbering
         # Planned order: skill name, case, arm, runner, repeat; other tests keep their places.
         slots = [i for i, item in enumerate(items) if isinstance(item, CaseItem)]

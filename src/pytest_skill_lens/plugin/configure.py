@@ -16,6 +16,7 @@ from ..settings import Settings, find_config, load_settings
 from ..suite.discovery import directory_problem
 from ..suite.errors import ConfigError
 from ..suite.regular_files import special_kind
+from .changed import read_at_configure
 from .flags import BY_KEY, BY_NAME, flag_names, overrides, user_error
 from .preflight import (
     check_unread_flags,
@@ -118,10 +119,13 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
     scripts = prepare_scripts(settings, collect_only=listing_only(config))
 
     json_path, markdown_path = report_paths(config)
+    asked = BY_NAME["changed"].value(option)
+    roots = cli_roots or ini_roots
+    changes = read_at_configure(asked, roots[0]) if asked is not None else None
     run = RunConfig(
         settings=settings,
         config_path=config_path,
-        roots=tuple(cli_roots or ini_roots),
+        roots=tuple(roots),
         runner_names=tuple(settings.runner_names),
         evals_override=(here / option.skill_lens_evals).resolve()
         if option.skill_lens_evals
@@ -135,6 +139,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         judge_source=_judge_source(option, settings, config_path),
         runner_source=_runner_source(option, settings, config_path),
         cassette_dir=_cassette_dir(option, settings, config_path, here),
+        changes=changes,
     )
     _choose_args(config, cli_roots, ini_roots)
     return run

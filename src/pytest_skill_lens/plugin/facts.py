@@ -51,6 +51,9 @@ class CollectionFacts:
     # Each SKILL.md's warnings, in the file's order: str(path) -> [{file, line, field,
     # problem, fix}]. Keyed by file, so the same warnings from every worker count once.
     skill_md_warnings: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # --skill-lens-changed: {"changed": [[skill, [reason, ...], moved_from]], "unchanged":
+    # [skill, ...]}, decided over every collected skill (see .changed).
+    changed: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (what xdist can send between processes)."""
@@ -72,6 +75,7 @@ class CollectionFacts:
             "case_order": {name: list(cases) for name, cases in self.case_order.items()},
             "selection": dict(self.selection),
             "skill_md_warnings": {f: list(w) for f, w in self.skill_md_warnings.items()},
+            "changed": dict(self.changed),
         }
 
     @classmethod
@@ -95,6 +99,7 @@ class CollectionFacts:
             case_order={name: list(cases) for name, cases in data["case_order"].items()},
             selection=dict(data["selection"]),
             skill_md_warnings={f: list(w) for f, w in data["skill_md_warnings"].items()},
+            changed=dict(data["changed"]),
         )
 
     def merge(self, other: CollectionFacts) -> None:
@@ -116,6 +121,7 @@ class CollectionFacts:
         self.case_order.update(other.case_order)
         self.selection = self.selection or dict(other.selection)  # every worker's is alike
         self.skill_md_warnings.update(other.skill_md_warnings)
+        self.changed = self.changed or dict(other.changed)  # every worker decides alike
 
     def add_baseline_note(self, note: BaselineNote) -> None:
         self.baseline_notes[(note.skill_name, note.case_name)] = note

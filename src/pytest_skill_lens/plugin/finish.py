@@ -17,6 +17,7 @@ from ..gate.record import GateResult, RunRecord
 from ..run.product_sandbox import adopted
 from ..run.products.entries import product_entries
 from .aborted import abort_reason, aborted_code, aborted_gate, first_line, interrupted
+from .changed import selection_of
 from .facts import CollectionFacts
 from .results import SessionResults
 from .run_config import RunConfig
@@ -83,6 +84,7 @@ def build_record(
         skill_md_warnings=[
             dict(w) for f in sorted(facts.skill_md_warnings) for w in facts.skill_md_warnings[f]
         ],
+        changed=selection_of(run, facts),
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any, Literal, NoReturn
 
 import pytest
 
-from .run_config import Shard
+from .run_config import ChangedAsk, Shard
 
 Read = Callable[["Flag", Any], Any]  # the flag and what argparse kept -> the value
 
@@ -107,6 +107,16 @@ def shard(flag: Flag, text: str | None) -> Shard | None:
     return Shard(index, count)
 
 
+def changed(flag: Flag, given: str | bool | None) -> ChangedAsk | None:
+    """``--skill-lens-changed`` alone (``True``: argparse's const) or with its REF.
+
+    A REF that is really a path (``--skill-lens-changed skills``, the flag taking the
+    skill path) is refused where git reads it (:mod:`..run.changed`), naming the fix."""
+    if given is None:
+        return None
+    return ChangedAsk(None if given is True else str(given))
+
+
 @dataclass(frozen=True)
 class Flag:
     """One ``--skill-lens-<name>`` option."""
@@ -117,7 +127,8 @@ class Flag:
     key: str | None = None  # the setting it overrides; None: the run reads it itself
     read: Read = as_given
     choices: tuple[str, ...] = ()
-    kind: Literal["value", "switch", "many"] = "value"  # switch: --x / --no-x; many: repeated
+    # switch: --x / --no-x; many: repeated; optional: --x alone, or --x VALUE
+    kind: Literal["value", "switch", "many", "optional"] = "value"
     dest_name: str | None = None  # argparse's attribute, where it is not the name's
 
     @property
@@ -257,6 +268,14 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag("html", "PATH", "write a self-contained HTML report to PATH"),
     Flag("shard", "K/N", "run only shard K of N, every case whole on one shard", read=shard),
+    Flag(
+        "changed",
+        "REF",
+        "run only the skills whose run could differ from REF (default: the merge base with "
+        "the default branch); deselect the others",
+        read=changed,
+        kind="optional",
+    ),
     Flag(
         help="cassettes: replay only (none), record what is missing (once), re-record (all)",
         name="record",

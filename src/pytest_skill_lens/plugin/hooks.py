@@ -72,10 +72,15 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
     run = session.run
     source = str(run.config_path) if run.config_path else "defaults (no skill-lens.toml)"
-    return [
+    lines = [
         f"skill-lens {__version__}: runner(s) {', '.join(run.runner_names)}; "
         f"judge {run.settings.judge}; config {source}"
     ]
+    if run.changes is not None:
+        from .changed import header_line
+
+        lines.append(header_line(run.changes))
+    return lines
 
 
 @pytest.fixture(scope="session")

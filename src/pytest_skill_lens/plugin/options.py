@@ -29,6 +29,16 @@ def add_options(parser: pytest.Parser) -> None:
                 dest=flag.dest,
                 help=flag.help,
             )
+        elif flag.kind == "optional":  # alone: const True; a value is read by the flag
+            group.addoption(
+                flag.option,
+                nargs="?",
+                const=True,
+                default=None,
+                metavar=flag.metavar,
+                dest=flag.dest,
+                help=flag.help,
+            )
         else:
             group.addoption(
                 flag.option, default=None, metavar=flag.metavar, dest=flag.dest, help=flag.help

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..gate.record import RunSettings
+    from ..run.changed import Changes
     from ..settings import Settings
 
 
@@ -22,6 +23,14 @@ class Shard:
     @property
     def label(self) -> str:
         return f"{self.index}/{self.count}"
+
+
+@dataclass(frozen=True)
+class ChangedAsk:
+    """``--skill-lens-changed [REF]``: ``ref`` as given, ``None`` for the default branch's
+    merge base."""
+
+    ref: str | None
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,7 @@ class RunConfig:
     # The same for the runners: "--skill-lens-runner" or "<toml>, field 'default_runner'".
     runner_source: str = ""
     cassette_dir: Path | None = None  # --skill-lens-cassettes or the toml's; None: by each file
+    changes: Changes | None = None  # --skill-lens-changed: what differs from REF, read once
 
     def recorded(self) -> RunSettings:
         """What the report must say of this run for a merge of shards to judge it again."""

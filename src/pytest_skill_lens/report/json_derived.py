@@ -43,6 +43,8 @@ def check_derived(top: Fields) -> None:
         for family in top.objects("multiplicity"):
             _multiplicity(family)
     _gate(top.child("gate"))
+    if top.data.get("changed") is not None:
+        _changed(top.child("changed"))
     if "products" in top.data:
         for product in top.objects("products"):
             for key in ("name", "executable", "trust"):
@@ -176,3 +178,14 @@ def _gate(gate: Fields) -> None:
     gate.names("reasons")
     if passed and code != 0:
         raise ReportError(f"{gate.at('exit_code')}: a gate that passed exits 0, not {code}")
+
+
+def _changed(changed: Fields) -> None:
+    """--skill-lens-changed's words are those of its REF and commit, and of its lists."""
+    ref, commit = changed.text("ref"), changed.text("commit")
+    said = f"unchanged since {ref} ({commit[:8]})"
+    if changed.text("unchanged_reason") != said:
+        raise changed.wrong("unchanged_reason", repr(said))
+    nothing = not changed.items("changed_skills") and bool(changed.items("unchanged_skills"))
+    if changed.flag("nothing_to_evaluate") != nothing:
+        raise changed.wrong("nothing_to_evaluate", str(nothing).lower())

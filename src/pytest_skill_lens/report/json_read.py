@@ -30,6 +30,7 @@ from ..labels import Arm, Status
 from ..perform.outcome import Outcome
 from ..run.result import ToolCall
 from ..score.check import CheckResult, Score
+from .changed_json import read_changed
 from .json_derived import check_derived
 from .json_fields import (
     LEVEL,
@@ -66,6 +67,7 @@ def read_report(text: str) -> RunRecord:
         )
     # An aborted report always says why; one that does not still must not read as judged.
     aborted = (top.optional_text("aborted_reason") or "aborted") if top.flag("aborted") else None
+    changed = read_changed(top)  # its kinds first: the derived words are checked against them
     check_derived(top)  # the summary, delta and gate a page draws as they are written
     record = RunRecord(
         outcomes=[_outcome(o, order) for order, o in enumerate(top.objects("outcomes"))],
@@ -87,6 +89,7 @@ def read_report(text: str) -> RunRecord:
         case_order=_case_order(run),
         selection=_selection(run),
         skill_md_warnings=[_skill_md_warning(w) for w in top.objects("skill_md_warnings")],
+        changed=changed,
     )
     finite_totals(record)
     return record

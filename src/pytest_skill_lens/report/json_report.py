@@ -28,6 +28,7 @@ from ..labels import Arm
 from ..perform.outcome import Outcome
 from ..run.price_source import distinct
 from ..score.check import Score
+from .changed_json import changed_dict
 from .delta_json import delta_dict, note_dict
 from .matrix_json import matrix_dict
 from .multiplicity_view import multiplicity_list
@@ -74,6 +75,9 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         # Additive: the gate's interval decisions, one family per criterion asked, raw and
         # corrected (empty when no criterion asked for a confidence level).
         "multiplicity": multiplicity_list(record.multiplicity),
+        # Additive: --skill-lens-changed's REF and commit, the changed skills with their
+        # reasons, the unchanged skills it deselected (null without the flag).
+        "changed": changed_dict(record.changed),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         "run": run_dict(record),
     }

@@ -72,6 +72,8 @@ def render_markdown(
             head.append(summary_line(counts))
     else:
         head = [verdict_heading(gate), summary_line(counts)]
+    if record.changed is not None:  # in the head: what was (not) evaluated is never dropped
+        head.append(f"> {inline(record.changed.line())}")
     if wiring := FakeShare.of(record).sentence():  # in the head, so never dropped to fit
         head.append(f"> ⚠️ {inline(wiring)}")
     if replayed := ReplayShare.of(record).line(len(record.outcomes)):  # in the head too

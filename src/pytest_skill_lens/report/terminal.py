@@ -35,6 +35,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         return [one_line(line) for line in aborted_lines(record, gate)]
     groups = [
         [*product_lines(record), *script_lines(record)],  # what applied, first
+        record.changed.lines() if record.changed is not None else [],
         skip_lines(record),
         not_loaded_lines(record),
         not_run_lines(record),
@@ -49,7 +50,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         multiplicity_lines(record),
         matrix_lines(record),
         kept_lines(record),
-        gate_lines(gate, FakeShare.of(record), unsandboxed_note(record)),
+        gate_lines(gate, FakeShare.of(record), unsandboxed_note(record), nothing_said(record)),
     ]
     lines: list[str] = []
     for group in groups:
@@ -231,13 +232,23 @@ def priced(label: str, usd: float, unpriced: bool, note: str) -> str | None:
     return f"{label}: ${usd:.4f}" if usd else None
 
 
+def nothing_said(record: RunRecord) -> str | None:
+    """A green run of --skill-lens-changed that evaluated nothing says so on its verdict."""
+    changed = record.changed
+    return changed.nothing_said if changed is not None and changed.nothing_to_evaluate else None
+
+
 def gate_lines(
-    gate: GateResult, share: FakeShare | None = None, unsandboxed: str | None = None
+    gate: GateResult,
+    share: FakeShare | None = None,
+    unsandboxed: str | None = None,
+    nothing: str | None = None,
 ) -> list[str]:
     """The verdict, how much of what it judged runner fake produced, and products that ran
-    with no sandbox (on the line itself, where a reader of a green run looks)."""
+    with no sandbox (on the line itself, where a reader of a green run looks); a run that
+    evaluated nothing says that there too."""
     note = share.note() if share is not None else None
-    said = "; ".join(part for part in (note, unsandboxed) if part)
+    said = "; ".join(part for part in (nothing if gate.passed else None, note, unsandboxed) if part)
     if gate.passed:
         lines = ["Gate passed" + (f" — {said}" if said else "")]
     else:
