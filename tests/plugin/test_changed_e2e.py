@@ -350,6 +350,12 @@ def test_shards_merged_equal_the_unsharded_selection(pytester: pytest.Pytester) 
         for k in (1, 2)
     ]
     assert [s.ret for s in shards] == [0, 0]
+    # The unchanged skill is left out before the cases are dealt: the shards split beta's
+    # and gamma's four cases between them, and their selection holds nothing of alpha's.
+    for k in (1, 2):
+        run_block = report(pytester, f"s{k}.json")["run"]
+        assert sorted(run_block["case_order"]) == ["beta", "gamma"]
+        assert run_block["selection"]["items"] == 4
     assert calls(pytester).count("alpha::alpha-1") == 0
 
     merged = _merge(pytester, "s1.json", "s2.json", "--json", "merged.json")
@@ -377,3 +383,47 @@ def test_shards_merged_equal_the_unsharded_selection(pytester: pytest.Pytester) 
     refused = _merge(pytester, "s1.json", "s2.json")
     assert refused.returncode == 2
     assert "s2.json: its changed skills differ from s1.json's" in refused.stderr
+
+
+def test_a_listing_shows_only_the_changed_skills_cases(pytester: pytest.Pytester) -> None:
+    suite(pytester.path)
+    edit(pytester.path / "skills/gamma/evals/cases.yaml", "# more\n")
+
+    result = run(pytester, "--skill-lens-changed", "--collect-only", "-q")
+
+    assert result.ret == 0
+    listed = [line for line in result.stdout.lines if "::" in line]
+    assert listed == [
+        "skills/gamma/SKILL.md::gamma-1[spy]",
+        "skills/gamma/SKILL.md::gamma-2[spy]",
+    ]
+    assert calls(pytester) == []
+
+
+def test_every_arm_runner_and_repeat_of_an_unchanged_skill_is_deselected(
+    pytester: pytest.Pytester,
+) -> None:
+    suite(pytester.path)
+    edit(pytester.path / "skills/beta/SKILL.md")
+
+    result = run(
+        pytester,
+        "--skill-lens-changed",
+        "--skill-lens-baseline",
+        "none",
+        "--skill-lens-repeat",
+        "2",
+        "--skill-lens-min-delta",
+        "0",
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    # beta: 2 cases x 2 arms x 2 repeats run; alpha's and gamma's 16 items are deselected.
+    result.stdout.fnmatch_lines(["*= 4 passed, 16 deselected, 4 baseline passed in *"])
+    assert calls(pytester) == ["beta::beta-1"] * 4 + ["beta::beta-2"] * 4
+    data = report(pytester)
+    assert {(o["skill_name"], o["arm"]) for o in data["outcomes"]} == {
+        ("beta", "candidate"),
+        ("beta", "baseline"),
+    }
+    assert data["delta"]["comparable_cases"] == 2
