@@ -4,6 +4,7 @@ and what the gate makes of a run in which no skill changed."""
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -59,7 +60,14 @@ def test_nothing_changed_is_said_on_the_verdict_and_in_the_markdown_head() -> No
 
 
 def test_nothing_changed_passes_even_with_a_delta_bar_and_a_skill_minimum() -> None:
-    settings = GateSettings(min_delta=0.0, min_case_pass_rate=1.0, per_skill_min={"alpha": 0.9})
+    settings = GateSettings(
+        min_delta=0.0,
+        min_delta_confidence=0.9,
+        min_case_pass_rate=1.0,
+        per_skill_min={"alpha": 0.9},
+        per_skill_min_confidence=0.9,
+        multiplicity="holm",
+    )
     record = RunRecord(changed=NOTHING, skills_found=1, baseline_kind="none")
     assert judge_record(record, settings)[1] == GateResult(True, 0, ())
 
@@ -135,3 +143,23 @@ def test_a_tampered_block_is_refused_naming_its_field(
     data["changed"][field] = value
     with pytest.raises(ReportError, match=message.replace("(", r"\(")):
         read_report(json.dumps(data))
+
+
+def test_a_flood_of_skill_names_is_read_in_linear_time() -> None:
+    names = [f"s{i}" for i in range(200_000)]
+    data = _data(ChangedSelection("main", COMMIT, "given", (), tuple(names)))
+    data["changed"]["unchanged_skills"].append("s0")
+    text = json.dumps(data)
+    refused: list[ReportError] = []
+
+    def read() -> None:
+        try:
+            read_report(text)
+        except ReportError as exc:
+            refused.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)  # a quadratic check would never end
+    reader.start()
+    reader.join(timeout=30)
+    assert not reader.is_alive()
+    assert 'skill "s0" is listed twice' in refused[0].message

@@ -10,6 +10,7 @@ report without the key, is a run without the flag.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from ..gate.changed_skills import ChangedSelection, ChangedSkill
@@ -45,8 +46,8 @@ def read_changed(top: Fields) -> ChangedSelection | None:
         raise ReportError(f"{block.at('commit')}: expected a full commit id, got {shown(commit)}")
     changed = tuple(_skill(entry) for entry in block.objects("changed_skills"))
     unchanged = tuple(block.names("unchanged_skills"))
-    names = [s.skill_name for s in changed] + list(unchanged)
-    twice = sorted({name for name in names if names.count(name) > 1})
+    counted = Counter([s.skill_name for s in changed] + list(unchanged))  # linear: no hang
+    twice = sorted(name for name, count in counted.items() if count > 1)
     if twice:
         raise ReportError(f"{block.where}: skill {shown(twice[0])} is listed twice")
     return ChangedSelection(block.text("ref"), commit, block.text("how"), changed, unchanged)
