@@ -427,3 +427,22 @@ def test_every_arm_runner_and_repeat_of_an_unchanged_skill_is_deselected(
         ("beta", "baseline"),
     }
     assert data["delta"]["comparable_cases"] == 2
+
+
+def test_an_eval_file_deleted_from_the_evals_directory_given_marks_the_skill(
+    pytester: pytest.Pytester,
+) -> None:
+    suite(pytester.path)
+    for name in ("cases", "old"):
+        case = [{"name": f"{name}-1", "task": "t", **PASSES}]
+        write_file(pytester.path / f"extra/{name}.yaml", json.dumps({"cases": case}))
+    commit(pytester.path, "eval files kept apart")
+    git(pytester.path, "checkout", "-q", "-b", "pr2")
+    (pytester.path / "extra/old.yaml").unlink()  # still read at REF, gone now
+    args = ("--skill-lens", "skills/beta", "--skill-lens-evals", "extra", *QUIET_PLUGINS)
+
+    result = pytester.runpytest(*args, "--skill-lens-runner", "spy", "--skill-lens-changed=pr")
+
+    assert result.ret == 0, result.stdout.str()
+    assert calls(pytester) == ["beta::cases-1"]
+    result.stdout.fnmatch_lines(["*changed: beta: extra/old.yaml deleted (a file its cases read)"])
