@@ -446,3 +446,19 @@ def test_an_eval_file_deleted_from_the_evals_directory_given_marks_the_skill(
     assert result.ret == 0, result.stdout.str()
     assert calls(pytester) == ["beta::cases-1"]
     result.stdout.fnmatch_lines(["*changed: beta: extra/old.yaml deleted (a file its cases read)"])
+
+
+def test_a_skill_path_given_twice_is_one_skill_in_the_block(pytester: pytest.Pytester) -> None:
+    suite(pytester.path)
+    edit(pytester.path / "skills/beta/SKILL.md")
+
+    result = run(
+        pytester, "--skill-lens", "skills/beta", "--keep-duplicates", "--skill-lens-changed"
+    )
+
+    assert result.ret == 0, result.stdout.str()
+    changed = report(pytester)["changed"]
+    assert [s["skill_name"] for s in changed["changed_skills"]] == ["beta"]
+    assert changed["unchanged_skills"] == ["alpha", "gamma"]
+    merged = _merge(pytester, "out.json")  # the report reads back
+    assert merged.returncode == 0, merged.stderr

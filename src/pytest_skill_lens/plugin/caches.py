@@ -36,4 +36,5 @@ class SessionCaches:
     registry_error: str | None = None
     registry_error_reported: bool = False
     # --skill-lens-changed: what each collected skill's run reads (.changed).
-    skill_inputs: list[SkillInputs] = field(default_factory=list)
+    # By name: a skill collected twice (given twice) is one skill.
+    skill_inputs: dict[str, SkillInputs] = field(default_factory=dict)

@@ -50,7 +50,7 @@ def note_inputs(state: SessionState, suite: SkillSuite) -> None:
     from ..suite.inputs import skill_inputs
 
     extra = [state.run.evals_override] if state.run.evals_override is not None else []
-    state.caches.skill_inputs.append(skill_inputs(suite, extra))
+    state.caches.skill_inputs[suite.skill.name] = skill_inputs(suite, extra)
 
 
 def deselect_unchanged(state: SessionState, items: list[pytest.Item]) -> None:
@@ -61,7 +61,8 @@ def deselect_unchanged(state: SessionState, items: list[pytest.Item]) -> None:
         return
     from .items import CaseItem
 
-    verdicts = changes.decide(state.caches.skill_inputs, shared_files(state, changes))
+    inputs = list(state.caches.skill_inputs.values())
+    verdicts = changes.decide(inputs, shared_files(state, changes))
     facts = state.facts
     facts.changed = {
         "changed": [
