@@ -138,7 +138,7 @@ def test_zero_cases_is_a_gate_failure_not_exit_5(pytester: pytest.Pytester) -> N
     result.assert_outcomes(skipped=1)
     section = _section(result)
     assert "Skipped (no eval cases): empty" in section
-    assert "0 passed, 0 failed, 0 errored — pass rate 0%" in section
+    assert "0 passed, 0 failed, 0 errored — no case ran: no pass rate" in section
     assert _reasons(result) == [
         "no eval cases ran: all discovered skill(s) were skipped for having no eval cases: empty"
     ]

@@ -174,3 +174,10 @@ def test_the_spend_ceiling_joins_the_totals() -> None:
     record = RunRecord(outcomes=[outcome(cost_usd=0.25)])
     record.spend_ceiling = SpendCeiling(max_spend_usd=2.0, spent_usd=0.25, unpriced=None)
     assert totals_line(record) == "Total cost: $0.2500 | Spend ceiling: $2.00 ($0.2500 recorded)"
+
+
+def test_a_run_with_no_case_shows_no_pass_rate_rather_than_zero_percent() -> None:
+    # Nothing changed since REF, or every case not run: 0% would read as all failing.
+    lines = summary_lines(RunRecord(outcomes=[]), PASSED)
+    assert "0 passed, 0 failed, 0 errored — no case ran: no pass rate" in lines
+    assert not any("pass rate 0%" in line for line in lines)

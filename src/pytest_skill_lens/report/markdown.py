@@ -140,7 +140,8 @@ def summary_line(counts: Counts) -> str:
     not_run = f" · {counts.not_run} not run" if counts.not_run else ""
     return (
         f"**{counts.passed}/{counts.total} passed** · {counts.failed} failed"
-        f" · {counts.errored} errored{not_run} · pass rate {counts.pass_rate:.0%}"
+        f" · {counts.errored} errored{not_run} · "
+        + (f"pass rate {counts.pass_rate:.0%}" if counts.total else "no case ran: no pass rate")
     )
 
 

@@ -162,9 +162,11 @@ def kept_lines(record: RunRecord) -> list[str]:
 
 def counts_line(counts: Counts) -> str:
     not_run = f", {counts.not_run} not run" if counts.not_run else ""
+    # With no case run a rate of 0% would read as every case failing.
+    rate = f"pass rate {counts.pass_rate:.0%}" if counts.total else "no case ran: no pass rate"
     return (
         f"{counts.passed} passed, {counts.failed} failed, {counts.errored} errored{not_run}"
-        f" — pass rate {counts.pass_rate:.0%}"
+        f" — {rate}"
     )
 
 
