@@ -34,7 +34,7 @@ from pytest_skill_lens.run.products.copilot_package import VARIABLE, PackageCach
 from pytest_skill_lens.run.products.description import table_problem
 from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
-from pytest_skill_lens.run.products.process import run_dir, start
+from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
 from pytest_skill_lens.run.sandbox import system_temp_dir
 from pytest_skill_lens.settings import ProductTable, Settings
 
@@ -63,7 +63,9 @@ def starts(directory: Path) -> int:
 
 
 def ours() -> list[Path]:
-    """This process's package caches under the temp directory."""
+    """This process's package caches under the temp directory, once every removal handed
+    to the process layer's remover (off the cases' path) is done."""
+    wait_removed()
     return sorted(TEMP.glob(f"skill-lens-copilot-package-*{owner_mark()}"))
 
 

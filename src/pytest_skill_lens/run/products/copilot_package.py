@@ -41,7 +41,7 @@ from ..containment import why
 from ..product_sandbox import share_read_only, unshare
 from .copilot import PACKAGE_VARIABLE
 from .env import ENV_ALLOWLIST, home_env, make_home
-from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
+from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version, wait_removed
 
 VARIABLE = PACKAGE_VARIABLE
 CACHE = "cache"  # the directory inside the fill's run directory that the variable names
@@ -139,6 +139,8 @@ class PackageCaches:
             opened, self._open = self._open, []
         for stack in opened:
             stack.close()
+        if opened:
+            wait_removed()  # at the session's end: gone when close returns, as it promises
 
     def _fill(self, executable: str, env: Mapping[str, str]) -> Fill:
         stack = contextlib.ExitStack()
