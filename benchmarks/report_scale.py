@@ -103,7 +103,7 @@ def rows(root: Path, shards: list[Path], side: str) -> dict[str, Row]:
         "load+dump": (
             [sys.executable, "-c", LOAD_DUMP, str(out / "dump.json"), *map(str, shards)],
             (0,),
-        ),  # fmt: skip
+        ),
         "merge": (merge, gate),
         "merge --json": ([*merge, "--json", str(out / "merged.json")], gate),
         "merge --json --junitxml --html": (
@@ -117,7 +117,7 @@ def rows(root: Path, shards: list[Path], side: str) -> dict[str, Row]:
                 str(out / "m.html"),
             ],
             gate,
-        ),  # fmt: skip
+        ),
     }
 
 
