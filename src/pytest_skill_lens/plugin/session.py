@@ -487,10 +487,9 @@ class SkillLensSession:
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path and not self.is_worker:
-            from .finish import add_scripts_to_junit, mark_failed_gate_in_junit
+            from .finish import amend_junit
 
-            add_scripts_to_junit(Path(path), self.results)
-            mark_failed_gate_in_junit(Path(path), self.results)
+            amend_junit(Path(path), self.results)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.is_worker:
