@@ -16,8 +16,9 @@ For each: wall seconds, CPU seconds (user + system) and the peak RSS of the proc
 for). Ratios are printed against the run without the report, and against the plain
 load + dump. ``--against DIR/src`` adds another version's ``src`` as a second side of every
 row, so "before" and "now" are measured in the same interleaved run (``git archive
-<commit> src | tar -x -C DIR``); the shard reports are then written by each side itself
-(a report is only read by the version that wrote it).
+<commit> src | tar -x -C DIR``); both merge the same shard reports, written once by the
+version under test (a report is read by any version of the same number: the reader
+parses the JSON, whatever its layout).
 
 To measure one version alone, put its ``src`` first on ``PYTHONPATH``.
 
@@ -154,10 +155,8 @@ def main() -> None:
         sides: dict[str, str | None] = {"now": None}
         if ns.against:
             sides["against"] = str(Path(ns.against).resolve())
-        shards = {
-            side: write_shards(root, ns.shards, src, side) if ns.only != "run" else []
-            for side, src in sides.items()
-        }
+        written = write_shards(root, ns.shards, None, "now") if ns.only != "run" else []
+        shards = dict.fromkeys(sides, written)
         plan = {
             side: {
                 label: row
