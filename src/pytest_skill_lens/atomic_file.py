@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 
-def write_atomically(path: Path, content: str | bytes | Iterable[str]) -> None:
-    """Replace ``path`` with ``content`` (text is UTF-8; an iterable of text pieces is
-    written piece by piece) in one rename; raises OSError, or what making a piece raised,
+def write_atomically(path: Path, content: str | bytes | Iterable[str | bytes]) -> None:
+    """Replace ``path`` with ``content`` (text is UTF-8; an iterable of pieces is written
+    piece by piece) in one rename; raises OSError, or what making a piece raised,
     and then ``path`` is as it was."""
     # Encoded before any file is touched: an encoding error changes nothing on disk.
     if isinstance(content, str):
@@ -32,7 +32,7 @@ def write_atomically(path: Path, content: str | bytes | Iterable[str]) -> None:
                 handle.write(content)
             else:
                 for piece in content:
-                    handle.write(piece.encode("utf-8"))
+                    handle.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
         # Renaming replaces the entry itself: a link planted at the path is never followed.
         os.replace(temporary, path)
     except BaseException:

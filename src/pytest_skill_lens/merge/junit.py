@@ -20,25 +20,14 @@ from collections.abc import Iterator
 from ..gate.record import GateResult, RunRecord
 from ..perform.outcome import Outcome
 from ..report.excerpt import failure_lines
+from ..report.junit_amend import xml_attribute as _attribute
+from ..report.junit_amend import xml_text
 from ..report.junit_gate import with_gate_case
 from ..report.junit_properties import case_properties
 from ..report.printable import printable, scrub
 from ..report.terminal import item_label, repeat_count
 
 SUITE = "pytest-skill-lens merge"
-# ElementTree's own escaping, so each case reads as the whole tree's writing had it.
-_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-_ATTRIBUTE = str.maketrans(
-    {
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
-        '"': "&quot;",
-        "\r": "&#13;",
-        "\n": "&#10;",
-        "\t": "&#09;",
-    }
-)
 
 
 def render_junit(record: RunRecord, gate: GateResult) -> str:
@@ -95,7 +84,7 @@ def _outcome_case(outcome: Outcome, full_output: bool, shown: dict[str, str]) ->
         tag = "failure" if outcome.status == "failed" else "error"
         first = text.partition("\n")[0] or outcome.status
         body.append(f'<{tag} message="{_attribute(printable(first))}">')
-        body.append(f"{printable(text).translate(_TEXT)}</{tag}>")
+        body.append(f"{xml_text(printable(text))}</{tag}>")
     name = _fallback_name(outcome)
     return _testcase(outcome.nodeid, name, outcome.latency_ms, "".join(body))
 
@@ -114,10 +103,6 @@ def _testcase(nodeid: str, fallback: str, latency_ms: float, body: str) -> str:
         f'<testcase classname="{_attribute(printable(classname))}" '
         f'name="{_attribute(printable(name))}" time="{latency_ms / 1000:.3f}">{body}</testcase>'
     )
-
-
-def _attribute(text: str) -> str:
-    return text.translate(_ATTRIBUTE)
 
 
 def _fallback_name(outcome: Outcome) -> str:

@@ -203,17 +203,18 @@ def amend_junit(path: Path, results: SessionResults) -> None:
     """Amend pytest's JUnit file once, if at all: the report's ``scripts:`` and product
     lines on every suite, and a failing gate case when the gate failed and no case did.
 
-    Read once, parsed once, written once beside the path and renamed over it (never
-    through a link planted there, which pytest's own write followed).
+    Read once, walked once (no tree built: ``report/junit_amend.py``), written once beside
+    the path and renamed over it (never through a link planted there, which pytest's own
+    write followed).
     """
     record, gate = results.record, results.gate
     if record is None or not path.is_file():
         return
-    import xml.etree.ElementTree as ET  # imported here: only a run with --junitxml
+    from xml.parsers.expat import ExpatError  # imported here: only a run with --junitxml
 
     from ..atomic_file import write_atomically
-    from ..report.junit_gate import junit_text, needs_gate_case, with_gate_case
-    from ..report.junit_properties import put_suite_properties, script_properties
+    from ..report.junit_amend import amended_junit
+    from ..report.junit_properties import script_properties
     from ..report.product_lines import product_properties
     from ..report.terminal import script_lines
 
@@ -223,14 +224,11 @@ def amend_junit(path: Path, results: SessionResults) -> None:
         failing = gate is not None and not gate.passed
         if not properties and not failing:
             return
-        root = ET.fromstring(path.read_bytes())
-        put_suite_properties(root, properties)
-        if failing and gate is not None and needs_gate_case(root):
-            root = with_gate_case(root, gate.reasons)
-        elif not properties:
-            return
-        write_atomically(path, junit_text(root))
-    except (OSError, ET.ParseError) as exc:
+        reasons = gate.reasons if gate is not None and failing else None
+        pieces = amended_junit(path.read_bytes(), properties, reasons)
+        if pieces is not None:
+            write_atomically(path, pieces)
+    except (OSError, ExpatError) as exc:
         results.write_errors.append(f"could not amend {path}: {exc}")
 
 
