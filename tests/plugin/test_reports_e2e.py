@@ -289,6 +289,29 @@ def test_junit_of_a_run_where_no_case_ran_is_not_green(
     assert (gate.get("message") or "").startswith("no eval cases ran: the -k/-m selection")
 
 
+def test_the_junit_amendment_replaces_a_link_and_never_follows_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest writes its file through a link planted at the path; the amended file (the
+    gate case, the scripts properties) replaces the link, and the file it pointed to is
+    left as pytest wrote it."""
+    _write(pytester, "allow_scripts = true\n")
+    elsewhere = pytester.path / "elsewhere.xml"
+    elsewhere.write_text("<testsuites />", encoding="utf-8")
+    (pytester.path / "junit.xml").symlink_to(elsewhere)
+    result = _run(pytester, "-k", "nomatch", "--junitxml", "junit.xml")
+    assert result.ret == 1
+    path = pytester.path / "junit.xml"
+    assert not path.is_symlink()
+    root = ET.parse(path).getroot()
+    assert root.find("testsuite[@name='skill-lens']/testcase[@name='gate']/error") is not None
+    names = {p.get("name") for p in root.iter("property")}
+    assert "skill-lens.scripts.sandbox" in names  # both amendments, in the one file
+    untouched = ET.parse(elsewhere).getroot()
+    assert untouched.find("testsuite[@name='skill-lens']") is None
+    assert not list(pytester.path.glob(".junit.xml.*"))  # no temporary left
+
+
 def test_junit_of_a_run_with_a_failure_gets_no_extra_gate_case(pytester: pytest.Pytester) -> None:
     _write(pytester)
     result = _run(pytester, "--junitxml", "junit.xml")

@@ -6,16 +6,23 @@ error with the same failure text pytest shows, a baseline never failing (its ver
 is its ``status``), and each item that did not run as skipped with the reason. When
 the gate failed and no case did, :func:`~..report.junit_gate.add_gate_case` adds the
 failing ``gate`` case, exactly as a session's end does.
+
+Written case by case (issue 35): no element tree of the whole run is built, each test
+case is its text as ``ElementTree`` would write it (the same escaping), and the counts
+the suite's start tag carries are summed first.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 
 from ..gate.record import GateResult, RunRecord
 from ..perform.outcome import Outcome
 from ..report.excerpt import failure_lines
-from ..report.junit_gate import add_gate_case
+from ..report.junit_amend import xml_attribute as _attribute
+from ..report.junit_amend import xml_text
+from ..report.junit_gate import with_gate_case
 from ..report.junit_properties import case_properties
 from ..report.printable import printable, scrub
 from ..report.terminal import item_label, repeat_count
@@ -24,40 +31,65 @@ SUITE = "pytest-skill-lens merge"
 
 
 def render_junit(record: RunRecord, gate: GateResult) -> str:
-    suite = ET.Element("testsuite", name=SUITE)
-    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    total_ms = 0.0
-    for outcome in record.outcomes:
-        case = _testcase(suite, outcome.nodeid, _fallback_name(outcome), outcome.latency_ms)
-        _properties(case, outcome)
-        counts["tests"] += 1
-        total_ms += outcome.latency_ms
-        if outcome.arm != "candidate" or outcome.status == "passed":
-            continue
-        text = scrub("\n".join(failure_lines(outcome, record.full_output)))
+    return "".join(junit_chunks(record, gate))
+
+
+def junit_chunks(record: RunRecord, gate: GateResult) -> Iterator[str]:
+    """The file piece by piece: the suite's start tag, then a piece per test case."""
+    candidates = [o.status for o in record.outcomes if o.arm == "candidate"]
+    counts = {
+        "tests": len(record.outcomes) + len(record.not_run),
+        "failures": candidates.count("failed"),
+        "errors": candidates.count("errored"),
+        "skipped": len(record.not_run),
+    }
+    total_ms = sum((o.latency_ms for o in record.outcomes), 0.0)
+    attributes = {"name": SUITE, **{k: str(v) for k, v in counts.items()}}
+    attributes["time"] = f"{total_ms / 1000:.3f}"
+    start = "<testsuite" + "".join(f' {k}="{_attribute(v)}"' for k, v in attributes.items())
+    yield '<?xml version="1.0" encoding="utf-8"?><testsuites>'
+    if not counts["tests"]:
+        yield start + " />"
+    else:
+        yield start + ">"
+        shown: dict[str, str] = {}  # most cases share most property values
+        for outcome in record.outcomes:
+            yield _outcome_case(outcome, record.full_output, shown)
+        repeats = repeat_count(record)
+        for entry in record.not_run:
+            label = item_label(entry, repeats)
+            reason = f"not run: {entry.get('reason') or 'the session stopped before it ran'}"
+            skipped = f'<skipped message="{_attribute(printable(reason))}" />'
+            yield _testcase(str(entry.get("nodeid") or ""), label, 0.0, skipped)
+        yield "</testsuite>"
+    if not gate.passed and not counts["failures"] and not counts["errors"]:
+        # No case failed: the gate's own case, as a session's end adds it.
+        yield "".join(
+            ET.tostring(suite, encoding="unicode")
+            for suite in with_gate_case(ET.Element("testsuites"), gate.reasons)
+        )
+    yield "</testsuites>"
+
+
+def _outcome_case(outcome: Outcome, full_output: bool, shown: dict[str, str]) -> str:
+    body = ["<properties>"]
+    for name, value in case_properties(outcome):
+        text = str(value)
+        if text not in shown:
+            shown[text] = _attribute(printable(text))
+        body.append(f'<property name="{name}" value="{shown[text]}" />')
+    body.append("</properties>")
+    if outcome.arm == "candidate" and outcome.status != "passed":
+        text = scrub("\n".join(failure_lines(outcome, full_output)))
         tag = "failure" if outcome.status == "failed" else "error"
-        counts["failures" if tag == "failure" else "errors"] += 1
         first = text.partition("\n")[0] or outcome.status
-        ET.SubElement(case, tag, message=printable(first)).text = printable(text)
-    repeats = repeat_count(record)
-    for entry in record.not_run:
-        label = item_label(entry, repeats)
-        case = _testcase(suite, str(entry.get("nodeid") or ""), label, 0.0)
-        reason = f"not run: {entry.get('reason') or 'the session stopped before it ran'}"
-        ET.SubElement(case, "skipped", message=printable(reason))
-        counts["tests"] += 1
-        counts["skipped"] += 1
-    suite.attrib.update({key: str(value) for key, value in counts.items()})
-    suite.set("time", f"{total_ms / 1000:.3f}")
-    root = ET.Element("testsuites")
-    root.append(suite)
-    text = '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")
-    if not gate.passed:
-        text = add_gate_case(text, gate.reasons) or text
-    return text
+        body.append(f'<{tag} message="{_attribute(printable(first))}">')
+        body.append(f"{xml_text(printable(text))}</{tag}>")
+    name = _fallback_name(outcome)
+    return _testcase(outcome.nodeid, name, outcome.latency_ms, "".join(body))
 
 
-def _testcase(suite: ET.Element, nodeid: str, fallback: str, latency_ms: float) -> ET.Element:
+def _testcase(nodeid: str, fallback: str, latency_ms: float, body: str) -> str:
     # pytest's own naming: the file path dotted as the class name, the item's name after
     # "::" (split before any "[", since a case's name may hold "::" in its brackets).
     head, bracket, params = nodeid.partition("[")
@@ -67,20 +99,10 @@ def _testcase(suite: ET.Element, nodeid: str, fallback: str, latency_ms: float) 
         name = names[-1] + bracket + params
     else:
         classname, name = "skill-lens", fallback
-    return ET.SubElement(
-        suite,
-        "testcase",
-        classname=printable(classname),
-        name=printable(name),
-        time=f"{latency_ms / 1000:.3f}",
+    return (
+        f'<testcase classname="{_attribute(printable(classname))}" '
+        f'name="{_attribute(printable(name))}" time="{latency_ms / 1000:.3f}">{body}</testcase>'
     )
-
-
-def _properties(case: ET.Element, outcome: Outcome) -> None:
-    values = case_properties(outcome)
-    properties = ET.SubElement(case, "properties")
-    for name, value in values:
-        ET.SubElement(properties, "property", name=name, value=printable(str(value)))
 
 
 def _fallback_name(outcome: Outcome) -> str:

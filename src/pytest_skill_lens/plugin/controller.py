@@ -166,10 +166,9 @@ class Controller(Role):
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path:
-            from .finish import add_scripts_to_junit, mark_failed_gate_in_junit
+            from .finish import amend_junit
 
-            add_scripts_to_junit(Path(path), results)
-            mark_failed_gate_in_junit(Path(path), results)
+            amend_junit(Path(path), results)
 
 
 # The plan's runs are made only for a plan that is printed: a listing, or a run of the

@@ -198,40 +198,36 @@ def _write_reports(
     results.write_errors = list(writes.errors)
 
 
-def add_scripts_to_junit(path: Path, results: SessionResults) -> None:
-    """Put the report's ``scripts:`` and product lines on every suite of a JUnit file."""
-    if results.record is None or not path.is_file():
-        return
-    import xml.etree.ElementTree as ET  # imported here: only a run with --junitxml
+def amend_junit(path: Path, results: SessionResults) -> None:
+    """Amend pytest's JUnit file once, if at all: the report's ``scripts:`` and product
+    lines on every suite, and a failing gate case when the gate failed and no case did.
 
-    from ..report.junit_properties import add_suite_properties, script_properties
+    Read once, walked once (no tree built: ``report/junit_amend.py``), written once beside
+    the path and renamed over it (never through a link planted there, which pytest's own
+    write followed).
+    """
+    record, gate = results.record, results.gate
+    if record is None or not path.is_file():
+        return
+    from xml.parsers.expat import ExpatError  # imported here: only a run with --junitxml
+
+    from ..atomic_file import write_atomically
+    from ..report.junit_amend import amended_junit
+    from ..report.junit_properties import script_properties
     from ..report.product_lines import product_properties
     from ..report.terminal import script_lines
 
     try:
-        properties = script_properties(script_lines(results.record), results.record.scripts)
-        properties += product_properties(results.record)
-        amended = add_suite_properties(path.read_text(encoding="utf-8"), properties)
-        if amended is not None:
-            path.write_text(amended, encoding="utf-8")
-    except (OSError, ET.ParseError) as exc:
-        results.write_errors.append(f"could not amend {path}: {exc}")
-
-
-def mark_failed_gate_in_junit(path: Path, results: SessionResults) -> None:
-    """Make a JUnit file with no failing case still fail when the gate did."""
-    gate = results.gate
-    if gate is None or gate.passed or not path.is_file():
-        return
-    import xml.etree.ElementTree as ET  # imported here: only a run with --junitxml
-
-    from ..report.junit_gate import add_gate_case
-
-    try:
-        amended = add_gate_case(path.read_text(encoding="utf-8"), gate.reasons)
-        if amended is not None:
-            path.write_text(amended, encoding="utf-8")
-    except (OSError, ET.ParseError) as exc:
+        properties = script_properties(script_lines(record), record.scripts)
+        properties += product_properties(record)
+        failing = gate is not None and not gate.passed
+        if not properties and not failing:
+            return
+        reasons = gate.reasons if gate is not None and failing else None
+        pieces = amended_junit(path.read_bytes(), properties, reasons)
+        if pieces is not None:
+            write_atomically(path, pieces)
+    except (OSError, ExpatError) as exc:
         results.write_errors.append(f"could not amend {path}: {exc}")
 
 

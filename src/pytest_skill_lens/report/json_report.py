@@ -11,13 +11,13 @@ The ``run`` block, last, says what wrote the report, the shard and the gate's se
 what :mod:`.json_read` needs to judge shards' outcomes again as one run.
 
 The file is strict JSON in UTF-8: lone surrogates become U+FFFD and a NaN or infinity
-becomes null (see :mod:`.printable`); every other character is kept, escaped.
+becomes null (see :mod:`.printable`); every other character is kept, escaped. It is
+written as it is made (:mod:`.json_stream`), each outcome on a line of its own.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,9 +30,9 @@ from ..run.price_source import distinct
 from ..score.check import Score
 from .changed_json import changed_dict
 from .delta_json import delta_dict, note_dict
+from .json_stream import Each, file_chunks
 from .matrix_json import matrix_dict
 from .multiplicity_view import multiplicity_list
-from .printable import scrub, scrub_data
 from .product_lines import product_dict, unsandboxed
 from .replay_lines import CassetteAccount, ReplayShare
 from .wiring import FakeShare
@@ -43,44 +43,63 @@ _NOT_RUN_KEYS = ("skill_name", "case_name", "runner", "arm", "repeat_index")
 
 
 def render_json(record: RunRecord, gate: GateResult) -> str:
-    data = scrub_data(report_dict(record, gate))
-    return json.dumps(data, indent=2, default=lambda value: scrub(str(value)), allow_nan=False)
+    """The whole report as one text (tests, small reports); a session writes
+    :func:`json_chunks`."""
+    return "".join(json_chunks(record, gate))
+
+
+def json_chunks(record: RunRecord, gate: GateResult) -> Iterator[str]:
+    """The report's text piece by piece, each outcome made as it is written (one a line)."""
+    return file_chunks(report_parts(record, gate))
 
 
 def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
+    """The whole report as one dict (not scrubbed): what the file holds, built in memory."""
     return {
-        "summary": summary(record),
-        "skipped_skills": list(record.skipped_skills),
-        "tag_filtered_skills": list(record.tag_filtered_skills),
-        "case_filtered_skills": list(record.case_filtered_skills),
-        "deselected_skills": list(record.deselected_skills),
-        "outcomes": [outcome_dict(o) for o in record.outcomes],
-        "delta": delta_dict(record.delta),
-        "baseline_notes": [note_dict(note) for note in record.baseline_notes],
-        "scripts": dict(record.scripts) if record.scripts is not None else None,
-        "script_notes": [dict(note) for note in record.script_notes],
-        "products": [product_dict(entry) for entry in record.products],
-        "not_run": [_not_run_dict(item) for item in record.not_run],
-        "spend_ceiling": _ceiling_dict(record),
-        "gate": {"passed": gate.passed, "exit_code": gate.exit_code, "reasons": list(gate.reasons)},
+        key: list(value.items()) if isinstance(value, Each) else value
+        for key, value in report_parts(record, gate)
+    }
+
+
+def report_parts(record: RunRecord, gate: GateResult) -> list[tuple[str, Any]]:
+    """The report's top-level keys in order, the outcomes and not-run entries as
+    :class:`~.json_stream.Each`, made one at a time as they are written."""
+    return [
+        ("summary", summary(record)),
+        ("skipped_skills", list(record.skipped_skills)),
+        ("tag_filtered_skills", list(record.tag_filtered_skills)),
+        ("case_filtered_skills", list(record.case_filtered_skills)),
+        ("deselected_skills", list(record.deselected_skills)),
+        ("outcomes", Each(lambda: map(outcome_dict, record.outcomes))),
+        ("delta", delta_dict(record.delta)),
+        ("baseline_notes", [note_dict(note) for note in record.baseline_notes]),
+        ("scripts", dict(record.scripts) if record.scripts is not None else None),
+        ("script_notes", [dict(note) for note in record.script_notes]),
+        ("products", [product_dict(entry) for entry in record.products]),
+        ("not_run", Each(lambda: map(_not_run_dict, record.not_run))),
+        ("spend_ceiling", _ceiling_dict(record)),
+        (
+            "gate",
+            {"passed": gate.passed, "exit_code": gate.exit_code, "reasons": list(gate.reasons)},
+        ),
         # Additive: true when the session ended without a gate, and why.
-        "aborted": record.aborted is not None,
-        "aborted_reason": record.aborted,
+        ("aborted", record.aborted is not None),
+        ("aborted_reason", record.aborted),
         # Additive: which commit each skill's previous version came from.
-        "baseline_sources": [dict(source) for source in record.baseline_sources],
+        ("baseline_sources", [dict(source) for source in record.baseline_sources]),
         # Additive: each SKILL.md departure from the Agent Skills specification (a warning).
-        "skill_md_warnings": [dict(warning) for warning in record.skill_md_warnings],
+        ("skill_md_warnings", [dict(warning) for warning in record.skill_md_warnings]),
         # Additive: each case's verdict under every runner (null: fewer than two ran).
-        "portability": matrix_dict(record.matrix),
+        ("portability", matrix_dict(record.matrix)),
         # Additive: the gate's interval decisions, one family per criterion asked, raw and
         # corrected (empty when no criterion asked for a confidence level).
-        "multiplicity": multiplicity_list(record.multiplicity),
+        ("multiplicity", multiplicity_list(record.multiplicity)),
         # Additive: --skill-lens-changed's REF and commit, the changed skills with their
         # reasons, the unchanged skills it deselected (null without the flag).
-        "changed": changed_dict(record.changed),
+        ("changed", changed_dict(record.changed)),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
-        "run": run_dict(record),
-    }
+        ("run", run_dict(record)),
+    ]
 
 
 def run_dict(record: RunRecord) -> dict[str, Any]:

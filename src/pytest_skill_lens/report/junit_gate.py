@@ -30,6 +30,12 @@ def add_gate_case(xml_text: str, reasons: Sequence[str]) -> str | None:
     root = ET.fromstring(xml_text)
     if not needs_gate_case(root):
         return None
+    return junit_text(with_gate_case(root, reasons))
+
+
+def with_gate_case(root: ET.Element, reasons: Sequence[str]) -> ET.Element:
+    """``root`` with the failing ``skill-lens`` suite added (a single-suite file wrapped in
+    ``<testsuites>`` first, so both suites count): the root to write."""
     reasons = [printable(reason) for reason in reasons]
     body = "\n".join(reasons)
     counts = {"tests": "1", "errors": "1", "failures": "0", "skipped": "0", "time": "0"}
@@ -41,6 +47,10 @@ def add_gate_case(xml_text: str, reasons: Sequence[str]) -> str | None:
     case = ET.SubElement(suite, "testcase", classname=SUITE, name=CASE, time="0")
     message = reasons[0] if reasons else "the skill-lens gate failed"
     ET.SubElement(case, "error", message=message).text = body
+    return root
+
+
+def junit_text(root: ET.Element) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")
 
 

@@ -38,6 +38,12 @@ def add_suite_properties(xml_text: str, properties: Sequence[tuple[str, str]]) -
     if not properties:
         return None
     root = ET.fromstring(xml_text)
+    put_suite_properties(root, properties)
+    return '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")
+
+
+def put_suite_properties(root: ET.Element, properties: Sequence[tuple[str, str]]) -> None:
+    """Add ``properties`` (name, value) to every suite of the JUnit tree ``root``."""
     suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
     for suite in suites:
         properties_element = suite.find("properties")
@@ -49,7 +55,6 @@ def add_suite_properties(xml_text: str, properties: Sequence[tuple[str, str]]) -
             ET.SubElement(
                 properties_element, "property", name=printable(name), value=printable(value)
             )
-    return '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")
 
 
 def case_properties(outcome: Outcome) -> list[tuple[str, object]]:

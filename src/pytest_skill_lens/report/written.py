@@ -1,6 +1,7 @@
 """Writing the report files, so that none is ever left half-written or stale.
 
-Each file is rendered first, then written beside its final name and renamed over it
+Each file is written beside its final name as it is rendered (the JSON report and the
+page piece by piece, an outcome at a time), and renamed over it once whole
 (:func:`~pytest_skill_lens.atomic_file.write_atomically`): a reader never sees a
 truncated file, and a crash mid-write leaves the old one whole. When a report cannot be
 rendered or written, the old file at that path is removed (an earlier run's green must
@@ -11,8 +12,6 @@ through here.
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -24,7 +23,8 @@ from ..atomic_file import write_atomically
 if TYPE_CHECKING:
     from ..gate.record import GateResult, RunRecord
 
-Target = tuple[str, Path | None, Callable[[], str]]  # label, path (None: not asked), render
+# label, path (None: not asked), render: the text, or its pieces as they are made
+Target = tuple[str, Path | None, Callable[[], str | Iterable[str]]]
 
 
 def report_targets(
@@ -38,26 +38,25 @@ def report_targets(
     full_output: bool = False,
 ) -> list[Target]:
     """The JSON, Markdown and HTML reports of one record (a session's or a merge's), each
-    rendered only when it is written; the page is drawn from the JSON report's own text,
-    rendered once for both, so the two always agree."""
+    rendered only when it is written; the page's data is made from the same parts as the
+    JSON report (``json_report.report_parts``), so the two always agree."""
 
     # The renderers are imported on first render: a listing without report paths (an
     # IDE's collection) never needs them.
-    @functools.cache
-    def json_text() -> str:
-        from .json_report import render_json
+    def json_text() -> Iterable[str]:
+        from .json_report import json_chunks
 
-        return render_json(record, gate)
+        return json_chunks(record, gate)
 
     def markdown() -> str:
         from .markdown import render_markdown
 
         return render_markdown(record, gate, max_chars=markdown_max_chars, full_output=full_output)
 
-    def page() -> str:
-        from .html import render_html
+    def page() -> Iterable[str]:
+        from .html.page import page_chunks
 
-        return render_html(json.loads(json_text()))
+        return page_chunks(record, gate)
 
     return [
         ("JSON", json_path, json_text),

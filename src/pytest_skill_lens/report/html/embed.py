@@ -8,10 +8,10 @@ evidence or name can close the block or open markup of its own.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from typing import Any
 
-from ..printable import scrub, scrub_data
+from ..json_stream import Parts, compact_chunks
 
 DATA_ID = "skill-lens-data"
 
@@ -21,16 +21,10 @@ _ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 def data_json(report: dict[str, Any]) -> str:
     """``report`` as JSON text that is safe between ``<script>`` tags (ASCII only)."""
-    text = json.dumps(
-        scrub_data(report),
-        ensure_ascii=True,  # also escapes U+2028/U+2029 and every other non-ASCII character
-        allow_nan=False,
-        separators=(",", ":"),
-        default=lambda value: scrub(str(value)),
-    )
-    return text.translate(_ESCAPES)
+    return "".join(data_chunks(report.items()))
 
 
-def data_block(report: dict[str, Any]) -> str:
-    """The ``<script type="application/json">`` element holding ``report``."""
-    return f'<script type="application/json" id="{DATA_ID}">{data_json(report)}</script>'
+def data_chunks(parts: Parts) -> Iterator[str]:
+    """The data as :func:`data_json` writes it, in pieces: each outcome as it is made."""
+    # The encoder's ensure_ascii also escapes U+2028/U+2029 and every other non-ASCII one.
+    return compact_chunks(parts, lambda text: text.translate(_ESCAPES))

@@ -12,10 +12,14 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+from collections.abc import Iterable, Iterator
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .embed import data_block
+from .embed import DATA_ID, data_chunks
+
+if TYPE_CHECKING:
+    from ...gate.record import GateResult, RunRecord
 
 # The script is these files concatenated in this order, inside one function scope.
 SCRIPT_PARTS = (
@@ -32,8 +36,20 @@ STYLE_FILE = "report.css"
 
 def render_html(report: dict[str, Any]) -> str:
     """The whole page for ``report`` (a JSON report's data, as ``json.loads`` gives it)."""
+    return "".join(_page(data_chunks(report.items())))
+
+
+def page_chunks(record: RunRecord, gate: GateResult) -> Iterator[str]:
+    """The page of a record, in pieces, its data made from the record as the JSON report's
+    is (never by reading that text back): the same page :func:`render_html` draws of it."""
+    from ..json_report import report_parts
+
+    return _page(data_chunks(report_parts(record, gate)))
+
+
+def _page(data: Iterable[str]) -> Iterator[str]:
     style, script = _style(), _script()
-    return "\n".join(
+    yield "\n".join(
         [
             "<!DOCTYPE html>",
             '<html lang="en">',
@@ -51,13 +67,11 @@ def render_html(report: dict[str, Any]) -> str:
             "<noscript><p>This report needs JavaScript to show its data; the JSON report "
             "holds the same.</p></noscript>",
             "</main>",
-            data_block(report),
-            f"<script>{script}</script>",
-            "</body>",
-            "</html>",
-            "",
+            f'<script type="application/json" id="{DATA_ID}">',
         ]
     )
+    yield from data
+    yield "\n".join(["</script>", f"<script>{script}</script>", "</body>", "</html>", ""])
 
 
 def csp(style: str, script: str) -> str:

@@ -62,9 +62,12 @@ function costPerCase(outcomes) {
   return keys.map(function (key) { return groups[key]; });
 }
 
+var COST_BARS = 40; // past this, the costliest cases: a chart of 50,000 bars says nothing
+
 function costChart(report) {
-  var groups = costPerCase(list(report.outcomes));
-  if (!groups.length) return null;
+  var all = costPerCase(list(report.outcomes));
+  if (!all.length) return null;
+  var groups = all.length > COST_BARS ? all.slice().sort(function (a, b) { return b.cost - a.cost; }).slice(0, COST_BARS) : all;
   var max = groups.reduce(function (m, g) { return Math.max(m, g.cost); }, 0);
   var rows = groups.map(function (g) {
     var arm = g.item.arm === "baseline" ? " [baseline]" : "";
@@ -75,8 +78,9 @@ function costChart(report) {
       cls: g.item.arm === "baseline" ? "baseline" : "",
     };
   });
-  return [h("h3", { text: "Cost per case (runs and retries, every repetition)" }),
-    barChart("Cost per case", rows, max || 1, null)];
+  var title = "Cost per case (runs and retries, every repetition)";
+  if (groups.length < all.length) title += ": the " + groups.length + " costliest of " + all.length;
+  return [h("h3", { text: title }), barChart("Cost per case", rows, max || 1, null)];
 }
 
 // rows: [{label, interval: {low, high, estimate}, signedScale}]
