@@ -7,6 +7,7 @@ these hooks stay idle and its facts come from its workers (:mod:`.controller`).
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from pathlib import Path
 
@@ -123,7 +124,11 @@ def prepare_baseline(state: SessionState, item: CaseItem) -> bool:
     note = note or baselines.case_note(item.skill, item.loaded)
     if note is None:
         assert isinstance(found, Skill)
-        item.acting_skill = found
+        # Both arms are offered the same neighbours: only the skill differs between them.
+        neighbours = item.skill.neighbours
+        item.acting_skill = (
+            dataclasses.replace(found, neighbours=neighbours) if neighbours else found
+        )
         source = baselines.source_of(item.skill)
         if source is not None:
             state.facts.baseline_sources[item.skill.name] = source

@@ -286,6 +286,10 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "recorded_at": o.recorded_at,
         "cassette_note": o.cassette_note,
         "cassette_action": o.cassette_action,
+        # Additive: every offered skill the agent loaded (neighbours too), and what the
+        # case expected of its own skill (docs/eval-files.md, neighbours).
+        "skills_triggered": o.skills_triggered,
+        "trigger_expected": o.trigger_expected,
     }
 
 

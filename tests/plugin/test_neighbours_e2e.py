@@ -1,0 +1,243 @@
+"""neighbours: end to end: the skill offered among others, and which one the agent took.
+
+The framework runners run against the scripted Chat Completions server on 127.0.0.1,
+which plays an agent that reaches for a neighbour: the tests assert on what the server
+was offered (one tool per skill, in the order of their names), on the verdict and its
+evidence, and on ``skills_triggered`` in the JSON report. The authoring mistakes are
+exit 2 before anything runs; under ``fake`` it is wiring only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pydantic_ai.models.openai")
+pytest.importorskip("genai_prices")
+
+from model_server import ScriptedModelServer, text, tool_calls
+from skillfactory import QUIET_PLUGINS, make_skill, write_file
+
+REFUND = "I want a refund for order 1234"
+PARCEL = "Where is my parcel?"
+EGYPT = "What's the capital of Egypt?"
+NEIGHBOURS = ["../../neighbours/*"]
+
+
+def offered(name: str, task: str, expected: bool, **more: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "mode": "offered",
+        "task": task,
+        "neighbours": NEIGHBOURS,
+        "trajectory": {"skill_triggered": expected},
+        **more,
+    }
+
+
+def write_suite(pytester: pytest.Pytester, cases: Sequence[Mapping[str, Any]]) -> None:
+    """Skill ``refunds`` under skills/, its neighbours outside the collected root."""
+    make_skill(pytester.path / "skills", "refunds", cases, body="Refund within 30 days.\n")
+    for name, about in (("shipping", "Tracks parcels."), ("billing", "Explains invoices.")):
+        frontmatter = f"name: {name}\ndescription: {about}\n"
+        make_skill(pytester.path / "neighbours", name, frontmatter=frontmatter, body=f"{name}!\n")
+    write_file(pytester.path / "skill-lens.toml", "retry_backoff_seconds = 0.0\n")
+
+
+def outcomes(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
+    data = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    return {o["case_name"]: o for o in data["outcomes"]}
+
+
+def trigger_check(outcome: Mapping[str, Any]) -> tuple[bool, str]:
+    (score,) = [s for s in outcome["scores"] if s["evaluator"] == "trajectory"]
+    (check,) = [c for c in score["checks"] if c["id"] == "skill_triggered"]
+    return check["passed"], check["evidence"]
+
+
+def run_fake(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--skill-lens", "skills", "--skill-lens-json", "report.json", *QUIET_PLUGINS, *args
+    )
+
+
+# --- authoring: exit 2 before anything runs -----------------------------------------------------
+
+
+def test_neighbours_on_a_loaded_case_is_an_authoring_error(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, [{"name": "plain", "task": REFUND, "neighbours": ["../x"]}])
+
+    result = run_fake(pytester)
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        [
+            "*cases.yaml:*case 'plain'*field 'neighbours'*neighbours needs mode: offered*",
+            "*fix: add mode: offered, or drop neighbours*",
+        ]
+    )
+
+
+def test_a_neighbour_that_is_no_skill_is_an_authoring_error_naming_it(
+    pytester: pytest.Pytester,
+) -> None:
+    case = offered("reaches", REFUND, True)
+    case["neighbours"] = ["../../neighbours/shipping", "../../docs"]
+    write_suite(pytester, [case])
+    (pytester.path / "docs").mkdir()
+
+    result = run_fake(pytester)
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        [
+            "*cases.yaml:*case 'reaches'*field 'neighbours[[]1[]]'*'../../docs' names *docs, "
+            "which holds no SKILL.md*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*Run aborted*"])
+
+
+def test_a_product_runner_refuses_neighbours_before_it_starts(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-never-sent")  # it never starts
+    write_suite(pytester, [offered("reaches", REFUND, True)])
+
+    result = run_fake(pytester, "--skill-lens-runner", "claude-code")
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        ["*case 'reaches'*field 'neighbours'*uses neighbours:, which runner 'claude-code' does "
+         "not serve*"]
+    )  # fmt: skip
+
+
+# --- fake: wiring only ---------------------------------------------------------------------------
+
+
+def test_under_fake_nothing_is_triggered_and_the_json_says_so(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, [offered("reaches", REFUND, True), offered("leaves", EGYPT, False)])
+
+    result = run_fake(pytester)
+
+    assert result.ret == 1
+    result.assert_outcomes(passed=1, failed=1)
+    found = outcomes(pytester)
+    assert found["reaches"]["skills_triggered"] == [] and found["leaves"]["skills_triggered"] == []
+    assert (found["reaches"]["trigger_expected"], found["leaves"]["trigger_expected"]) == (
+        True,
+        False,
+    )
+
+
+# --- framework runners against the scripted server -----------------------------------------------
+
+
+@pytest.fixture(params=["pydantic-ai", "langchain"])
+def runner(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def run_framework(
+    pytester: pytest.Pytester,
+    server: ScriptedModelServer,
+    runner: str,
+    script: Mapping[str, Sequence[Mapping[str, Any]]],
+) -> pytest.RunResult:
+    server.script.update({task: list(replies) for task, replies in script.items()})
+    return pytester.runpytest(
+        "--skill-lens",
+        "skills",
+        "--skill-lens-runner",
+        runner,
+        "--skill-lens-base-url",
+        server.url,
+        "--skill-lens-model",
+        "openai:gpt-4o-mini",
+        "--skill-lens-json",
+        "report.json",
+        *QUIET_PLUGINS,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("openai_key")
+def test_a_neighbour_taking_the_case_fails_it_naming_the_neighbour(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    write_suite(
+        pytester,
+        [
+            offered("reaches for refunds", REFUND, True),
+            offered("routes a parcel elsewhere", PARCEL, False),
+            offered("leaves egypt alone", EGYPT, False),
+        ],
+    )
+    script = {
+        REFUND: [tool_calls([("shipping", "{}")]), text("Your parcel is on its way.")],
+        PARCEL: [tool_calls([("shipping", "{}")]), text("It is on its way.")],
+        EGYPT: [text("Cairo.")],
+    }
+
+    result = run_framework(pytester, server, runner, script)
+
+    assert result.ret == 1, result.stdout.str()
+    result.assert_outcomes(passed=1, failed=2)
+    found = outcomes(pytester)
+    refund = found["reaches for refunds"]
+    assert (refund["status"], refund["skill_triggered"], refund["skills_triggered"]) == (
+        "failed",
+        False,
+        ["shipping"],
+    )
+    assert trigger_check(refund) == (
+        False,
+        "the agent loaded the neighbour 'shipping' instead; the agent did not load the skill; "
+        "expected to load it",
+    )
+    parcel = found["routes a parcel elsewhere"]
+    assert parcel["status"] == "failed" and parcel["skills_triggered"] == ["shipping"]
+    assert trigger_check(parcel)[1].startswith("the agent loaded the neighbour 'shipping';")
+    egypt = found["leaves egypt alone"]
+    assert (egypt["status"], egypt["skills_triggered"]) == ("passed", [])
+    # Every skill offered as a tool of its own, in the order of the names, the skill's
+    # own not first; calling the neighbour answers with the neighbour's instructions.
+    first, second = server.for_task(REFUND)
+    assert [(t["function"]["name"], t["function"]["description"]) for t in first.body["tools"]] == [
+        ("billing", "Explains invoices."),
+        ("refunds", "The refunds test skill."),
+        ("shipping", "Tracks parcels."),
+    ]
+    (answer,) = second.messages("tool")
+    assert answer["content"] == "# shipping\n\nshipping!"
+    result.stdout.fnmatch_lines(["*loaded the neighbour 'shipping' instead*"])
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("openai_key")
+def test_the_placebo_arm_is_offered_the_same_neighbours(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    write_suite(pytester, [offered("reaches for refunds", REFUND, True)])
+    server.script[REFUND] = [text("Please contact support."), text("Please contact support.")]
+
+    result = pytester.runpytest(
+        *("--skill-lens", "skills", "--skill-lens-runner", "pydantic-ai"),
+        *("--skill-lens-base-url", server.url, "--skill-lens-model", "openai:gpt-4o-mini"),
+        *("--skill-lens-baseline", "placebo", *QUIET_PLUGINS),
+    )
+
+    assert result.ret == 1, result.stdout.str()
+    candidate, placebo = server.for_task(REFUND)
+    offered_tools = [[t["function"]["name"] for t in r.body["tools"]] for r in (candidate, placebo)]
+    # The placebo keeps the skill's name, so the same three tools are offered in both arms.
+    assert offered_tools == [["billing", "refunds", "shipping"]] * 2
+    descriptions = [
+        {t["function"]["description"] for t in r.body["tools"]} for r in (candidate, placebo)
+    ]
+    assert {"Tracks parcels.", "Explains invoices."} <= descriptions[1]
+    assert "The refunds test skill." not in descriptions[1]
