@@ -215,6 +215,24 @@ def test_a_neighbour_taking_the_case_fails_it_naming_the_neighbour(
     (answer,) = second.messages("tool")
     assert answer["content"] == "# shipping\n\nshipping!"
     result.stdout.fnmatch_lines(["*loaded the neighbour 'shipping' instead*"])
+    # The suite's confusion matrix: written for x taken first, and the pair that confuses.
+    triggering = json.loads((pytester.path / "report.json").read_text())["triggering"]
+    assert triggering["labels"] == ["refunds", "shipping", "none"]
+    assert triggering["cells"] == [
+        {"written_for": "refunds", "took": "shipping", "runs": 1},
+        {"written_for": "none", "took": "shipping", "runs": 1},
+        {"written_for": "none", "took": "none", "runs": 1},
+    ]
+    rates = {s["skill_name"]: s for s in triggering["skills"]}
+    assert rates["refunds"]["recall"]["estimate"] == 0.0 and rates["refunds"]["precision"] is None
+    assert rates["shipping"]["precision"]["estimate"] == 0.0
+    result.stdout.fnmatch_lines(
+        [
+            "Triggering among neighbours (candidate arm): 3 run(s) over 2 skill(s)",
+            "  refunds: precision none counted, recall 0% (0/1, 95% interval [[]0%, 79%[]])",
+            "    refunds <-> shipping: 1 run(s); shipping took 1 written for refunds, *",
+        ]
+    )
 
 
 @pytest.mark.slow

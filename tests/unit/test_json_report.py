@@ -46,6 +46,7 @@ def test_top_level_keys_in_order() -> None:
         "skill_md_warnings",
         "portability",
         "multiplicity",
+        "triggering",
         "run",
     ]
 

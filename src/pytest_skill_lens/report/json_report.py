@@ -28,6 +28,7 @@ from ..labels import Arm
 from ..perform.outcome import Outcome
 from ..run.price_source import distinct
 from ..score.check import Score
+from .confusion_view import confusion_dict, triggering_of
 from .delta_json import delta_dict, note_dict
 from .matrix_json import matrix_dict
 from .multiplicity_view import multiplicity_list
@@ -74,6 +75,8 @@ def report_dict(record: RunRecord, gate: GateResult) -> dict[str, Any]:
         # Additive: the gate's interval decisions, one family per criterion asked, raw and
         # corrected (empty when no criterion asked for a confidence level).
         "multiplicity": multiplicity_list(record.multiplicity),
+        # Additive: offered cases' triggering, written for x taken (null: none checked it).
+        "triggering": confusion_dict(triggering_of(record.outcomes)),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         "run": run_dict(record),
     }
