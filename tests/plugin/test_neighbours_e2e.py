@@ -19,7 +19,7 @@ pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
 
 from model_server import ScriptedModelServer, text, tool_calls
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
 
 REFUND = "I want a refund for order 1234"
 PARCEL = "Where is my parcel?"
@@ -101,19 +101,24 @@ def test_a_neighbour_that_is_no_skill_is_an_authoring_error_naming_it(
     result.stdout.fnmatch_lines(["*Run aborted*"])
 
 
-def test_a_product_runner_refuses_neighbours_before_it_starts(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+def test_a_runner_that_cannot_say_which_skill_it_took_errors_the_case(
+    pytester: pytest.Pytester,
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-never-sent")  # it never starts
-    write_suite(pytester, [offered("reaches", REFUND, True)])
+    # A third-party runner that reports skill_triggered but not skills_triggered: a
+    # neighbour it may have loaded is unknown, so the negative control is not measured.
+    write_suite(pytester, [offered("leaves", EGYPT, False)])
+    step = {"output": "Cairo.", "skill_triggered": False}
+    write_file(pytester.path / "conftest.py", scripted_runner_conftest({"leaves": step}))
 
-    result = run_fake(pytester, "--skill-lens-runner", "claude-code")
+    result = run_fake(pytester, "--skill-lens-runner", "scripted")
 
-    assert result.ret == 2
-    result.stdout.fnmatch_lines(
-        ["*case 'reaches'*field 'neighbours'*uses neighbours:, which runner 'claude-code' does "
-         "not serve*"]
-    )  # fmt: skip
+    result.assert_outcomes(errors=1)
+    outcome = outcomes(pytester)["leaves"]
+    assert outcome["status"] == "errored"
+    assert outcome["error"] == (
+        "runner 'scripted' reported no skills_triggered for this case with neighbours: "
+        "(it does not support neighbours)"
+    )
 
 
 # --- fake: wiring only ---------------------------------------------------------------------------

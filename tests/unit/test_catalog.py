@@ -45,8 +45,7 @@ def test_what_each_builtin_runner_is_held_to() -> None:
     assert all(facts(name) == (False, False, True) for name in PRODUCTS)
     serves = {d.name: d.serves for d in BUILTIN_RUNNERS}
     # Mock tools reach copilot through the MCP bridge; cli has no trace to read them from.
-    # Neighbours are offered by the framework runners only, so far.
-    assert serves["copilot"] == EVERY_FEATURE - {"neighbours"}
+    assert serves["copilot"] == EVERY_FEATURE
     assert serves["cli"] == EVERY_FEATURE - {"tools", "trajectory", "offered", "neighbours"}
     assert all(serves[name] == EVERY_FEATURE for name in ("fake", "pydantic-ai", "langchain"))
 

@@ -233,3 +233,15 @@ def test_skills_triggered_and_the_expectation_survive_the_xdist_wire_and_the_jso
     with pytest.raises(ReportError, match="skills_triggered"):
         listed = '"skills_triggered": [\n        '
         read_report(text.replace(listed + '"shipping"', listed + "7"))
+
+
+def test_a_product_trace_counts_only_the_skills_skill_lens_delivered_in_the_order_asked() -> None:
+    from pytest_skill_lens.run.products.trace import Expect, triggered_skills
+
+    expect = Expect(mode="offered", skill="greet", neighbours=["farewell", "billing"])
+    asked = ["pdf", "farewell", None, "greet", "farewell"]  # pdf: the product's own skill
+    assert triggered_skills(expect, asked) == ["farewell", "greet"]
+    assert triggered_skills(expect, []) == []
+    assert triggered_skills(Expect(mode="loaded", skill="greet"), asked) is None
+    # An arm without a skill of its own still counts its neighbours.
+    assert triggered_skills(Expect(mode="offered", neighbours=["farewell"]), asked) == ["farewell"]

@@ -108,7 +108,7 @@ def test_the_runner_catalog_reads_its_entry_from_the_description(product: Preset
     (runner,) = (d for d in BUILTIN_RUNNERS if d.name == product.name)
     (judge,) = (d for d in BUILTIN_JUDGES if d.name == product.name)
     assert (runner.check_tools is not None) == (product.bridge is not None)
-    assert (runner.serves == EVERY_FEATURE - {"neighbours"}) == product.traced
+    assert (runner.serves == EVERY_FEATURE) == product.traced
     assert runner.never_priced == product.never_priced
     assert judge.never_priced == product.judge_never_priced
     assert runner.delivers_into is not None

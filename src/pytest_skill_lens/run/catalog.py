@@ -186,15 +186,14 @@ def _product_runner(product: Preset) -> RunnerDescription:
         # Mock tools reach it through the MCP bridge, when it takes one.
         check_tools=tools if product.bridge is not None else None,
         # Without a trace of tool calls neither they nor a skill's load can be read.
-        # Neighbours are offered by the framework runners only, so far (docs/eval-files.md).
-        serves=(EVERY_FEATURE if product.traced else EVERY_FEATURE - UNTRACED) - {"neighbours"},
+        serves=EVERY_FEATURE if product.traced else EVERY_FEATURE - UNTRACED,
         never_priced=product.never_priced,
         unpriced=product.unpriced,
         delivers_into=product.skills_dir_of,
     )
 
 
-UNTRACED: frozenset[CaseFeature] = frozenset({"tools", "trajectory", "offered"})
+UNTRACED: frozenset[CaseFeature] = frozenset({"tools", "trajectory", "offered", "neighbours"})
 
 BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
     RunnerDescription("fake", _fake, declares_every_tool=True),
