@@ -264,3 +264,87 @@ def test_the_placebo_arm_is_offered_the_same_neighbours(
     ]
     assert {"Tracks parcels.", "Explains invoices."} <= descriptions[1]
     assert "The refunds test skill." not in descriptions[1]
+
+
+# --- skill-lens.toml: neighbours = "suite" or a list, for every offered case -------------------
+
+
+def write_siblings(
+    pytester: pytest.Pytester, cases: Sequence[Mapping[str, Any]], toml: str
+) -> None:
+    """Skill refunds with ``cases``, shipping and billing beside it under skills/, no cases."""
+    make_skill(pytester.path / "skills", "refunds", cases, body="Refund within 30 days.\n")
+    for name, about in (("shipping", "Tracks parcels."), ("billing", "Explains invoices.")):
+        make_skill(
+            pytester.path / "skills", name, frontmatter=f"name: {name}\ndescription: {about}\n"
+        )
+    write_file(pytester.path / "skill-lens.toml", "retry_backoff_seconds = 0.0\n" + toml)
+
+
+def plain_offered(name: str, task: str, **more: Any) -> dict[str, Any]:
+    return {"name": name, "mode": "offered", "task": task, **more}
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("openai_key")
+@pytest.mark.parametrize("toml", ['neighbours = "suite"\n', 'neighbours = ["skills/*"]\n'])
+def test_the_config_offers_the_suite_to_every_offered_case_without_neighbours_of_its_own(
+    pytester: pytest.Pytester, server: ScriptedModelServer, toml: str
+) -> None:
+    cases = [
+        plain_offered("from the config", REFUND, trajectory={"skill_triggered": True}),
+        plain_offered("opted out", PARCEL, neighbours=[], trajectory={"skill_triggered": False}),
+        {"name": "loaded", "task": EGYPT},
+    ]
+    write_siblings(pytester, cases, toml)
+    server.script[REFUND] = [tool_calls([("billing", "{}")]), text("Here is your invoice.")]
+    server.script[PARCEL] = [text("On its way.")]
+    server.script[EGYPT] = [text("Cairo.")]
+
+    result = run_framework(pytester, server, "pydantic-ai", {})
+
+    assert result.ret == 1, result.stdout.str()
+    found = outcomes(pytester)
+    assert found["from the config"]["skills_triggered"] == ["billing"]
+    assert trigger_check(found["from the config"])[1].startswith(
+        "the agent loaded the neighbour 'billing' instead;"
+    )
+    assert found["opted out"]["status"] == "passed"
+    (config_case,) = server.for_task(REFUND)[:1]
+    (opted_out,) = server.for_task(PARCEL)
+    (loaded,) = server.for_task(EGYPT)
+    names = [
+        [t["function"]["name"] for t in r.body.get("tools", [])]
+        for r in (config_case, opted_out, loaded)
+    ]
+    assert names == [["billing", "refunds", "shipping"], ["refunds"], []]
+
+
+def test_the_suite_with_a_skill_that_has_no_description_is_an_authoring_error(
+    pytester: pytest.Pytester,
+) -> None:
+    write_siblings(pytester, [plain_offered("reaches", REFUND)], 'neighbours = "suite"\n')
+    make_skill(pytester.path / "skills", "silent", frontmatter="name: silent\n")
+
+    result = run_fake(pytester)
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        [
+            "*skill-lens.toml, case 'reaches', field 'neighbours': the neighbour 'silent' has "
+            "no description*",
+        ]
+    )
+
+
+def test_a_config_neighbour_that_is_no_skill_names_the_config_file(
+    pytester: pytest.Pytester,
+) -> None:
+    write_siblings(pytester, [plain_offered("reaches", REFUND)], 'neighbours = ["nowhere"]\n')
+
+    result = run_fake(pytester)
+
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        ["*skill-lens.toml, field 'neighbours[[]0[]]': the neighbour 'nowhere' matches nothing*"]
+    )

@@ -26,13 +26,13 @@ from ..suite.errors import AuthoringError, AuthoringErrors, Where, combined
 from ..suite.loaded import LoadedCase
 from ..suite.loader import gather_suite
 from ..suite.mistakes import gather
-from ..suite.neighbours import case_neighbours
 from ..suite.quoting import shown
 from ..suite.skill import Skill, load_skill
 from ..suite.skill_md_rules import as_entry
 from ..suite.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tools
 from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem
+from .neighbouring import offered_with, with_neighbours
 from .registry import RegistryError, check_names, described_runners
 from .signatures import case_signature
 from .state import get_session, listing_only
@@ -132,11 +132,7 @@ class SkillFile(SkillHooks, pytest.File):
             errors += _delivered_copy_readers(suite.cases, runners, skill.name, run.settings)
             if not errors:  # this check starts a process: not for a run refused anyway
                 _preflight_tools(self.config, suite.cases, runners, run.settings)
-        offered_with: dict[tuple[int, Path], tuple[Skill, ...]] = {}
-        for loaded in suite.cases:  # neighbours: resolved here, so a mistake costs nothing
-            found_neighbours, wrong = case_neighbours(skill, loaded)
-            errors += wrong
-            offered_with[loaded.index, loaded.file] = found_neighbours
+        offered = offered_with(skill, suite.cases, run, errors)  # before any spend
         if errors:
             raise combined(errors)
         for found in misplaced:  # the skill has cases: the file is named, not fatal
@@ -163,7 +159,7 @@ class SkillFile(SkillHooks, pytest.File):
                             name=item_name(loaded.name, runner, arm, repeat),
                             callobj=signature,
                             fixtureinfo=resolved.get(signature),
-                            skill=_with_neighbours(skill, offered_with[loaded.index, loaded.file]),
+                            skill=with_neighbours(skill, offered[loaded.index, loaded.file]),
                             loaded=loaded,
                             runner=runner,
                             arm=arm,
@@ -388,11 +384,6 @@ def _registry_ok(config: pytest.Config, session: SessionState) -> bool:
         return False
     caches.registry_error_reported = True
     raise RegistryError(caches.registry_error)
-
-
-def _with_neighbours(skill: Skill, neighbours: tuple[Skill, ...]) -> Skill:
-    """The skill as a case offers it: with its neighbours, if the case names any."""
-    return dataclasses.replace(skill, neighbours=neighbours) if neighbours else skill
 
 
 def _claim_name(facts: CollectionFacts, skill: Skill) -> None:

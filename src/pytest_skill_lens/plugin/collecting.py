@@ -21,6 +21,7 @@ from .collect import SkillDir, SkillFile
 from .facts import PlannedItem
 from .isolation import skill_dir_hooks
 from .items import CaseItem
+from .neighbouring import offer_the_suite
 from .shard import apply_shard
 from .state import SessionState, listing_only
 
@@ -68,6 +69,7 @@ class CollectionHooks:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         state = self.state
+        offer_the_suite(state, items)  # every skill is known now, sharded or not
         apply_shard(state.config, state.run.shard, items, state.facts)  # before the numbering
         # Planned order: skill name, case, arm, runner, repeat; other tests keep their places.
         slots = [i for i, item in enumerate(items) if isinstance(item, CaseItem)]

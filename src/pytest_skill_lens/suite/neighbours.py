@@ -1,17 +1,22 @@
 """``neighbours:``: the other skills an offered case offers beside its own.
 
-Each entry is a path or a glob, relative to the skill's own directory, naming skill
-directories (a directory holding ``SKILL.md``, or that file itself). They are resolved
-at collection, so a mistake is an authoring error before anything is spent:
-an entry that matches nothing, a match that is not a skill, the skill itself, two
-neighbours of one name (or one offered tool name), a neighbour without a description
-(the agent would see nothing to choose it by), and a case tool of a neighbour's tool name.
+Each entry is a path or a glob naming skill directories (a directory holding
+``SKILL.md``, or that file itself): in a case, relative to the skill's own directory; in
+``skill-lens.toml`` (:class:`Configured`, for every offered case without ``neighbours:``
+of its own), relative to that file's directory, or ``"suite"`` for every other skill of
+the run (:func:`suite_neighbours`, once collection has seen them all). They are resolved
+at collection, so a mistake is an authoring error before anything is spent: an entry
+that matches nothing, a match that is not a skill, the skill itself (named alone in a
+case; a glob or the file's list skips it), two neighbours of one name (or one offered
+tool name), a neighbour without a description (the agent would see nothing to choose it
+by), and a case tool of a neighbour's tool name.
 """
 
 from __future__ import annotations
 
 import glob
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .discovery import SKILL_FILE
@@ -22,34 +27,63 @@ from .skill import Skill, load_skill
 from .tool_rules import offered_tool_name
 
 _MATCHES_SHOWN = 50  # neighbours one entry may add: an offered tool each, for every call
+SUITE = "suite"
+
+
+@dataclass(frozen=True)
+class Configured:
+    """``neighbours`` in ``skill-lens.toml``: the entries, and the file they are read from."""
+
+    entries: tuple[str, ...]
+    file: Path
 
 
 def case_neighbours(
-    skill: Skill, loaded: LoadedCase
+    skill: Skill, loaded: LoadedCase, configured: Configured | None = None
 ) -> tuple[tuple[Skill, ...], list[AuthoringError]]:
     """The case's neighbour skills in the order written, and every mistake found."""
     entries = loaded.case.neighbours
+    if entries is None and configured is not None and loaded.case.mode == "offered":
+        return _found(skill, loaded, configured.entries, configured.file.parent, configured.file)
     if entries is None:
         return (), []
+    return _found(skill, loaded, entries, skill.directory, None)
+
+
+def _found(
+    skill: Skill, loaded: LoadedCase, entries: Sequence[str], base: Path, config: Path | None
+) -> tuple[tuple[Skill, ...], list[AuthoringError]]:
     found: list[Skill] = []
     errors: list[AuthoringError] = []
     for i, entry in enumerate(entries):
         field = f"neighbours[{i}]"
-        where = Where(loaded.file, loaded.line_of(field), loaded.name, loaded.index, field)
-        skills, error = _resolve(skill, entry, where)
+        if config is None:
+            where = Where(loaded.file, loaded.line_of(field), loaded.name, loaded.index, field)
+        else:
+            where = Where(config, field=field)
+        skills, error = _resolve(skill, entry, base, where, skip_self=config is not None)
         if error is not None:
             errors.append(error)
         found.extend(skills)
     if not errors:
-        errors += _clashes(skill, found, loaded)
+        errors += _clashes(skill, found, loaded, config)
     return tuple(found), errors
 
 
-def _resolve(skill: Skill, entry: str, where: Where) -> tuple[list[Skill], AuthoringError | None]:
+def suite_neighbours(
+    skill: Skill, loaded: LoadedCase, suite: Iterable[Skill], config: Path
+) -> tuple[tuple[Skill, ...], list[AuthoringError]]:
+    """``neighbours = "suite"``: every other skill of the run, in name order."""
+    others = sorted((s for s in suite if s.path != skill.path), key=lambda s: s.name)
+    return tuple(others), _clashes(skill, others, loaded, config)
+
+
+def _resolve(
+    skill: Skill, entry: str, base: Path, where: Where, *, skip_self: bool
+) -> tuple[list[Skill], AuthoringError | None]:
     def fail(problem: str, fix: str) -> AuthoringError:
         return AuthoringError(problem, where=where, fix=fix)
 
-    base = skill.directory
     if not entry.strip() or Path(entry).is_absolute():
         return [], fail(
             f"a neighbour is a path relative to the skill's directory, got {shown(entry)}",
@@ -74,7 +108,7 @@ def _resolve(skill: Skill, entry: str, where: Where) -> tuple[list[Skill], Autho
         path = (base / match).resolve()
         directory = path.parent if path.name == SKILL_FILE else path
         if directory == own:
-            if _is_glob(entry):
+            if skip_self or _is_glob(entry):
                 continue  # ../* names the skill's own directory too: the rest are meant
             return [], fail(
                 f"the neighbour {shown(entry)} is the skill itself",
@@ -99,12 +133,16 @@ def _is_glob(entry: str) -> bool:
     return glob.has_magic(entry)
 
 
-def _clashes(skill: Skill, found: Sequence[Skill], loaded: LoadedCase) -> list[AuthoringError]:
+def _clashes(
+    skill: Skill, found: Sequence[Skill], loaded: LoadedCase, config: Path | None
+) -> list[AuthoringError]:
     """Two offered skills the agent could not tell apart, or one it could not choose by."""
     errors: list[AuthoringError] = []
-    where = Where(
-        loaded.file, loaded.line_of("neighbours"), loaded.name, loaded.index, "neighbours"
-    )
+    if config is None:
+        line = loaded.line_of("neighbours")
+        where = Where(loaded.file, line, loaded.name, loaded.index, "neighbours")
+    else:  # the file's list or "suite", for this case
+        where = Where(config, field="neighbours", case_name=loaded.name)
     seen: dict[str, str] = {offered_tool_name(skill.name): skill.name}
     for neighbour in found:
         tool = offered_tool_name(neighbour.name)
