@@ -79,6 +79,7 @@ def test_neighbours_on_a_loaded_case_is_an_authoring_error(pytester: pytest.Pyte
             "*fix: add mode: offered, or drop neighbours*",
         ]
     )
+    assert "matches nothing" not in result.stdout.str()  # one mistake, said once
 
 
 def test_a_neighbour_that_is_no_skill_is_an_authoring_error_naming_it(
