@@ -245,3 +245,32 @@ def test_a_product_trace_counts_only_the_skills_skill_lens_delivered_in_the_orde
     assert triggered_skills(Expect(mode="loaded", skill="greet"), asked) is None
     # An arm without a skill of its own still counts its neighbours.
     assert triggered_skills(Expect(mode="offered", neighbours=["farewell"]), asked) == ["farewell"]
+
+
+# --- cassettes: a recording made with other neighbours is stale ----------------------------------
+
+
+def test_the_cassette_key_holds_the_neighbours_and_is_unchanged_without_them(suite: Path) -> None:
+    from pytest_skill_lens.run.cassettes.key import runner_parts, stale_parts
+    from pytest_skill_lens.settings import Settings
+
+    refunds = skill_at(suite / "refunds")
+    case = EvalCase(name="c", task="t", mode="offered")
+    alone = runner_parts(refunds, case, "pydantic-ai", Settings(), 0)
+    assert "neighbours" not in [p.name for p in alone]  # every existing cassette still fits
+    shipping = skill_at(suite / "shipping")
+    offered = replace(refunds, neighbours=(shipping,))
+    recorded = {
+        p.name: p.entry() for p in runner_parts(offered, case, "pydantic-ai", Settings(), 0)
+    }
+    (suite / "shipping" / "SKILL.md").write_text(
+        "---\nname: shipping\ndescription: Ships.\n---\nX\n"
+    )
+    changed = replace(refunds, neighbours=(skill_at(suite / "shipping"),))
+    now = runner_parts(changed, case, "pydantic-ai", Settings(), 0)
+    assert stale_parts(recorded, now) == {
+        "runner": ["the neighbours offered beside the skill changed"]
+    }
+    assert stale_parts(recorded, alone) == {
+        "runner": ["the neighbours offered beside the skill was removed"]
+    }
