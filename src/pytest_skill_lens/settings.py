@@ -92,6 +92,9 @@ class Settings(_Strict):
     # Every departure of a SKILL.md from the Agent Skills specification stops the run
     # (exit 2) instead of being a warning.
     strict_skill_md: bool = False
+    # The other skills offered beside each mode: offered case without neighbours: of its
+    # own: "suite" (every other skill of the run) or paths/globs from this file's directory.
+    neighbours: Literal["suite"] | list[str] | None = None
 
     @field_validator("min_delta")
     @classmethod

@@ -283,3 +283,43 @@ def test_the_page_stays_within_its_budget(pytester: pytest.Pytester) -> None:
     size = len(path.read_bytes())
     data = json.loads((pytester.path / "report.json").read_text())
     assert len(data["outcomes"]) == 6 and size < 300_000
+
+
+def test_the_triggering_grid_among_neighbours_shows_with_its_names_as_text(
+    pytester: pytest.Pytester, browser: Any
+) -> None:
+    neighbours = ["../../others/*"]
+    cases = [
+        {"name": "reaches", "task": "t", "mode": "offered", "neighbours": neighbours,
+         "trajectory": {"skill_triggered": True}},
+        {"name": "leaves", "task": "t", "mode": "offered", "neighbours": neighbours,
+         "trajectory": {"skill_triggered": False}},
+    ]  # fmt: skip
+    script = {
+        "reaches": {"output": "x", "skill_triggered": False, "skills_triggered": ["shipping"]},
+        "leaves": {"output": "x", "skill_triggered": False, "skills_triggered": []},
+    }
+    pytester.makeconftest(scripted_runner_conftest(script))
+    make_skill(pytester.path / "skills", "greet", cases)
+    make_skill(
+        pytester.path / "others",
+        "shipping",
+        frontmatter="name: shipping\ndescription: Tracks parcels.\n",
+    )
+    result = pytester.runpytest(
+        *("--skill-lens", "skills", "--skill-lens-runner", "scripted"),
+        *("--skill-lens-html", "report.html", *QUIET_PLUGINS),
+    )
+    assert result.ret == 1, result.stdout.str()
+
+    page = Page(browser, pytester.path / "report.html")
+    section = page.page.locator("#triggering")
+    assert section.locator("h2").inner_text() == "Triggering among neighbours"
+    assert page.page.locator('nav a[href="#triggering"]').inner_text() == "Triggering"
+    grid = section.locator("table.triggering-grid")
+    assert grid.locator("thead th").all_inner_texts()[1:] == ["greet", "shipping", "none"]
+    rows = [grid.locator("tbody tr").nth(i).locator("td").all_inner_texts() for i in range(3)]
+    assert rows == [["greet", "0", "1", "0"], ["shipping", "0", "0", "0"], ["none", "0", "0", "1"]]
+    assert "shipping took 1 written for greet" in section.locator("ul.confused").inner_text()
+    assert page.errors == []
+    page.page.close()

@@ -46,7 +46,7 @@ def test_what_each_builtin_runner_is_held_to() -> None:
     serves = {d.name: d.serves for d in BUILTIN_RUNNERS}
     # Mock tools reach copilot through the MCP bridge; cli has no trace to read them from.
     assert serves["copilot"] == EVERY_FEATURE
-    assert serves["cli"] == EVERY_FEATURE - {"tools", "trajectory", "offered"}
+    assert serves["cli"] == EVERY_FEATURE - {"tools", "trajectory", "offered", "neighbours"}
     assert all(serves[name] == EVERY_FEATURE for name in ("fake", "pydantic-ai", "langchain"))
 
 

@@ -47,6 +47,7 @@ def test_top_level_keys_in_order() -> None:
         "portability",
         "multiplicity",
         "changed",
+        "triggering",
         "run",
     ]
 
@@ -199,6 +200,8 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "recorded_at": None,
         "cassette_note": None,
         "cassette_action": None,
+        "skills_triggered": None,
+        "trigger_expected": None,
     }
     # dict equality ignores order, so check the order on its own
     assert list(data) == [
@@ -208,7 +211,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "nodeid", "input_tokens", "output_tokens", "skill_triggered",
         "skill_triggered_by_session", "skill_loaded", "load_note", "tool_calls",
         "price_source", "cassette", "replayed", "replayed_calls", "replayed_usd", "recorded_at",
-        "cassette_note", "cassette_action",
+        "cassette_note", "cassette_action", "skills_triggered", "trigger_expected",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

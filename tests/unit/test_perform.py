@@ -174,6 +174,8 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
         "recorded_at": None,
         "cassette_note": None,
         "cassette_action": None,
+        "skills_triggered": None,
+        "trigger_expected": None,
     }
     assert outcome.tool_calls is not result.tool_calls  # the outcome owns its lists
     assert runner.seen == [(SKILL, case(assertions=DONE), None)]
@@ -449,16 +451,24 @@ def test_every_field_of_a_run_and_an_identity_is_recorded_by_name() -> None:
 
 def test_no_list_of_the_outcome_is_the_runs_own() -> None:
     calls, hooks = [ToolCall("lookup", {"q": 1})], [Hook("Stop", "Stop", "success")]
-    run = RunResult(tool_calls=calls, hooks=hooks, skill_triggered_by_session=[True, None])
+    run = RunResult(
+        tool_calls=calls,
+        hooks=hooks,
+        skill_triggered_by_session=[True, None],
+        skills_triggered=["refunds"],
+    )
     outcome = outcome_of(IDENTITY, "passed", [], run)
     assert outcome.tool_calls == tuple(calls) and outcome.hooks[0]["name"] == "Stop"
     by_session = outcome.skill_triggered_by_session
     assert by_session == [True, None] and by_session is not run.skill_triggered_by_session
+    triggered = outcome.skills_triggered
+    assert triggered == ["refunds"] and triggered is not run.skills_triggered
     run.tool_calls.append(ToolCall("later", {}))
     assert len(outcome.tool_calls) == 1
     # A list field added to RunResult must be copied too: these are all the run's lists.
     lists = {f.name for f in fields(RunResult) if str(f.type).startswith("list[")}
-    assert lists - UNRECORDED_RUN_FIELDS == {"tool_calls", "hooks", "skill_triggered_by_session"}
+    copied = {"tool_calls", "hooks", "skill_triggered_by_session", "skills_triggered"}
+    assert lists - UNRECORDED_RUN_FIELDS == copied
 
 
 def test_concurrent_callers_each_get_their_own_deadline_thread() -> None:

@@ -105,4 +105,10 @@ def _run(
             f"runner {runner_name!r} reported no skill-trigger decision for this "
             "mode: offered case (it does not support mode: offered)"
         )
+    if skill.neighbours and result.error is None and result.skills_triggered is None:
+        # Which of the offered skills the agent reached for is the measurement itself.
+        result.error = (
+            f"runner {runner_name!r} reported no skills_triggered for this case with "
+            "neighbours: (it does not support neighbours)"
+        )
     return result

@@ -28,6 +28,8 @@ class CaseIdentity:
     order: int = 0  # position in the planned order (skill, case, arm, runner, repeat)
     # The item's cassette file under --skill-lens-record (docs/replay.md); None: off.
     cassette: str | None = None
+    # trajectory.skill_triggered of an offered case, for the confusion matrix (gate/confusion.py).
+    trigger_expected: bool | None = None
 
 
 @dataclass(slots=True)  # kept for every item to the end of the session: no __dict__
@@ -54,6 +56,9 @@ class Outcome:
     retry_cost_usd: float = 0.0
     skill_triggered: bool | None = None
     skill_triggered_by_session: list[bool | None] | None = None  # under sessions: only
+    skills_triggered: list[str] | None = None  # offered: every skill called (neighbours too)
+    # What an offered case expected of the skill (its skill_triggered check); None: no check.
+    trigger_expected: bool | None = None
     skill_loaded: bool | None = None  # a product's trace showed the skill reached the model
     load_note: str | None = None  # why it did not, when the trace says
     # Tuples: read only, and most outcomes share the one empty tuple (no list each).
@@ -139,6 +144,8 @@ def outcome_of(
     by_session = result.skill_triggered_by_session
     if by_session is not None:
         values["skill_triggered_by_session"] = list(by_session)  # never shared
+    if result.skills_triggered is not None:
+        values["skills_triggered"] = list(result.skills_triggered)  # never shared
     # Said of every cost, even one a runner handed over without a word (price_source.of_run).
     values["price_source"] = of_run(
         result.price_source, result.cost_usd, result.cost_note, f"runner {identity.runner}"

@@ -78,7 +78,12 @@ def perform(
         miss = tape.close()
         if miss is not None:  # the cassette's words for what changed, not the framework's
             result.error = miss
-    context = ScoringContext(runner=identity.runner, judge_verdict=verdict, workspace=workspace)
+    context = ScoringContext(
+        runner=identity.runner,
+        judge_verdict=verdict,
+        workspace=workspace,
+        skill_name=identity.skill_name,
+    )
     status: Status
     scores: list[Score]
     try:

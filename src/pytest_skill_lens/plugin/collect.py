@@ -33,6 +33,7 @@ from ..suite.tool_rules import BUILTIN_TOOLS, offered_tool_name, undeclared_tool
 from .changed import note_inputs
 from .isolation import SkillHooks
 from .items import NO_CASES, CaseItem, SkippedSkillItem
+from .neighbouring import offered_with, with_neighbours
 from .registry import RegistryError, check_names, described_runners
 from .signatures import case_signature
 from .state import get_session, listing_only
@@ -132,6 +133,7 @@ class SkillFile(SkillHooks, pytest.File):
             errors += _delivered_copy_readers(suite.cases, runners, skill.name, run.settings)
             if not errors:  # this check starts a process: not for a run refused anyway
                 _preflight_tools(self.config, suite.cases, runners, run.settings)
+        offered = offered_with(skill, suite.cases, run, errors)  # before any spend
         if errors:
             raise combined(errors)
         note_inputs(session, suite)  # --skill-lens-changed: what its run reads
@@ -159,7 +161,7 @@ class SkillFile(SkillHooks, pytest.File):
                             name=item_name(loaded.name, runner, arm, repeat),
                             callobj=signature,
                             fixtureinfo=resolved.get(signature),
-                            skill=skill,
+                            skill=with_neighbours(skill, offered[loaded.index, loaded.file]),
                             loaded=loaded,
                             runner=runner,
                             arm=arm,

@@ -7,6 +7,7 @@ these hooks stay idle and its facts come from its workers (:mod:`.controller`).
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from .collect import SkillDir, SkillFile
 from .facts import PlannedItem
 from .isolation import skill_dir_hooks
 from .items import CaseItem
+from .neighbouring import offer_the_suite
 from .shard import apply_shard
 from .state import SessionState, listing_only
 
@@ -68,6 +70,7 @@ class CollectionHooks:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         state = self.state
+        offer_the_suite(state, items)  # every skill is known now, sharded or not
         deselect_unchanged(state, items)  # before the shard: every shard deals the same cases
         apply_shard(state.config, state.run.shard, items, state.facts)  # before the numbering
         # Planned order: skill name, case, arm, runner, repeat; other tests keep their places.
@@ -125,7 +128,11 @@ def prepare_baseline(state: SessionState, item: CaseItem) -> bool:
     note = note or baselines.case_note(item.skill, item.loaded)
     if note is None:
         assert isinstance(found, Skill)
-        item.acting_skill = found
+        # Both arms are offered the same neighbours: only the skill differs between them.
+        neighbours = item.skill.neighbours
+        item.acting_skill = (
+            dataclasses.replace(found, neighbours=neighbours) if neighbours else found
+        )
         source = baselines.source_of(item.skill)
         if source is not None:
             state.facts.baseline_sources[item.skill.name] = source

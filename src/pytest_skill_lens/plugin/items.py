@@ -57,6 +57,7 @@ class CaseItem(SkillHooks, pytest.Function):
         "report_keywords",
         "runner_name",
         "skill",
+        "trigger_expected",
     )
 
     def __init__(
@@ -78,6 +79,8 @@ class CaseItem(SkillHooks, pytest.Function):
         # may ask reportinfo at session end).
         self.case_name = loaded.name
         self.eval_file, self.eval_line = loaded.file, loaded.line
+        trajectory = loaded.case.trajectory
+        self.trigger_expected = trajectory.skill_triggered if trajectory is not None else None
         self.runner_name = runner
         self.arm = arm
         self.repeat_index = repeat_index
@@ -182,6 +185,7 @@ class CaseItem(SkillHooks, pytest.Function):
             nodeid=self.nodeid,
             order=self.order,
             cassette=self.cassette(),
+            trigger_expected=self.trigger_expected,
         )
 
     def cassette(self) -> str | None:

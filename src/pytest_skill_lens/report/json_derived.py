@@ -11,6 +11,7 @@ summary field is added without breaking the reader.
 from __future__ import annotations
 
 from ..gate.multiplicity import METHODS, WHAT
+from .confusion_view import check_triggering
 from .json_fields import (
     COUNT,
     FINITE,
@@ -39,6 +40,7 @@ def check_derived(top: Fields) -> None:
     if delta is not None:
         _delta(delta)
     check_matrix(top)
+    check_triggering(top)
     if "multiplicity" in top.data:
         for family in top.objects("multiplicity"):
             _multiplicity(family)

@@ -139,6 +139,10 @@ def _outcome(o: Fields, order: int) -> Outcome:
         retry_cost_usd=o.figure("retry_cost_usd"),
         skill_triggered=o.optional_flag("skill_triggered"),
         skill_triggered_by_session=_by_session(o),
+        skills_triggered=_skills_triggered(o),
+        trigger_expected=o.optional_flag("trigger_expected")
+        if "trigger_expected" in o.data
+        else None,
         skill_loaded=o.optional_flag("skill_loaded"),
         tool_calls=tuple(
             ToolCall(c.text("name"), c.mapping("arguments")) for c in o.objects("tool_calls")
@@ -170,6 +174,13 @@ def _hook(hook: Fields) -> dict[str, Any]:
         hook.optional_text(key)
     hook.optional_number("exit_code", WHOLE)
     return hook.data
+
+
+def _skills_triggered(o: Fields) -> list[str] | None:
+    """Absent from a report written before neighbours: read as not told."""
+    if o.data.get("skills_triggered") is None:
+        return None
+    return o.names("skills_triggered")
 
 
 def _by_session(o: Fields) -> list[bool | None] | None:

@@ -29,6 +29,7 @@ from ..perform.outcome import Outcome
 from ..run.price_source import distinct
 from ..score.check import Score
 from .changed_json import changed_dict
+from .confusion_view import confusion_dict, triggering_of
 from .delta_json import delta_dict, note_dict
 from .json_stream import Each, file_chunks
 from .matrix_json import matrix_dict
@@ -97,6 +98,8 @@ def report_parts(record: RunRecord, gate: GateResult) -> list[tuple[str, Any]]:
         # Additive: --skill-lens-changed's REF and commit, the changed skills with their
         # reasons, the unchanged skills it deselected (null without the flag).
         ("changed", changed_dict(record.changed)),
+        # Additive: offered cases' triggering, written for x taken (null: none checked it).
+        ("triggering", confusion_dict(triggering_of(record.outcomes))),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         ("run", run_dict(record)),
     ]
@@ -309,6 +312,10 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "recorded_at": o.recorded_at,
         "cassette_note": o.cassette_note,
         "cassette_action": o.cassette_action,
+        # Additive: every offered skill the agent loaded (neighbours too), and what the
+        # case expected of its own skill (docs/eval-files.md, neighbours).
+        "skills_triggered": o.skills_triggered,
+        "trigger_expected": o.trigger_expected,
     }
 
 

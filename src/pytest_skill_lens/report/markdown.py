@@ -19,6 +19,7 @@ from ..gate.spend import usd
 from ..gate.verdict import pass_rate_by_skill
 from ..perform.outcome import Outcome
 from ..run.price_source import NOT_PRICED
+from .confusion_view import confusion_block, triggering_of
 from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
 from .json_report import Counts, Totals
@@ -88,6 +89,7 @@ def render_markdown(
             delta_block(record, inline),
             multiplicity_block(record, inline),
             matrix_block(record, inline),
+            confusion_block(triggering_of(record.outcomes), inline),
             failures_block(record, full_output or record.full_output),
             not_run_block(record),
             skipped_block(record),

@@ -16,6 +16,7 @@ from ..gate.spend import usd
 from ..gate.verdict import filtered_skills
 from ..labels import case_label
 from ..run.price_source import NOT_PRICED
+from .confusion_view import confusion_lines, triggering_of
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
 from .matrix_lines import matrix_lines
@@ -49,6 +50,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         delta_lines(record),
         multiplicity_lines(record),
         matrix_lines(record),
+        confusion_lines(triggering_of(record.outcomes)),
         kept_lines(record),
         gate_lines(gate, FakeShare.of(record), unsandboxed_note(record), nothing_said(record)),
     ]

@@ -18,7 +18,9 @@ from .requirements import Extra, Problem, SettingsCheck, extra_problem, key_prob
 from .runner import Runner, RunnerContext, RunnerFactory
 from .runners import langchain_model, pydantic_ai_model
 
-CaseFeature = Literal["tools", "trajectory", "offered", "workspace", "sessions", "judge"]
+CaseFeature = Literal[
+    "tools", "trajectory", "offered", "workspace", "sessions", "judge", "neighbours"
+]
 EVERY_FEATURE: frozenset[CaseFeature] = frozenset(get_args(CaseFeature))
 # How each feature is spelled in an eval file, for messages.
 FEATURE_FIELDS: dict[CaseFeature, str] = {
@@ -28,6 +30,7 @@ FEATURE_FIELDS: dict[CaseFeature, str] = {
     "workspace": "workspace:",
     "sessions": "sessions:",
     "judge": "judge:",
+    "neighbours": "neighbours:",
 }
 
 
@@ -40,6 +43,7 @@ def features_of(case: EvalCase) -> list[CaseFeature]:
         "workspace": case.workspace is not None,
         "sessions": case.sessions is not None,
         "judge": case.judge is not None,
+        "neighbours": bool(case.neighbours),
     }
     return [feature for feature in get_args(CaseFeature) if used[feature]]
 
@@ -189,7 +193,7 @@ def _product_runner(product: Preset) -> RunnerDescription:
     )
 
 
-UNTRACED: frozenset[CaseFeature] = frozenset({"tools", "trajectory", "offered"})
+UNTRACED: frozenset[CaseFeature] = frozenset({"tools", "trajectory", "offered", "neighbours"})
 
 BUILTIN_RUNNERS: tuple[RunnerDescription, ...] = (
     RunnerDescription("fake", _fake, declares_every_tool=True),

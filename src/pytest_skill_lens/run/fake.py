@@ -7,7 +7,7 @@ from pathlib import Path
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from .result import RunResult
-from .skill_tool import skill_triggered
+from .skill_tool import skill_triggered, skills_triggered
 
 
 class FakeRunner:
@@ -29,6 +29,7 @@ class FakeRunner:
             output=f"[fake] {skill.name} handled: {task}",
             model="fake",
             skill_triggered=skill_triggered(skill, case, []),
+            skills_triggered=skills_triggered(skill, case, []),
         )
 
 

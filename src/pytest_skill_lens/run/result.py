@@ -55,6 +55,9 @@ class RunResult:
     skill_triggered: bool | None = None
     # Under sessions: each session's own answer, in order (None for a one-task case).
     skill_triggered_by_session: list[bool | None] | None = None
+    # Every offered skill the agent called (the skill's and its neighbours'), by name, in
+    # the order first called; None: not an offered case, or a runner that cannot tell.
+    skills_triggered: list[str] | None = None
     # Why a figure is not a measurement: a 0 here must never read as "free".
     cost_note: str | None = None
     # Where cost_usd came from, in a form of run/price_source.py ("list price of ...").

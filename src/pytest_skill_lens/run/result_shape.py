@@ -52,6 +52,7 @@ class RunResultShape(Shape):
     error: str | None
     skill_triggered: bool | None
     skill_triggered_by_session: list[bool | None] | None
+    skills_triggered: list[str] | None
     cost_note: str | None
     price_source: PriceSource | None
     usage_note: str | None

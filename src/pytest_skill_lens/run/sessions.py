@@ -91,6 +91,7 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
         error=last.error,
         skill_triggered=any(triggered) if triggered else None,
         skill_triggered_by_session=[r.skill_triggered for r in results],
+        skills_triggered=_every_skill(results),
         cost_note=_distinct(r.cost_note for r in results),
         price_source=combined(r.price_source for r in results),
         usage_note=_distinct(r.usage_note for r in results),
@@ -100,6 +101,14 @@ def merge_results(results: Sequence[RunResult]) -> RunResult:
         skill_loaded=all(loaded) if loaded else None,
         load_note=_distinct(r.load_note for r in results),
     )
+
+
+def _every_skill(results: Sequence[RunResult]) -> list[str] | None:
+    """Every session's triggered skills, each once in order; None if any session could not tell."""
+    each = [r.skills_triggered for r in results]
+    if not each or any(names is None for names in each):
+        return None
+    return list(dict.fromkeys(name for names in each if names is not None for name in names))
 
 
 def _distinct(notes: Iterable[str | None]) -> str | None:

@@ -43,8 +43,16 @@ def skill_tool(skill: Skill) -> BuiltinTool:
 
 
 def offered_tools(skill: Skill, case: EvalCase) -> list[BuiltinTool]:
-    """The skill's tool for a ``mode: offered`` case; nothing for a loaded one."""
-    return [skill_tool(skill)] if case.mode == "offered" else []
+    """The skill's tool for a ``mode: offered`` case, and one per neighbour; nothing for a
+    loaded one.
+
+    With neighbours every skill's tool comes in the order of its tool name, the skill's
+    own among them: a place of its own (first, say) would be a cue the others lack.
+    """
+    if case.mode != "offered":
+        return []
+    offered = [skill, *skill.neighbours]
+    return sorted((skill_tool(one) for one in offered), key=lambda tool: tool.name)
 
 
 def skill_triggered(skill: Skill, case: EvalCase, calls: Sequence[ToolCall]) -> bool | None:
@@ -57,3 +65,13 @@ def skill_triggered(skill: Skill, case: EvalCase, calls: Sequence[ToolCall]) -> 
         return None
     name = offered_tool_name(skill.name)
     return any(call.name == name for call in calls)
+
+
+def skills_triggered(skill: Skill, case: EvalCase, calls: Sequence[ToolCall]) -> list[str] | None:
+    """The offered skills the agent called, by skill name, each once in the order first
+    called; ``None`` for a loaded case. The skill itself is among them when it was called."""
+    if case.mode != "offered":
+        return None
+    names = {offered_tool_name(one.name): one.name for one in (skill, *skill.neighbours)}
+    called = (names.get(call.name) for call in calls)
+    return list(dict.fromkeys(name for name in called if name is not None))

@@ -86,6 +86,8 @@ class ScoringContext:
     extras: dict[str, Any] = field(default_factory=dict)
     # The case's workspace as the last session left it; None for a case without one.
     workspace: Workspace | None = None
+    # The skill the case was written for: tells it from its neighbours in skills_triggered.
+    skill_name: str | None = None
 
 
 class Evaluator(Protocol):

@@ -8,6 +8,7 @@ from .. import matching as matcher
 from ..run.result import RunResult, ToolCall
 from ..suite.model import CallArgs, EvalCase, Trajectory
 from .check import CheckResult, Score, ScoringContext, score_from_checks
+from .neighbours import among_neighbours
 
 ARGUMENTS_SHOWN = 300  # characters of the calls' arguments quoted in call_args evidence
 _NAMES_SHOWN = 300  # characters of the call list quoted in evidence
@@ -24,7 +25,7 @@ class TrajectoryEvaluator:
         if rules is None:
             return score_from_checks(self.name, [], "no trajectory")
         sessions = len(case.sessions) if case.sessions is not None else None
-        checks = trajectory_checks(rules, result, sessions)
+        checks = trajectory_checks(rules, result, sessions, context.skill_name)
         score = score_from_checks(self.name, checks, "no trajectory")
         if rules.skill_triggered is not None and _unreported(result):
             # An unanswered triggering question is an infrastructure gap, never a pass.
@@ -40,9 +41,10 @@ class TrajectoryEvaluator:
 
 
 def trajectory_checks(
-    rules: Trajectory, result: RunResult, sessions: int | None = None
+    rules: Trajectory, result: RunResult, sessions: int | None = None, skill: str | None = None
 ) -> list[CheckResult]:
-    """One check per rule; ``sessions`` is how many the case declares, if it has ``sessions:``."""
+    """One check per rule; ``sessions`` is how many the case declares, if it has ``sessions:``;
+    ``skill`` is the name of the case's own skill, told from its neighbours."""
     calls = result.tool_calls
     names = [call.name for call in calls]
     checks = [_called(tool, names) for tool in _unique(rules.called)]
@@ -52,7 +54,8 @@ def trajectory_checks(
     if rules.max_calls is not None:
         checks.append(_max_calls(rules.max_calls, names))
     if rules.skill_triggered is not None:
-        checks.append(_skill_triggered(rules.skill_triggered, result, sessions))
+        check = _skill_triggered(rules.skill_triggered, result, sessions)
+        checks.append(among_neighbours(check, rules.skill_triggered, result, skill))
     checks += [_call_args(i, entry, calls) for i, entry in enumerate(rules.call_args)]
     return checks
 

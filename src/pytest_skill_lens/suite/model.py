@@ -122,6 +122,9 @@ class EvalCase(_Strict):
     judge: Judge | None = None
     workspace: Workspace | None = None
     mode: Literal["loaded", "offered"] = "loaded"
+    # Other skills offered beside this one (mode: offered only): paths or globs, each a
+    # skill directory, relative to the skill's own (suite/neighbours.py resolves them).
+    neighbours: list[StrictStr] | None = None
 
     @property
     def tasks(self) -> list[str]:

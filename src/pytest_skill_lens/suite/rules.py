@@ -137,6 +137,14 @@ def case_errors(
                 if checks_trigger
                 else "rename the skill, or run this case as mode: loaded",
             )
+    with gather(errors):
+        if case.neighbours is not None and case.mode != "offered":
+            raise fail(
+                "neighbours needs mode: offered; a loaded skill is in force whatever else "
+                "is installed",
+                "neighbours",
+                "add mode: offered, or drop neighbours",
+            )
     errors += tool_errors(list(case.tools), workspace=workspace, offered_name=offered, fail=fail)
     if case.trajectory is not None:
         errors += _trajectory_errors(case, fail)

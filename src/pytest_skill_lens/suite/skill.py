@@ -38,6 +38,9 @@ class Skill:
     unfinished: tuple[AuthoringError, ...] = field(default=(), compare=False, hash=False)
     # The line of each frontmatter key in SKILL.md.
     key_lines: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
+    # The other skills offered beside this one in a mode: offered case (``neighbours:``,
+    # suite/neighbours.py): set per case at collection, empty otherwise.
+    neighbours: tuple[Skill, ...] = field(default=(), compare=False, hash=False)
 
     @property
     def directory(self) -> Path:

@@ -28,6 +28,7 @@ SCRIPT_PARTS = (
     "charts.js",
     "delta.js",
     "portability.js",
+    "triggering.js",
     "outcomes.js",
     "main.js",
 )

@@ -86,6 +86,7 @@ def runner_parts(
     parts = [
         part("skill", "runner", "SKILL.md", _skill_text(skill)),
         part("bundle", "runner", "the skill's bundled files", _bundle_digest(skill)),
+        *_neighbours_part(skill),
         part("task", "runner", "the task" if case.sessions is None else "sessions:", case.tasks),
         part("mode", "runner", "mode:", case.mode),
         part(
@@ -207,6 +208,18 @@ def _skill_text(skill: Skill) -> dict[str, Any]:
         "version": skill.version,
         "frontmatter": {str(k): v for k, v in skill.meta.items()},
     }
+
+
+def _neighbours_part(skill: Skill) -> list[KeyPart]:
+    """The neighbours offered beside the skill, each as SKILL.md and bundle; no part at
+    all without them, so a cassette recorded before neighbours existed still fits."""
+    if not skill.neighbours:
+        return []
+    offered = [
+        {"skill": _skill_text(neighbour), "bundle": _bundle_digest(neighbour)}
+        for neighbour in skill.neighbours
+    ]
+    return [part("neighbours", "runner", "the neighbours offered beside the skill", offered)]
 
 
 def _bundle_digest(skill: Skill) -> list[tuple[str, str]]:

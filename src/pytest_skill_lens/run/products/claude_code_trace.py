@@ -34,6 +34,7 @@ from .trace import (
     load_failed,
     said,
     text_of,
+    triggered_skills,
 )
 
 assert PRESET.bridge is not None
@@ -81,6 +82,7 @@ def read_trace(data: bytes, ending: Ending, expect: Expect) -> RunResult:
         model=model,
         transcript=read.events,
         skill_triggered=triggered,
+        skills_triggered=triggered_skills(expect, map(_asked, read.calls)),
         hooks=read.hooks,
         skill_loaded=_loaded(read, expect),
         **figures,

@@ -41,6 +41,7 @@ from .trace import (
     load_failed,
     said,
     text_of,
+    triggered_skills,
 )
 
 SHELL_TOOL = "exec_command"  # the name the model calls Codex's shell by
@@ -76,6 +77,7 @@ def read_trace(data: bytes, left: bytes | None, ending: Ending, expect: Expect) 
         model=expect.model,
         transcript=read.events,
         skill_triggered=_read_skill(read, expect.skill) if expect.mode == "offered" else None,
+        skills_triggered=triggered_skills(expect, _skills_read(read, expect)),
         skill_loaded=loaded,
         load_note=why_not,
         **figures,
@@ -137,6 +139,12 @@ def _reads(item: Mapping[str, Any], skill: str) -> bool:
 def _read_skill(read: _Read, skill: str | None) -> bool:
     """Whether the model ran a command reading the skill's SKILL.md (``mode: offered``)."""
     return skill is not None and any(_reads(item, skill) for item in read.items.values())
+
+
+def _skills_read(read: _Read, expect: Expect) -> list[str]:
+    """The delivered skills whose SKILL.md a command read, in the order of the commands."""
+    offered = [name for name in (expect.skill, *expect.neighbours) if name is not None]
+    return [name for item in read.items.values() for name in offered if _reads(item, name)]
 
 
 def _read_it_whole(read: _Read, skill: str) -> bool:

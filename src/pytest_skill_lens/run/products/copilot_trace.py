@@ -35,6 +35,7 @@ from .trace import (
     load_failed,
     said,
     text_of,
+    triggered_skills,
 )
 
 assert PRESET.bridge is not None
@@ -74,6 +75,8 @@ def read_trace(data: bytes, usage: bytes | None, ending: Ending, expect: Expect)
         model=read.model,
         transcript=read.events,
         skill_triggered=_triggered(read, expect),
+        # The skill tool's requests in order; a slash invocation's skill.invoked after them.
+        skills_triggered=triggered_skills(expect, [*read.skill_calls.values(), *read.launched]),
         skill_loaded=loaded,
         load_note=why_not,
         **figures,

@@ -64,17 +64,27 @@ def deliver(
     problem = directory_entry_problem(skill.name) or path_problem(skills_dir)
     if problem is not None:
         raise DeliveryFailed(f"cannot deliver the skill: {problem}")
+    for neighbour in skill.neighbours:  # installed beside it, each as a skill of its own
+        problem = directory_entry_problem(neighbour.name)
+        if problem is not None:
+            raise DeliveryFailed(f"cannot deliver the neighbour {neighbour.name!r}: {problem}")
+        _install(root, f"{skills_dir}/{neighbour.name}", neighbour)
     target = f"{skills_dir}/{skill.name}"
     if skill.variant == PLACEBO_VARIANT:  # its neutral SKILL.md alone: files are content
         _write(root, f"{target}/{SKILL_FILE}", skill_md_text(skill).encode("utf-8"))
         return root / target
+    _install(root, target, skill)
+    return root / target
+
+
+def _install(root: Path, target: str, skill: Skill) -> None:
+    """``skill``'s SKILL.md and bundle under ``root / target``."""
     _write(root, f"{target}/{SKILL_FILE}", _skill_text(skill))
     bundle = Bundle.of(skill.directory, also_withheld=skill.withheld)
     if bundle.refusal is not None:
         raise DeliveryFailed(f"cannot deliver the skill's files: {bundle.refusal}")
     for relpath in bundle.files():
         _write(root, f"{target}/{relpath}", _bundled(bundle, relpath))
-    return root / target
 
 
 def _skill_text(skill: Skill) -> bytes:

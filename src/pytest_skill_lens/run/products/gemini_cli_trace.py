@@ -34,6 +34,7 @@ from .trace import (
     load_failed,
     said,
     text_of,
+    triggered_skills,
 )
 
 PROVIDER = "google"  # genai-prices' provider of every model Gemini CLI calls
@@ -70,6 +71,7 @@ def read_trace(data: bytes, ending: Ending, expect: Expect, *, endpoint: str = "
         model=read.model,
         transcript=read.events,
         skill_triggered=_triggered(read, expect),
+        skills_triggered=triggered_skills(expect, read.skill_calls.values()),
         skill_loaded=loaded,
         load_note=why_not,
         **figures,

@@ -33,7 +33,16 @@ from ..price_source import NOT_PRICED
 from ..pricing import ResponseUsage, total_spend
 from ..result import RunResult, ToolCall
 from .opencode import PRESET, PRODUCT
-from .trace import Ending, Expect, call_arguments, declared_names, json_events, load_failed, said
+from .trace import (
+    Ending,
+    Expect,
+    call_arguments,
+    declared_names,
+    json_events,
+    load_failed,
+    said,
+    triggered_skills,
+)
 
 assert PRESET.bridge is not None
 MCP_PREFIX = PRESET.bridge.prefix  # skill-lens_<name>: a bridge tool
@@ -75,6 +84,8 @@ def read_trace(data: bytes, ending: Ending, expect: Expect) -> RunResult:
         model=expect.model,
         transcript=read.events,
         skill_triggered=_triggered(read, expect),
+        # read.asked keeps no order: the skills come in the order they were offered.
+        skills_triggered=triggered_skills(expect, _offered_order(read.asked, expect)),
         skill_loaded=loaded,
         load_note=why_not,
         **figures,
@@ -186,6 +197,10 @@ def _error_text(error: Any) -> str:
 
 
 # -- the skill -------------------------------------------------------------------------
+
+
+def _offered_order(asked: set[str], expect: Expect) -> list[str]:
+    return [name for name in (expect.skill, *expect.neighbours) if name in asked]
 
 
 def _triggered(read: _Read, expect: Expect) -> bool | None:

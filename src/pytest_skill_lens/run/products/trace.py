@@ -4,7 +4,7 @@ and what the run was. Shared by every product's trace reader."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -71,6 +71,8 @@ class Expect:
     skill: str | None = None
     tools: Sequence[str] = ()
     model: str = ""
+    # The other skills delivered beside it (``neighbours:``), by name.
+    neighbours: Sequence[str] = ()
 
     @classmethod
     def of(cls, skill: Skill, case: EvalCase, model: str = "") -> Expect:
@@ -79,7 +81,18 @@ class Expect:
             skill=None if delivers_no_skill(skill) else skill.name,
             tools=[tool.name for tool in case.tools],
             model=model,
+            neighbours=() if delivers_no_skill(skill) else [n.name for n in skill.neighbours],
         )
+
+
+def triggered_skills(expect: Expect, asked: Iterable[str | None]) -> list[str] | None:
+    """``mode: offered``: the delivered skills (the case's and its neighbours') among the
+    names the model ``asked`` for, each once in the order asked; ``None`` for a loaded case.
+    A name no skill-lens delivered (one of the product's own skills) is not counted."""
+    if expect.mode != "offered":
+        return None
+    offered = {*expect.neighbours} | ({expect.skill} if expect.skill is not None else set())
+    return list(dict.fromkeys(name for name in asked if name is not None and name in offered))
 
 
 def load_failed(product: str, skill: str, how: str) -> str:

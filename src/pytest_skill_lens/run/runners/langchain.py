@@ -14,7 +14,7 @@ from ...suite.skill import Skill
 from ..cassettes import SeatCall
 from ..result import RunResult
 from ..retry import Attempt, transient_status
-from ..skill_tool import skill_triggered
+from ..skill_tool import skill_triggered, skills_triggered
 from ..workspace import Workspace
 from .framework import FrameworkRunner
 from .langchain_model import EXTRA_INSTALL as EXTRA_INSTALL
@@ -64,6 +64,7 @@ class LangChainRunner(FrameworkRunner):
         )
         result = run.result
         result.skill_triggered = skill_triggered(skill, case, result.tool_calls)
+        result.skills_triggered = skills_triggered(skill, case, result.tool_calls)
         if run.stopped:
             result.stop_note = STOP_NOTE  # the case ran away: scored as far as it got
             return Attempt(result)

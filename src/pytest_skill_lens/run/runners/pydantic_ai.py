@@ -21,7 +21,7 @@ from ..cassettes import SeatCall
 from ..pricing import total_spend
 from ..result import RunResult, ToolCall
 from ..retry import Attempt
-from ..skill_tool import skill_triggered
+from ..skill_tool import skill_triggered, skills_triggered
 from ..workspace import Workspace
 from .framework import FrameworkRunner
 from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
@@ -84,6 +84,7 @@ class PydanticAIRunner(FrameworkRunner):
         latency_ms = (time.perf_counter() - start) * 1000
         result = self._result(messages, output, latency_ms)
         result.skill_triggered = skill_triggered(skill, case, result.tool_calls)
+        result.skills_triggered = skills_triggered(skill, case, result.tool_calls)
         if isinstance(failure, UsageLimitExceeded) and (
             max_tokens is not None and result.usage_note is None and result.tokens > max_tokens
         ):
