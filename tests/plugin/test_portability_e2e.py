@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, Report
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.gate.intervals import paired_delta_interval, wilson_interval
 
@@ -54,7 +55,7 @@ CASES: list[dict[str, Any]] = [
     },
     {"name": "crashes", "task": "fail now", "assertions": [{"kind": "contains", "value": "fail"}]},
 ]
-RUNNERS = ("--skill-lens-runner", "fake", "--skill-lens-runner", "cli")
+RUNNERS = ("fake", "cli")
 OUTPUTS = ("--json", "merged.json", "--markdown", "merged.md")
 TITLE = "Portability across runners (candidate arm): 2 runner(s), 5 case(s)"
 
@@ -68,13 +69,11 @@ def suite(pytester: pytest.Pytester, cases: list[dict[str, Any]] = CASES) -> Non
     )
 
 
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest("--skill-lens", "skills", *RUNNERS, *QUIET_PLUGINS, *args)
+run = LensRun(runner=RUNNERS)
 
 
-def load(pytester: pytest.Pytester, name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / name).read_text(encoding="utf-8"))
-    return data
+def load(pytester: pytest.Pytester, name: str) -> Report:
+    return Report.read(pytester.path / name)
 
 
 def interval(low: float, high: float) -> tuple[float, float]:
@@ -194,17 +193,7 @@ def test_with_a_baseline_and_repeats_the_grid_reads_the_candidate_arm_once_per_c
 
 def test_one_runner_has_no_matrix_anywhere(pytester: pytest.Pytester) -> None:
     suite(pytester)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "fake",
-        "--skill-lens-json",
-        "report.json",
-        "--skill-lens-markdown",
-        "report.md",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(runner="fake", json="report.json", markdown="report.md")(pytester)
     assert result.ret == 1
     assert "Portability" not in result.stdout.str()
     assert load(pytester, "report.json")["portability"] is None
