@@ -6,21 +6,23 @@ Import it from a test module in ``tests/plugin`` with ``from runs import ...``, 
 * :class:`LensRun` names once how a module runs the plugin (skills folder, runners, report
   files, in process or in a child); calling it with a ``pytester`` and more arguments runs it.
 * :class:`Report` is a JSON report as written, with accessors for the parts tests read most;
-  :meth:`LensRun.report` reads the one its run wrote.
+  :meth:`LensRun.report` reads the one its run wrote;
+* :func:`run_scripted_skill` writes one skill and a scripted runner's answers, runs it, and
+  hands back the outcomes by case.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
 
-__all__ = ["LensRun", "Report"]
+__all__ = ["SCRIPTED", "LensRun", "Report", "run_scripted_skill"]
 
 
 class Report(dict[str, Any]):
@@ -101,3 +103,26 @@ class LensRun:
         """The JSON report this run wrote (under ``pytester.path``)."""
         assert self.json is not None, "this run writes no JSON report"
         return Report.read(pytester.path / self.json)
+
+
+SCRIPTED = LensRun(runner="scripted", json="report.json")
+
+
+def run_scripted_skill(
+    pytester: pytest.Pytester,
+    name: str,
+    cases_yaml: str,
+    script: Mapping[str, Mapping[str, Any]],
+    lens: LensRun = SCRIPTED,
+) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+    """Skill ``name`` with ``cases_yaml``, answered by ``script`` (see
+    :func:`skillfactory.scripted_runner_conftest`), with an empty ``skill-lens.toml``, run
+    by ``lens``; the result and the outcomes by case name (none when no report was written)."""
+    make_skill(pytester.path / "skills", name, cases_yaml)
+    pytester.makeconftest(scripted_runner_conftest(script))
+    (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
+    result = lens(pytester)
+    assert lens.json is not None, "run_scripted_skill reads the JSON report"
+    if not (pytester.path / lens.json).exists():
+        return result, {}
+    return result, lens.report(pytester).by_case()
