@@ -8,12 +8,16 @@ Import it from a test module in ``tests/plugin`` with ``from runs import ...``, 
 * :class:`Report` is a JSON report as written, with accessors for the parts tests read most;
   :meth:`LensRun.report` reads the one its run wrote;
 * :func:`run_scripted_skill` writes one skill and a scripted runner's answers, runs it, and
-  hands back the outcomes by case.
+  hands back the outcomes by case;
+* :func:`run_module` runs ``python -m <module>`` (:func:`run_merge`: the merge) on the
+  reports a run wrote.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +26,7 @@ from typing import Any
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
 
-__all__ = ["SCRIPTED", "LensRun", "Report", "run_scripted_skill"]
+__all__ = ["SCRIPTED", "LensRun", "Report", "run_merge", "run_module", "run_scripted_skill"]
 
 
 class Report(dict[str, Any]):
@@ -126,3 +130,23 @@ def run_scripted_skill(
     if not (pytester.path / lens.json).exists():
         return result, {}
     return result, lens.report(pytester).by_case()
+
+
+def run_module(
+    pytester: pytest.Pytester, module: str, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """``python -m <module> <args>`` in ``pytester.path``, as a CI job that only has the
+    reports a run wrote runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def run_merge(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest_skill_lens.merge <args>`` (see :func:`run_module`)."""
+    return run_module(pytester, "pytest_skill_lens.merge", *args)

@@ -19,13 +19,12 @@ passes 2, so the paired difference is 0, with one case passed only under each.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from runs import LensRun, Report
+from runs import LensRun, Report, run_merge, run_module
 from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.gate.intervals import paired_delta_interval, wilson_interval
@@ -207,14 +206,7 @@ def test_merged_shards_give_the_matrix_of_the_whole_run(pytester: pytest.Pyteste
         run(pytester, "--skill-lens-json", f"s{k}.json", "--skill-lens-shard", f"{k}/2")
     shards = [load(pytester, f"s{k}.json")["portability"] for k in (1, 2)]
     assert shards[0] != shards[1]  # each shard's matrix holds only its own cases
-    merged = subprocess.run(
-        [sys.executable, "-m", "pytest_skill_lens.merge", "s1.json", "s2.json", *OUTPUTS],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    merged = run_merge(pytester, "s1.json", "s2.json", *OUTPUTS)
     assert merged.returncode == 1, merged.stderr
     assert (
         load(pytester, "merged.json")["portability"] == load(pytester, "whole.json")["portability"]
@@ -232,14 +224,7 @@ def test_a_forged_matrix_is_refused_by_the_reader(pytester: pytest.Pytester) -> 
     data = load(pytester, "report.json")
     data["portability"]["cases"][0]["cells"][0]["verdict"] = "<b>passed</b>"
     write_file(pytester.path / "forged.json", json.dumps(data))
-    html = subprocess.run(
-        [sys.executable, "-m", "pytest_skill_lens.cli", "html", "forged.json", "-o", "p.html"],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    html = run_module(pytester, "pytest_skill_lens.cli", "html", "forged.json", "-o", "p.html")
     assert html.returncode == 2, html.stdout + html.stderr
     assert "portability.cases[0].cells[0].verdict" in html.stdout + html.stderr
     assert not (pytester.path / "p.html").exists()
