@@ -10,7 +10,8 @@ Import it from a test module in ``tests/plugin`` with ``from runs import ...``, 
 * :func:`run_scripted_skill` writes one skill and a scripted runner's answers, runs it, and
   hands back the outcomes by case;
 * :func:`run_module` runs ``python -m <module>`` (:func:`run_merge`: the merge) on the
-  reports a run wrote.
+  reports a run wrote;
+* :func:`served_by` is the arguments that point a run's model at a local scripted server.
 """
 
 from __future__ import annotations
@@ -26,7 +27,15 @@ from typing import Any
 import pytest
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
 
-__all__ = ["SCRIPTED", "LensRun", "Report", "run_merge", "run_module", "run_scripted_skill"]
+__all__ = [
+    "SCRIPTED",
+    "LensRun",
+    "Report",
+    "run_merge",
+    "run_module",
+    "run_scripted_skill",
+    "served_by",
+]
 
 
 class Report(dict[str, Any]):
@@ -108,6 +117,13 @@ class LensRun:
         assert self.json is not None, "this run writes no JSON report"
         return Report.read(pytester.path / self.json)
 
+    def outcomes_by_case(self, pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
+        """:meth:`Report.by_case` of the report this run wrote; none when it wrote none."""
+        assert self.json is not None, "this run writes no JSON report"
+        if not (pytester.path / self.json).is_file():
+            return {}
+        return self.report(pytester).by_case()
+
 
 SCRIPTED = LensRun(runner="scripted", json="report.json")
 
@@ -125,11 +141,7 @@ def run_scripted_skill(
     make_skill(pytester.path / "skills", name, cases_yaml)
     pytester.makeconftest(scripted_runner_conftest(script))
     (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
-    result = lens(pytester)
-    assert lens.json is not None, "run_scripted_skill reads the JSON report"
-    if not (pytester.path / lens.json).exists():
-        return result, {}
-    return result, lens.report(pytester).by_case()
+    return lens(pytester), lens.outcomes_by_case(pytester)
 
 
 def run_module(
@@ -150,3 +162,8 @@ def run_module(
 def run_merge(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m pytest_skill_lens.merge <args>`` (see :func:`run_module`)."""
     return run_module(pytester, "pytest_skill_lens.merge", *args)
+
+
+def served_by(url: str, model: str = "openai:gpt-4o-mini") -> tuple[str, ...]:
+    """The arguments that send a run's model requests to the server at ``url``."""
+    return ("--skill-lens-base-url", url, "--skill-lens-model", model)
