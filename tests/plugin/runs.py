@@ -38,12 +38,18 @@ __all__ = [
 ]
 
 
+def _refuse_constant(name: str) -> Any:
+    raise AssertionError(f"the report holds {name}, which JSON does not allow")
+
+
 class Report(dict[str, Any]):
     """A JSON report (the mapping itself), with typed accessors for its common parts."""
 
     @classmethod
     def read(cls, path: Path) -> Report:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        """Strictly: valid UTF-8, a JSON object, and no NaN or Infinity anywhere."""
+        text = path.read_bytes().decode("utf-8")
+        data = json.loads(text, parse_constant=_refuse_constant)
         assert isinstance(data, dict), f"{path}: the report is not a JSON object"
         return cls(data)
 
