@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from runs import LensRun, Report
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from skillfactory import make_skill, write_file
 
 GUARD = 120  # seconds: a hang guard for a whole inner run, never a figure to beat
 
@@ -178,9 +178,9 @@ def test_a_judge_that_never_returns_is_named_in_the_timeout(pytester: pytest.Pyt
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
 def test_ctrl_c_interrupts_a_run_waiting_on_a_runner(pytester: pytest.Pytester) -> None:
     _sleepy(pytester, [{"name": "hangs", "task": "t"}, {"name": "never", "task": "t"}])
-    command = [sys.executable, "-m", "pytest", "--skill-lens", "skills", "-p", "no:cacheprovider"]
+    sleeping = LensRun(runner="sleepy", options=("-p", "no:cacheprovider"))
     process = subprocess.Popen(
-        [*command, "--skill-lens-runner", "sleepy", *QUIET_PLUGINS],
+        [sys.executable, "-m", "pytest", *sleeping.argv()],
         cwd=pytester.path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
