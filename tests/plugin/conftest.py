@@ -1,4 +1,7 @@
-"""Shared setup for the plugin's ``pytester`` tests (the skill builders are in skillfactory.py)."""
+"""Shared setup for the plugin's ``pytester`` tests.
+
+The skill builders are in skillfactory.py; the run wrapper and JSON report reader in runs.py.
+"""
 
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, served_by
+from skillfactory import make_skill, write_file
 
 __all__ = [
     "LOOKUP_SCHEMA",
@@ -108,7 +109,7 @@ def run(
     """Run skill ``order-support`` under ``runners`` against ``server``.
 
     The outcomes are keyed by case name with one runner, by ``"<case> (<runner>)"``
-    with several.
+    with several; a repeat after the first adds ``" #<repeat index>"``.
     """
     server.script.update({task: list(replies) for task, replies in script.items()})
     make_skill(
@@ -119,30 +120,17 @@ def run(
         body=SKILL_BODY,
     )
     write_file(pytester.path / "skill-lens.toml", toml)
-    argv = ["--skill-lens", "skills"]
-    for runner in runners:
-        argv += ["--skill-lens-runner", runner]
-    argv += [
-        "--skill-lens-base-url",
-        server.url,
-        "--skill-lens-model",
-        model,
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    ]
-    inner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    result = inner(*argv)
-    report_path = pytester.path / "report.json"
+    lens = LensRun(runner=runners, json="report.json", subprocess=subprocess)
+    result = lens(pytester, *served_by(server.url, model), *args)
+    if not (pytester.path / "report.json").is_file():
+        return result, {}
     outcomes: dict[str, dict[str, Any]] = {}
-    if report_path.is_file():
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        for outcome in report["outcomes"]:
-            key = outcome["case_name"]
-            if len(runners) > 1:
-                key = f"{key} ({outcome['runner']})"
-            outcomes[key] = outcome
+    for outcome in lens.report(pytester).outcomes:
+        key = outcome["case_name"]
+        key += f" ({outcome['runner']})" if len(runners) > 1 else ""
+        key += f" #{outcome['repeat_index']}" if outcome["repeat_index"] else ""
+        assert key not in outcomes, f"two outcomes are {key!r}"
+        outcomes[key] = outcome
     return result, outcomes
 
 

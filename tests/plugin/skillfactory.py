@@ -15,6 +15,8 @@ The API is small on purpose, so every plugin test writes skills the same way:
 * :func:`make_scripted_skills` writes skills whose cases are named in a list, with that
   conftest answering each case by a function of its name;
 * :data:`QUIET_PLUGINS` goes on every inner run's command line.
+
+To run such a folder and read the JSON report it writes, see ``runs.py``.
 """
 
 from __future__ import annotations

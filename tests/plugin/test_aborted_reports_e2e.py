@@ -5,13 +5,14 @@ from a runner never stops the reports or the summary from being written."""
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from runs import LensRun, Report
+from skillfactory import make_skill, scripted_runner_conftest, write_file
 
 from pytest_skill_lens.report.markdown import ABORTED_HEADING
 from pytest_skill_lens.report.written import write_reports
@@ -20,8 +21,6 @@ CASES = [
     {"name": "first", "task": "t", "assertions": [{"kind": "contains", "value": "42"}]},
     {"name": "second", "task": "t", "assertions": [{"kind": "contains", "value": "42"}]},
 ]
-REPORTS = ("--skill-lens-json", "out/report.json", "--skill-lens-markdown", "out/report.md")
-JUNIT = ("--junitxml", "out/junit.xml")
 
 # A runner that answers "first", and stops the run at "second": the runner itself raises
 # KeyboardInterrupt, or a conftest hook calls pytest.exit (a runner's own pytest.exit is
@@ -51,8 +50,8 @@ def pytest_runtest_setup(item):
 """
 
 
-def _args(*extra: str) -> tuple[str, ...]:
-    return ("--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS, *extra)
+reporting = LensRun(runner="scripted", json="out/report.json", markdown="out/report.md")
+with_junit = replace(reporting, junit="out/junit.xml")
 
 
 def _skill(pytester: pytest.Pytester) -> None:
@@ -64,17 +63,14 @@ def _skill(pytester: pytest.Pytester) -> None:
 def _green_run(pytester: pytest.Pytester) -> None:
     """The previous run: both reports (and JUnit) say the gate passed."""
     _skill(pytester)
-    result = pytester.runpytest(*_args(*REPORTS, *JUNIT))
+    result = with_junit(pytester)
     assert result.ret == 0
     assert _json(pytester)["gate"]["passed"] is True
     assert _markdown(pytester).startswith("## skill-lens — ✅ gate passed")
 
 
-def _json(pytester: pytest.Pytester) -> dict[str, Any]:
-    # Strict: valid UTF-8, and no NaN or Infinity.
-    text = (pytester.path / "out" / "report.json").read_bytes().decode("utf-8")
-    data: dict[str, Any] = json.loads(text, parse_constant=lambda c: pytest.fail(c))
-    return data
+def _json(pytester: pytest.Pytester) -> Report:
+    return reporting.report(pytester)  # strict: valid UTF-8, and no NaN or Infinity
 
 
 def _markdown(pytester: pytest.Pytester) -> str:
@@ -119,8 +115,8 @@ def test_an_authoring_error_rewrites_the_green_reports(
             assertion: []
         """,
     )
-    inner = pytester.runpytest_subprocess if xdist else pytester.runpytest  # xdist: a process
-    result = inner(*_args(*REPORTS, *xdist))
+    inner = replace(reporting, subprocess=bool(xdist))  # xdist: a process
+    result = inner(pytester, *xdist)
     assert result.ret == 2
     report = _assert_aborted(pytester, "skill-lens authoring error: ", 2)
     assert "cases.yaml" in report["aborted_reason"]
@@ -157,7 +153,7 @@ def test_an_interrupted_run_rewrites_the_green_reports(
 ) -> None:
     _green_run(pytester)
     pytester.makeconftest(_STOPPING_CONFTEST.format(in_runner=stop is None, stop=stop or "pass"))
-    result = pytester.runpytest_subprocess(*_args(*REPORTS, *JUNIT))
+    result = replace(with_junit, subprocess=True)(pytester)
     assert result.ret == code
     report = _assert_aborted(pytester, reason, code)
     # What ran before the stop is kept; what did not is listed.
@@ -177,7 +173,7 @@ def test_a_keyboard_interrupt_under_xdist_rewrites_the_green_reports(
     """The worker's KeyboardInterrupt stops the controller, which writes the reports."""
     _green_run(pytester)
     pytester.makeconftest(_STOPPING_CONFTEST.format(in_runner=True, stop="pass"))
-    result = pytester.runpytest_subprocess(*_args(*REPORTS, "-n", "2"))
+    result = replace(reporting, subprocess=True)(pytester, "-n", "2")
     assert result.ret == 2
     report = _assert_aborted(pytester, "interrupted (", 2)
     assert "keyboard-interrupt" in report["aborted_reason"]
@@ -199,7 +195,7 @@ def test_a_configuration_error_rewrites_the_green_reports(
     _green_run(pytester)
     (pytester.path / "skill-lens.toml").write_text(setup, encoding="utf-8")
     # In-process: tests/conftest.py's pytester follows a pytest.exit in configure.
-    result = pytester.runpytest(*_args(*REPORTS, *JUNIT, *flags))
+    result = with_junit(pytester, *flags)
     assert result.ret == 2
     report = _assert_aborted(pytester, reason, 2)
     assert report["outcomes"] == [] and report["summary"]["total"] == 0
@@ -216,7 +212,7 @@ def test_an_internal_error_rewrites_the_green_reports(pytester: pytest.Pytester)
         + "\n\ndef pytest_collection_finish(session):\n    raise RuntimeError('boom')\n",
         encoding="utf-8",
     )
-    result = pytester.runpytest(*_args(*REPORTS))
+    result = reporting(pytester)
     assert result.ret == 3
     _assert_aborted(pytester, "internal error: RuntimeError: boom", 3)
 
@@ -232,7 +228,7 @@ def test_a_session_that_never_started_still_rewrites_every_report(
         + "\n\ndef pytest_sessionstart(session):\n    raise RuntimeError('no start')\n",
         encoding="utf-8",
     )
-    result = pytester.runpytest(*_args(*REPORTS, *JUNIT))
+    result = with_junit(pytester)
     assert result.ret == 3
     report = _assert_aborted(pytester, "internal error: RuntimeError: no start", 3)
     assert _junit_gate_error(pytester) == report["gate"]["reasons"][0]
@@ -240,14 +236,14 @@ def test_a_session_that_never_started_still_rewrites_every_report(
 
 def test_a_usage_error_rewrites_the_green_reports(pytester: pytest.Pytester) -> None:
     _green_run(pytester)
-    result = pytester.runpytest(*_args(*REPORTS, "no/such/path"))
+    result = reporting(pytester, "no/such/path")
     assert result.ret == 4
     _assert_aborted(pytester, "usage error: file or directory not found: no/such/path", 4)
 
 
 def test_collect_only_rewrites_the_green_reports(pytester: pytest.Pytester) -> None:
     _green_run(pytester)
-    result = pytester.runpytest(*_args(*REPORTS, "--collect-only"))
+    result = reporting(pytester, "--collect-only")
     assert result.ret == 0  # listing is pytest's own verdict
     report = _assert_aborted(pytester, "--collect-only lists the cases", 0)
     assert [item["case_name"] for item in report["not_run"]] == ["first", "second"]
@@ -263,7 +259,7 @@ def test_hostile_runner_text_still_ends_with_the_summary_and_valid_reports(
     make_skill(pytester.path / "skills", "quiz", CASES)
     step = {"output": _HOSTILE, "tool_calls": [["lookup", {"q\udc81": _HOSTILE}]]}
     pytester.makeconftest(scripted_runner_conftest({"first": step, "second": {"output": "42"}}))
-    result = pytester.runpytest_subprocess(*_args(*REPORTS, *JUNIT))
+    result = replace(with_junit, subprocess=True)(pytester)
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         ["*= skill-lens =*", "1 passed, 1 failed, 0 errored — pass rate 50%", "Gate FAILED:"]
@@ -289,7 +285,7 @@ def test_a_directory_as_a_report_path_is_a_write_error_with_the_summary(
 ) -> None:
     _skill(pytester)
     (pytester.path / "out" / "report.json").mkdir(parents=True)
-    result = pytester.runpytest(*_args(*REPORTS))
+    result = reporting(pytester)
     assert result.ret == 2
     result.stdout.fnmatch_lines(
         ["Gate passed", "Failed to write JSON report to */out/report.json: *"]
@@ -319,7 +315,7 @@ def test_a_report_that_cannot_be_rendered_removes_the_old_file(tmp_path: Path) -
 def test_a_plain_run_without_the_flags_writes_no_report(pytester: pytest.Pytester) -> None:
     _skill(pytester)
     (pytester.path / "skill-lens.toml").write_text("min_pass_rate = 5\n", encoding="utf-8")
-    result = pytester.runpytest(*_args())
+    result = LensRun(runner="scripted")(pytester)
     assert result.ret == 2
     assert not (pytester.path / "out").exists()
 
@@ -327,7 +323,7 @@ def test_a_plain_run_without_the_flags_writes_no_report(pytester: pytest.Pyteste
 def test_an_xdist_worker_never_writes_the_reports(pytester: pytest.Pytester) -> None:
     """Under -n 2 the controller alone writes: the file holds the whole run, not aborted."""
     _skill(pytester)
-    result = pytester.runpytest_subprocess(*_args(*REPORTS, "-n", "2"))
+    result = replace(reporting, subprocess=True)(pytester, "-n", "2")
     assert result.ret == 0
     report = _json(pytester)
     assert report["aborted"] is False and report["aborted_reason"] is None

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from runs import LensRun
 from skillfactory import make_skill, write_file
 
 import pytest_skill_lens
@@ -146,8 +147,9 @@ def bad_case_file(body: str, *, task: bool = True, name: str | None = "bad") -> 
 
 
 def run(pytester: pytest.Pytester, *args: str, runner: str | None = "spy") -> pytest.RunResult:
-    extra = ["--skill-lens-runner", runner] if runner else []
-    return pytester.runpytest("-p", "no:cacheprovider", "--skill-lens", "skills", *extra, *args)
+    """The skills under ``skills``, run by ``runner`` (``None``: the default runner)."""
+    lens = LensRun(runner=runner or (), options=("-p", "no:cacheprovider"), quiet=False)
+    return lens(pytester, *args)
 
 
 def runner_calls(pytester: pytest.Pytester) -> list[str]:

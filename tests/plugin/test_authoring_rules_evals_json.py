@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from runs import Report
 from test_authoring_rules import (
     SKILL,
     Expect,
@@ -397,6 +398,20 @@ def test_a_file_of_exactly_one_million_bytes_loads(pytester: pytest.Pytester) ->
         },
     )
 
-    result = run(pytester, "--collect-only")
+    listed = run(pytester, "--collect-only", "-q")
+    assert listed.ret == 0, listed.stdout.str()
+    listed.stdout.fnmatch_lines(["*::eval-greet[[]spy[]]", "1 test collected*"])
 
-    assert result.ret == 0, result.stdout.str()
+    result = run(pytester, "--skill-lens-json", "report.json")
+
+    out = result.stdout.str()
+    assert "authoring error" not in out, out
+    assert result.ret == 1, out  # the default fake judge grades nothing: errored, never passed
+    assert runner_calls(pytester) == ["spy::eval-greet"]
+    # The whole file reached the case's workspace, byte for byte.
+    files = cases_seen(pytester)["eval-greet"]["workspace"]["files"]
+    assert files == {"evals/files/big.txt": "x" * 1_000_000}
+    (outcome,) = Report.read(pytester.path / "report.json").outcomes
+    assert (outcome["case_name"], outcome["status"]) == ("eval-greet", "errored")
+    errored = [s["evaluator"] for s in outcome["scores"] if s["errored"]]
+    assert errored == ["judge"], outcome["scores"]  # only the fake judge; nothing in the loading

@@ -10,16 +10,17 @@ process), so repetitions can differ.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import textwrap
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 FOLLOWER = """
 import itertools
@@ -66,26 +67,11 @@ def _setup(pytester: pytest.Pytester) -> None:
     write_file(pytester.path / "conftest.py", FOLLOWER)
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "follower",
-        "--skill-lens-json",
-        "out.json",
-        *QUIET_PLUGINS,
-        *args,
-    )
-
-
-def _report(pytester: pytest.Pytester) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / "out.json").read_text(encoding="utf-8"))
-    return data
+lens = LensRun(runner="follower", json="out.json")
 
 
 def _reasons(pytester: pytest.Pytester) -> list[str]:
-    return list(_report(pytester)["gate"]["reasons"])
+    return list(lens.report(pytester).gate["reasons"])
 
 
 def test_none_baseline_items_run_beside_the_candidate_and_never_fail_the_run(
@@ -93,7 +79,7 @@ def test_none_baseline_items_run_beside_the_candidate_and_never_fail_the_run(
 ) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one"), _case("two")])
-    result = _run(pytester, "--skill-lens-baseline", "none", "-v", "--junitxml", "junit.xml")
+    result = lens(pytester, "--skill-lens-baseline", "none", "-v", "--junitxml", "junit.xml")
     assert result.ret == 0  # the baseline failed both cases; the candidate passed both
     result.stdout.fnmatch_lines(
         [
@@ -102,7 +88,7 @@ def test_none_baseline_items_run_beside_the_candidate_and_never_fail_the_run(
             "*2 passed, 2 baseline failed*",
         ]
     )
-    report = _report(pytester)
+    report = lens.report(pytester)
     arms = [(o["case_name"], o["arm"], o["status"]) for o in report["outcomes"]]
     assert arms == [
         ("one", "candidate", "passed"),
@@ -137,7 +123,7 @@ def test_none_baseline_items_run_beside_the_candidate_and_never_fail_the_run(
 def test_a_failing_baseline_says_why_under_its_case(pytester: pytest.Pytester) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one")])
-    result = _run(pytester, "--skill-lens-baseline", "none")
+    result = lens(pytester, "--skill-lens-baseline", "none")
     result.stdout.fnmatch_lines(
         [
             "    greet :: one (follower)  candidate 1/1  baseline 0/1  +100%",
@@ -150,7 +136,7 @@ def test_a_failing_baseline_says_why_under_its_case(pytester: pytest.Pytester) -
 def test_the_terminal_shows_the_delta_with_its_intervals(pytester: pytest.Pytester) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one"), _case("two")])
-    result = _run(pytester, "--skill-lens-baseline", "none")
+    result = lens(pytester, "--skill-lens-baseline", "none")
     result.stdout.fnmatch_lines(
         [
             "Delta vs baseline (none): 2 of 2 case(s) comparable",
@@ -168,9 +154,9 @@ def test_the_terminal_shows_the_delta_with_its_intervals(pytester: pytest.Pytest
 def test_min_delta_holds_and_fails_with_the_reason(pytester: pytest.Pytester) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one"), _case("two")])
-    assert _run(pytester, "--skill-lens-baseline", "none", "--skill-lens-min-delta", "1").ret == 0
+    assert lens(pytester, "--skill-lens-baseline", "none", "--skill-lens-min-delta", "1").ret == 0
     _skill(pytester.path, "greet", "SAY: nothing", [_case("one"), _case("two")])
-    result = _run(pytester, "--skill-lens-baseline", "none", "--skill-lens-min-delta", "0.1")
+    result = lens(pytester, "--skill-lens-baseline", "none", "--skill-lens-min-delta", "0.1")
     assert result.ret == 1
     assert "pass-rate delta +0% is below the required +10%" in _reasons(pytester)
 
@@ -189,15 +175,15 @@ def test_min_delta_meets_its_bar_within_float_tolerance(pytester: pytest.Pyteste
     ]
     _skill(pytester.path, "greet", "SAY: PASS", cases)
     args = ("--skill-lens-baseline", "none", "--skill-lens-min-pass-rate", "0")
-    result = _run(pytester, *args, "--skill-lens-min-delta", "0.2")
-    delta = _report(pytester)["delta"]
+    result = lens(pytester, *args, "--skill-lens-min-delta", "0.2")
+    delta = lens.report(pytester)["delta"]
     assert (delta["pass_rate_candidate"], delta["pass_rate_baseline"]) == (0.6, 0.4)
     assert result.ret == 0, _reasons(pytester)
-    result = _run(pytester, *args, "--skill-lens-min-delta", "0.21")
+    result = lens(pytester, *args, "--skill-lens-min-delta", "0.21")
     assert result.ret == 1
     assert _reasons(pytester) == ["pass-rate delta +20% is below the required +21%"]
     # c1 and c2 held in both arms: their check tells the arms apart nowhere.
-    low = [(c["case_name"], c["check_id"]) for c in _report(pytester)["delta"]["low_signal"]]
+    low = [(c["case_name"], c["check_id"]) for c in lens.report(pytester)["delta"]["low_signal"]]
     assert low == [("c1", "not_contains[0]"), ("c2", "not_contains[0]")]
 
 
@@ -207,8 +193,8 @@ def test_min_delta_confidence_asks_the_interval_to_clear_the_bar(
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one"), _case("two")])
     args = ("--skill-lens-baseline", "none", "--skill-lens-min-delta", "0.2")
-    assert _run(pytester, *args).ret == 0  # +100% clears +20%...
-    result = _run(pytester, *args, "--skill-lens-min-delta-confidence", "0.95")
+    assert lens(pytester, *args).ret == 0  # +100% clears +20%...
+    result = lens(pytester, *args, "--skill-lens-min-delta-confidence", "0.95")
     assert result.ret == 1  # ...but from two cases the interval starts at +7%
     assert _reasons(pytester) == [
         "pass-rate delta +100% is not shown at 95% confidence: its interval (newcombe paired "
@@ -244,9 +230,7 @@ def test_comparison_flag_mistakes_exit_2_before_anything_runs(
 ) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one")])
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "follower", *QUIET_PLUGINS, *args
-    )
+    result = LensRun(runner="follower")(pytester, *args)
     assert result.ret == 2
     result.stderr.fnmatch_lines([message])
 
@@ -255,12 +239,12 @@ def test_an_offered_case_has_no_none_baseline_and_says_so(pytester: pytest.Pytes
     _setup(pytester)
     offered = _case("offered", mode="offered")
     _skill(pytester.path, "greet", "SAY: PASS", [_case("loaded"), offered])
-    result = _run(pytester, "--skill-lens-baseline", "none", "-rs")
+    result = lens(pytester, "--skill-lens-baseline", "none", "-rs")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         ["*SKIPPED*greet :: offered: baseline skipped — mode: offered has no skill to offer*"]
     )
-    report = _report(pytester)
+    report = lens.report(pytester)
     assert report["baseline_notes"] == [
         {
             "skill_name": "greet",
@@ -280,8 +264,8 @@ def test_min_case_pass_rate_finds_the_case_an_average_hides(pytester: pytest.Pyt
     _skill(pytester.path, "greet", "SAY-EACH: PASS,nothing,nothing", [_case("flaky")])
     _skill(pytester.path, "solid", "SAY: PASS", [_case(f"s{i}") for i in range(7)])
     args = ("--skill-lens-repeat", "3", "--skill-lens-min-pass-rate", "0.8")
-    assert _run(pytester, *args).ret == 0  # 22 of 24 runs: 92%
-    result = _run(pytester, *args, "--skill-lens-min-case-pass-rate", "0.5")
+    assert lens(pytester, *args).ret == 0  # 22 of 24 runs: 92%
+    result = lens(pytester, *args, "--skill-lens-min-case-pass-rate", "0.5")
     assert result.ret == 1
     assert _reasons(pytester) == [
         "case 'greet :: flaky' (follower) passed 1 of 3 repetition(s), 33%, below the "
@@ -292,9 +276,9 @@ def test_min_case_pass_rate_finds_the_case_an_average_hides(pytester: pytest.Pyt
 def test_repeats_give_pass_at_k_and_flag_high_variance(pytester: pytest.Pytester) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY-EACH: PASS,nothing,PASS", [_case("flaky")])
-    result = _run(pytester, "--skill-lens-baseline", "none", "--skill-lens-repeat", "3")
+    result = lens(pytester, "--skill-lens-baseline", "none", "--skill-lens-repeat", "3")
     assert result.ret == 1  # at min_pass_rate 1.0 every repetition must pass
-    case = _report(pytester)["delta"]["cases"][0]
+    case = lens.report(pytester)["delta"]["cases"][0]
     candidate = case["candidate"]
     assert (candidate["runs"], candidate["passed"]) == (3, 2)
     # n = 3 runs, c = 2 passed. pass@k = 1 - C(1, k)/C(3, k): k=1 1 - 1/3, and C(1, k) = 0
@@ -308,7 +292,7 @@ def test_repeats_give_pass_at_k_and_flag_high_variance(pytester: pytest.Pytester
     # Population std-dev of 1, 0, 1: sqrt(2/3 * 1/3) = 0.4714.
     assert round(candidate["stddev"], 4) == 0.4714
     assert case["high_variance"] is True
-    flagged = _report(pytester)["delta"]["high_variance"]
+    flagged = lens.report(pytester)["delta"]["high_variance"]
     assert [(c["arm"], round(c["pass_rate"], 4)) for c in flagged] == [("candidate", 0.6667)]
     result.stdout.fnmatch_lines(
         ["*greet :: flaky (follower)  candidate 2/3 ?pass@3 100%, pass^3 0%?  baseline 0/3*"]
@@ -343,18 +327,7 @@ def _run_isolated(pytester: pytest.Pytester, temp: Path, *args: str) -> pytest.R
     temp.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(temp)
     try:
-        return pytester.runpytest_subprocess(
-            "--skill-lens",
-            "skills",
-            "--skill-lens-runner",
-            "follower",
-            "--skill-lens-json",
-            "out.json",
-            "-p",
-            "no:cacheprovider",
-            *QUIET_PLUGINS,
-            *args,
-        )
+        return replace(lens, subprocess=True)(pytester, "-p", "no:cacheprovider", *args)
     finally:
         del os.environ["TMPDIR"]
 
@@ -371,7 +344,7 @@ def test_previous_runs_the_committed_version_and_removes_its_copy(
     result = _run_isolated(pytester, temp, "--skill-lens-baseline", "previous", "-v")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*one?follower-baseline? BASELINE FAILED*"])
-    report = _report(pytester)
+    report = lens.report(pytester)
     outputs = {o["arm"]: o["output"] for o in report["outcomes"]}
     assert outputs == {"candidate": "PASS", "baseline": "nothing"}
     assert report["delta"]["baseline_kind"] == "previous"
@@ -389,13 +362,13 @@ def test_previous_outside_git_is_a_note_and_fails_a_min_delta_gate(
 ) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one")])
-    result = _run(pytester, "--skill-lens-baseline", "previous", "-rs")
+    result = lens(pytester, "--skill-lens-baseline", "previous", "-rs")
     assert result.ret == 0  # no gate asks for a delta: the note is information
     result.stdout.fnmatch_lines(["*SKIPPED*greet: baseline unavailable — *"])
-    notes = _report(pytester)["baseline_notes"]
+    notes = lens.report(pytester)["baseline_notes"]
     assert [(n["skill_name"], n["kind"]) for n in notes] == [("greet", "unavailable")]
     assert "not inside a git repository" in notes[0]["reason"]
-    result = _run(pytester, "--skill-lens-baseline", "previous", "--skill-lens-min-delta", "0")
+    result = lens(pytester, "--skill-lens-baseline", "previous", "--skill-lens-min-delta", "0")
     assert result.ret == 1
     reasons = _reasons(pytester)
     assert reasons[0] == (
@@ -408,20 +381,20 @@ def test_previous_with_no_earlier_version_is_a_note(pytester: pytest.Pytester) -
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one")])
     _repository(pytester.path)  # the working copy is the only version there is
-    _run(pytester, "--skill-lens-baseline", "previous")
-    notes = _report(pytester)["baseline_notes"]
+    lens(pytester, "--skill-lens-baseline", "previous")
+    notes = lens.report(pytester)["baseline_notes"]
     assert [n["reason"] for n in notes] == [
         "no earlier version of SKILL.md found in the last 50 commits"
     ]
-    assert _report(pytester)["delta"] is None
+    assert lens.report(pytester)["delta"] is None
 
 
 def test_a_deselected_skill_costs_no_git_call_and_no_note(pytester: pytest.Pytester) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one")])
     _skill(pytester.path, "other", "SAY: PASS", [_case("two")])
-    _run(pytester, "--skill-lens-baseline", "previous", "-k", "two")
-    notes = _report(pytester)["baseline_notes"]
+    lens(pytester, "--skill-lens-baseline", "previous", "-k", "two")
+    notes = lens.report(pytester)["baseline_notes"]
     assert [n["skill_name"] for n in notes] == ["other"]
 
 
@@ -439,10 +412,10 @@ def test_xdist_gives_the_same_delta_and_gate(pytester: pytest.Pytester) -> None:
         "--skill-lens-repeat",
         "2",
     )
-    plain = _run(pytester, *args)
-    serial = _report(pytester)
-    parallel = _run(pytester, *args, "-n", "2")
-    spread = _report(pytester)
+    plain = lens(pytester, *args)
+    serial = lens.report(pytester)
+    parallel = lens(pytester, *args, "-n", "2")
+    spread = lens.report(pytester)
     assert (plain.ret, parallel.ret) == (1, 1)  # other fails every case: the rate gate
     for key in ("delta", "baseline_notes", "gate"):
         assert spread[key] == serial[key], key
@@ -452,7 +425,7 @@ def test_xdist_gives_the_same_delta_and_gate(pytester: pytest.Pytester) -> None:
 def test_markdown_has_the_delta_table(pytester: pytest.Pytester) -> None:
     _setup(pytester)
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one"), _case("two")])
-    _run(pytester, "--skill-lens-baseline", "none", "--skill-lens-markdown", "out.md")
+    lens(pytester, "--skill-lens-baseline", "none", "--skill-lens-markdown", "out.md")
     text = (pytester.path / "out.md").read_text(encoding="utf-8")
     assert "### Delta vs baseline (none)" in text
     assert "| all | 2 | 0% | 100% | **+100%** [+7%, +100%] | low | +0 | +$0.0000 | +0ms |" in text
@@ -477,23 +450,11 @@ def test_several_runners_get_a_delta_each(pytester: pytest.Pytester) -> None:
         ),
     )
     _skill(pytester.path, "greet", "SAY: PASS", [_case("one")])
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "follower",
-        "--skill-lens-runner",
-        "stubborn",
-        "--skill-lens-json",
-        "out.json",
-        "--skill-lens-baseline",
-        "none",
-        "--skill-lens-min-delta",
-        "0.5",
-        *QUIET_PLUGINS,
-    )
+    both = replace(lens, runner=("follower", "stubborn"))
+    result = both(pytester, "--skill-lens-baseline", "none", "--skill-lens-min-delta", "0.5")
+
     assert result.ret == 1
-    runners = {r["runner"]: r["pass_rate_delta"] for r in _report(pytester)["delta"]["runners"]}
+    runners = {r["runner"]: r["pass_rate_delta"] for r in lens.report(pytester)["delta"]["runners"]}
     assert runners == {"follower": 1.0, "stubborn": 0.0}
     assert _reasons(pytester) == [
         "pass-rate delta under runner 'stubborn' +0% is below the required +50%"

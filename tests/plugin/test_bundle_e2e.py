@@ -19,7 +19,8 @@ pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
 
 from model_server import ScriptedModelServer, text, tool_calls
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, served_by
+from skillfactory import make_skill, write_file
 
 FRONTMATTER = "name: log-triage\ndescription: Triage a log file.\n"
 BODY = "Read references/format.md for the report layout.\n"
@@ -96,26 +97,8 @@ def run(
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     server.script.update({task: list(replies) for task, replies in script.items()})
     write_file(pytester.path / "skill-lens.toml", "retry_backoff_seconds = 0.0\n")
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
-        "--skill-lens-base-url",
-        server.url,
-        "--skill-lens-model",
-        "openai:gpt-4o-mini",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    )
-    report_path = pytester.path / "report.json"
-    outcomes: dict[str, dict[str, Any]] = {}
-    if report_path.is_file():
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        outcomes = {o["case_name"]: o for o in report["outcomes"]}
-    return result, outcomes
+    lens = LensRun(runner="pydantic-ai", json="report.json")
+    return lens(pytester, *served_by(server.url), *args), lens.outcomes_by_case(pytester)
 
 
 def tool_names(request: Any) -> list[str]:

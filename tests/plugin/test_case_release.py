@@ -8,7 +8,7 @@ import json
 
 import pytest
 from skillfactory import make_skill
-from test_fixtures import run_items
+from test_fixtures import ITEMS, run_items
 
 _CASES = [
     {"name": "greets", "task": "Say hello", "assertions": [{"kind": "contains", "value": "hello"}]},
@@ -72,8 +72,7 @@ def test_a_rerun_within_the_protocol_finds_the_case_and_none_is_kept_after(
     result = _run(pytester, _RERUN_WITHIN)
     result.assert_outcomes(passed=2)
     assert result.ret == 0
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    assert [o["status"] for o in report["outcomes"]] == ["passed", "passed"]
+    assert [o["status"] for o in ITEMS.report(pytester).outcomes] == ["passed", "passed"]
     kept = json.loads((pytester.path / "kept.json").read_text(encoding="utf-8"))
     assert kept == {
         "holding": [],

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 AGENT = """\
 import pathlib, sys
@@ -46,22 +47,8 @@ def run(
     # In-process, refusals at configure time too (tests/conftest.py's pytester).
     make_skill(pytester.path / "skills", "greet", cases)
     write_file(pytester.path / "skill-lens.toml", toml_for(pytester) if toml is None else toml)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "cli",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    )
-    report = pytester.path / "report.json"
-    outcomes: dict[str, dict[str, Any]] = {}
-    if report.is_file():
-        for outcome in json.loads(report.read_text(encoding="utf-8"))["outcomes"]:
-            outcomes[outcome["case_name"]] = outcome
-    return result, outcomes
+    lens = LensRun(runner="cli", json="report.json")
+    return lens(pytester, *args), lens.outcomes_by_case(pytester)
 
 
 def test_a_loaded_case_gets_the_invoke_template_and_the_delivered_skill(

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from runs import LensRun
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 PACKAGE = "pytest_skill_lens"
@@ -117,17 +118,6 @@ cases:
         value: handled
 """
 
-REPORTS = (
-    "--skill-lens-json",
-    "out/report.json",
-    "--skill-lens-markdown",
-    "out/report.md",
-    "--skill-lens-html",
-    "out/report.html",
-    "--junitxml",
-    "out/junit.xml",
-)
-
 
 @pytest.fixture
 def tree(pytester: pytest.Pytester) -> Path:
@@ -151,8 +141,14 @@ def run_phase_at_collection(root: Path) -> list[str]:
     return sorted(set(RUN_PHASE + CHECKING_ONLY) & at_collection)
 
 
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("--skill-lens", "skills", *REPORTS, *QUIET_PLUGINS, *args)
+# Every report, in a child process: a fresh interpreter, whose imports the probe records.
+run = LensRun(
+    json="out/report.json",
+    markdown="out/report.md",
+    junit="out/junit.xml",
+    options=("--skill-lens-html", "out/report.html"),
+    subprocess=True,
+)
 
 
 def test_collect_only_imports_no_run_phase_module(pytester: pytest.Pytester, tree: Path) -> None:
@@ -163,7 +159,8 @@ def test_collect_only_imports_no_run_phase_module(pytester: pytest.Pytester, tre
     assert run_phase_at_collection(tree) == []
     # The listing's session end writes the reports as aborted (nothing was run):
     # only then are the renderers imported.
-    report = json.loads((tree / "out/report.json").read_text(encoding="utf-8"))
+    report = run.report(pytester)
+
     assert report["gate"]["passed"] is False
     assert "--collect-only lists the cases" in report["gate"]["reasons"][0]
     assert f"{PACKAGE}.report.json_report" in modules(tree, "at-end.json")
@@ -174,9 +171,7 @@ def test_a_listing_with_no_report_paths_imports_no_renderer_by_its_end(
 ) -> None:
     """An IDE's listing asks for no report file: its session end renders none, and so
     imports no renderer (the report writer once imported the JSON's eagerly)."""
-    result = pytester.runpytest_subprocess(
-        "--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS
-    )
+    result = LensRun(subprocess=True)(pytester, "--collect-only", "-q")
 
     assert result.ret == 0
     renderers = {f"{PACKAGE}.report.{name}" for name in ("json_report", "markdown", "html.page")}
@@ -194,7 +189,8 @@ def test_an_authoring_error_imports_no_run_phase_module(
     assert result.ret == 2
     result.stdout.fnmatch_lines(["*skill-lens authoring error*"])
     assert run_phase_at_collection(tree) == []
-    report = json.loads((tree / "out/report.json").read_text(encoding="utf-8"))
+    report = run.report(pytester)
+
     assert report["gate"]["passed"] is False
 
 
@@ -207,7 +203,8 @@ def test_the_full_run_of_the_same_tree_still_passes(pytester: pytest.Pytester, t
     assert run_phase_at_collection(tree) == []
     assert sorted(set(RUN_PHASE) - modules(tree, "at-end.json")) == []
     assert sorted(set(CHECKING_ONLY) & modules(tree, "at-end.json")) == []
-    report = json.loads((tree / "out/report.json").read_text(encoding="utf-8"))
+    report = run.report(pytester)
+
     assert report["gate"]["passed"] is True
     assert report["summary"]["passed"] == 4
     assert [o["status"] for o in report["outcomes"]] == ["passed"] * 4

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 # Each case's task names how long the run takes and what it answers; the runner also calls
 # the case's own mock tool twice (a sequence), sleeping between, so concurrent runs of two
@@ -58,23 +58,7 @@ def _sequence_tool(tag: str) -> dict[str, Any]:
     }
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "sleepy",
-        "--skill-lens-json",
-        "out.json",
-        "-v",
-        *QUIET_PLUGINS,
-        *args,
-    )
-
-
-def _report(pytester: pytest.Pytester) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / "out.json").read_text(encoding="utf-8"))
-    return data
+lens = LensRun(runner="sleepy", json="out.json", options=("-v",))
 
 
 def test_runs_overlap_but_reports_keep_the_planned_order(pytester: pytest.Pytester) -> None:
@@ -83,12 +67,12 @@ def test_runs_overlap_but_reports_keep_the_planned_order(pytester: pytest.Pytest
     cases = [_case(f"c{i}", 0.8 - 0.2 * i, f"answer{i}") for i in range(4)]
     make_skill(pytester.path / "skills", "greet", cases)
     started = time.monotonic()
-    result = _run(pytester, "--skill-lens-concurrency", "4")
+    result = lens(pytester, "--skill-lens-concurrency", "4")
     took = time.monotonic() - started
     assert result.ret == 0
     lines = [line for line in result.stdout.lines if "PASSED" in line]
     assert [line.split("::")[1].split("[")[0] for line in lines] == ["c0", "c1", "c2", "c3"]
-    outputs = [o["output"].split(" ")[0] for o in _report(pytester)["outcomes"]]
+    outputs = [o["output"].split(" ")[0] for o in lens.report(pytester).outcomes]
     assert outputs == ["answer0", "answer1", "answer2", "answer3"]
     # Serially 0.8 + 0.6 + 0.4 + 0.2 = 2.0 s of sleeping; overlapped, the slowest's 0.8 s.
     # Not a timing assertion of speed: only that they did overlap at all.
@@ -102,8 +86,8 @@ def test_concurrent_runs_keep_their_own_mock_sequences(pytester: pytest.Pytester
         _case("b", 0.4, "B", tools=[_sequence_tool("b")]),
     ]
     make_skill(pytester.path / "skills", "greet", cases)
-    assert _run(pytester, "--skill-lens-concurrency", "2").ret == 0
-    outputs = [o["output"] for o in _report(pytester)["outcomes"]]
+    assert lens(pytester, "--skill-lens-concurrency", "2").ret == 0
+    outputs = [o["output"] for o in lens.report(pytester).outcomes]
     assert outputs == ["A a-first a-second", "B b-first b-second"]
 
 
@@ -125,17 +109,8 @@ def test_each_run_has_its_own_workspace_and_none_is_left(
     temp = tmp_path / "tmp"
     temp.mkdir()
     monkeypatch.setenv("TMPDIR", str(temp))
-    result = pytester.runpytest_subprocess(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "sleepy",
-        "-p",
-        "no:cacheprovider",
-        "--skill-lens-concurrency",
-        "3",
-        *QUIET_PLUGINS,
-    )
+    isolated = LensRun(runner="sleepy", subprocess=True)
+    result = isolated(pytester, "-p", "no:cacheprovider", "--skill-lens-concurrency", "3")
     assert result.ret == 0
     result.assert_outcomes(passed=3)
     assert list(temp.iterdir()) == []
@@ -165,8 +140,8 @@ def skill_lens_runner(request):
     )
     cases = [_case("a1", 0.1, "A"), _case("b1", 0.1, "overridden")]
     make_skill(pytester.path / "skills", "greet", cases)
-    assert _run(pytester, "--skill-lens-concurrency", "2").ret == 0
-    outputs = [o["output"].split(" ")[0] for o in _report(pytester)["outcomes"]]
+    assert lens(pytester, "--skill-lens-concurrency", "2").ret == 0
+    outputs = [o["output"].split(" ")[0] for o in lens.report(pytester).outcomes]
     assert outputs == ["A", "overridden"]  # the override ran for both, in their turn
 
 
@@ -177,10 +152,10 @@ def test_runs_started_ahead_of_a_stop_are_recorded_with_their_spend(
     cases = [_case("c0", 0.1, "NEVER"), *(_case(f"c{i}", 0.3, f"answer{i}") for i in (1, 2))]
     cases[0]["task"] = "0.1 wrong"  # fails its contains: NEVER
     make_skill(pytester.path / "skills", "greet", cases)
-    result = _run(pytester, "--skill-lens-concurrency", "3", "-x")
+    result = lens(pytester, "--skill-lens-concurrency", "3", "-x")
     assert result.ret == 1
     result.assert_outcomes(failed=1)  # pytest stopped after the first failure...
-    statuses = [(o["case_name"], o["status"]) for o in _report(pytester)["outcomes"]]
+    statuses = [(o["case_name"], o["status"]) for o in lens.report(pytester).outcomes]
     # ...but the two started with it ran, and what they did is in the report.
     assert statuses == [("c0", "failed"), ("c1", "passed"), ("c2", "passed")]
 
@@ -195,20 +170,20 @@ def test_the_spend_ceiling_bounds_the_overshoot_by_the_width(pytester: pytest.Py
     )
     cases = [_case(f"c{i}", 0.2, "ok") for i in range(10)]
     make_skill(pytester.path / "skills", "greet", cases)
-    result = _run(pytester, "--skill-lens-concurrency", "3", "--skill-lens-max-spend", "1")
+    result = lens(pytester, "--skill-lens-concurrency", "3", "--skill-lens-max-spend", "1")
     assert result.ret == 1
-    ran = len(_report(pytester)["outcomes"])
+    ran = len(lens.report(pytester).outcomes)
     # The first three start at $0 together; after them $1.20 is recorded and nothing more
     # starts: the overshoot is what was in flight, at most the width.
     assert 3 <= ran <= 3 + 2, ran
-    assert len(_report(pytester)["not_run"]) == 10 - ran
+    assert len(lens.report(pytester)["not_run"]) == 10 - ran
 
 
 def test_concurrency_composes_with_xdist(pytester: pytest.Pytester) -> None:
     write_file(pytester.path / "conftest.py", RUNNER)
     cases = [_case(f"c{i}", 0.2, f"answer{i}") for i in range(6)]
     make_skill(pytester.path / "skills", "greet", cases)
-    result = _run(pytester, "--skill-lens-concurrency", "2", "-n", "2")
+    result = lens(pytester, "--skill-lens-concurrency", "2", "-n", "2")
     assert result.ret == 0
-    outputs = [o["output"].split(" ")[0] for o in _report(pytester)["outcomes"]]
+    outputs = [o["output"].split(" ")[0] for o in lens.report(pytester).outcomes]
     assert outputs == [f"answer{i}" for i in range(6)]

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.cli import console
 
@@ -40,6 +41,8 @@ IN_THE_WILD = {
     ],
     "triggers": {"should_trigger": ["chart my sales"], "should_not_trigger": ["tell me a joke"]},
 }
+
+lens = LensRun()  # the skills under skills/, in process
 
 
 def _skill(root: Path, evals: Any, where: str = "evals/evals.json") -> Path:
@@ -76,7 +79,7 @@ def resolve(text: str) -> str:
 
 def test_an_evals_json_in_the_wild_converts_then_loads_and_runs(pytester: pytest.Pytester) -> None:
     _skill(pytester.path, IN_THE_WILD)
-    before = pytester.runpytest("--skill-lens", "skills", "--collect-only", *QUIET_PLUGINS)
+    before = lens(pytester, "--collect-only")
     assert before.ret == 2  # the loader refuses this layout
     assert "unknown top-level key 'triggers'" in before.stdout.str()
 
@@ -103,7 +106,7 @@ def test_an_evals_json_in_the_wild_converts_then_loads_and_runs(pytester: pytest
     text = out.read_text(encoding="utf-8")
     assert '  #   category: "charts" -- a tag (under tags:)' in text
 
-    unresolved = pytester.runpytest("--skill-lens", "skills", "--collect-only", *QUIET_PLUGINS)
+    unresolved = lens(pytester, "--collect-only")
     assert unresolved.ret == 2
     assert (
         "case 'charts the top months' (#1 in the file), field 'tags[0]': still holds the "
@@ -112,13 +115,13 @@ def test_an_evals_json_in_the_wild_converts_then_loads_and_runs(pytester: pytest
 
     out.write_text(resolve(text), encoding="utf-8")
     (pytester.path / SOURCE).unlink()
-    listed = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS)
+    listed = lens(pytester, "--collect-only", "-q")
     assert listed.ret == 0
     assert [line for line in listed.outlines if "::" in line] == [
         f"skills/csv-charts/SKILL.md::{name}[fake]"
         for name in ("charts the top months", "eval-2", "should-trigger-1", "should-not-trigger-1")
     ]
-    ran = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    ran = lens(pytester)
     # fake: the assertions hold, the rubric is errored (the fake judge grades nothing),
     # the positive trigger fails and the negative control holds.
     ran.assert_outcomes(passed=2, failed=1, errors=1)
@@ -188,7 +191,7 @@ def test_an_evals_json_beside_skill_md_converts_beside_it(
     assert code == 0
     assert out.splitlines()[0].startswith("Wrote skills/csv-charts/evals.eval.yaml:")
     assert "Next:" not in out  # discovery reads *.eval.yaml there, never evals.json
-    listed = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS)
+    listed = lens(pytester, "--collect-only", "-q")
     assert "skills/csv-charts/SKILL.md::eval-1[fake]" in listed.outlines
 
 
@@ -286,7 +289,7 @@ def test_replace_moves_the_evals_json_aside_and_collection_then_works(
     source = pytester.path / SOURCE
     original = source.read_bytes()
     assert _convert(capsys, SOURCE)[0] == 0
-    both = pytester.runpytest("--skill-lens", "skills", "--collect-only", *QUIET_PLUGINS)
+    both = lens(pytester, "--collect-only")
     assert both.ret == 2  # evals.json and its conversion are both read: eval-1 twice
     assert "the case name 'eval-1' repeats 'eval-1'" in both.stdout.str()
     capsys.readouterr()  # the in-process run's own output
@@ -302,7 +305,7 @@ def test_replace_moves_the_evals_json_aside_and_collection_then_works(
     ]
     assert not source.exists()
     assert (pytester.path / f"{SOURCE}.converted").read_bytes() == original
-    listed = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS)
+    listed = lens(pytester, "--collect-only", "-q")
     assert listed.ret == 0, listed.stdout.str()
     assert "skills/csv-charts/SKILL.md::eval-1[fake]" in listed.outlines
 

@@ -8,11 +8,9 @@ runner, says why); what changes is what a person reads beside them.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from runs import LensRun, Report
+from skillfactory import make_skill, scripted_runner_conftest
 
 from pytest_skill_lens.merge.cli import main as merge_main
 
@@ -52,22 +50,7 @@ _WHAT_HOLDS = (
 _NOT_MEASURED = "not measured under fake (the fake runner calls no model): "
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-json",
-        "out/report.json",
-        "--skill-lens-markdown",
-        "out/report.md",
-        *QUIET_PLUGINS,
-        *args,
-    )
-
-
-def _report(pytester: pytest.Pytester) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / "out" / "report.json").read_text())
-    return data
+lens = LensRun(json="out/report.json", markdown="out/report.md")
 
 
 def _summary_section(result: pytest.RunResult) -> list[str]:
@@ -81,14 +64,14 @@ def test_a_green_fake_run_says_at_the_verdict_that_it_measured_wiring(
     pytester: pytest.Pytester,
 ) -> None:
     make_skill(pytester.path / "skills", "greet", _TRIVIAL)
-    result = _run(pytester)
+    result = lens(pytester)
 
     # The verdicts stand: every trivially holding check still passes, the gate too.
     assert result.ret == 0
     result.assert_outcomes(passed=3)
     assert _summary_section(result)[-2:] == [_WIRING_ALL, _WHAT_HOLDS]
 
-    summary = _report(pytester)["summary"]
+    summary = lens.report(pytester).summary
     assert summary["fake_outcomes"] == 3
     assert summary["fake_note"] == (
         "Wiring only: every candidate outcome (3) came from runner fake, which measures the "
@@ -106,9 +89,9 @@ def test_budget_evidence_under_fake_says_its_zeros_are_not_measurements(
     pytester: pytest.Pytester,
 ) -> None:
     make_skill(pytester.path / "skills", "greet", _TRIVIAL)
-    _run(pytester, "-k", "polite")
+    lens(pytester, "-k", "polite")
 
-    (outcome,) = _report(pytester)["outcomes"]
+    (outcome,) = lens.report(pytester).outcomes
     assert outcome["status"] == "passed"
     budget = {s["evaluator"]: s for s in outcome["scores"]}["budget"]
     assert budget["passed"] is True
@@ -132,7 +115,7 @@ def test_a_failed_gate_under_fake_says_it_after_the_reasons(pytester: pytest.Pyt
           - {kind: contains, value: "Hello, Ada"}
     """
     make_skill(pytester.path / "skills", "greet", cases)
-    result = _run(pytester)
+    result = lens(pytester)
 
     assert result.ret == 1
     assert _summary_section(result)[-4:] == [
@@ -142,7 +125,7 @@ def test_a_failed_gate_under_fake_says_it_after_the_reasons(pytester: pytest.Pyt
         "suite's wiring, not the skill",
         _WHAT_HOLDS,
     ]
-    assert _report(pytester)["summary"]["fake_outcomes"] == 1
+    assert lens.report(pytester).summary["fake_outcomes"] == 1
 
 
 _MIXED = """
@@ -165,7 +148,7 @@ _SCRIPT = {
 def test_a_run_partly_under_fake_names_the_share(pytester: pytest.Pytester) -> None:
     make_skill(pytester.path / "skills", "mixed", _MIXED)
     pytester.makeconftest(scripted_runner_conftest(_SCRIPT))
-    result = _run(pytester, "--skill-lens-runner", "fake", "--skill-lens-runner", "scripted")
+    result = lens(pytester, "--skill-lens-runner", "fake", "--skill-lens-runner", "scripted")
 
     assert result.ret == 0
     assert _summary_section(result)[-2:] == [
@@ -173,7 +156,7 @@ def test_a_run_partly_under_fake_names_the_share(pytester: pytest.Pytester) -> N
         "which measures the suite's wiring, not the skill",
         _WHAT_HOLDS,
     ]
-    report = _report(pytester)
+    report = lens.report(pytester)
     assert report["summary"]["fake_outcomes"] == 2
     assert report["summary"]["fake_note"].startswith("Partly wiring: 2 of 4 candidate outcomes")
     # The scripted runner's budget is a measurement; the fake's is not.
@@ -191,12 +174,12 @@ def test_a_run_partly_under_fake_names_the_share(pytester: pytest.Pytester) -> N
 def test_a_run_without_fake_says_nothing_of_wiring(pytester: pytest.Pytester) -> None:
     make_skill(pytester.path / "skills", "mixed", _MIXED)
     pytester.makeconftest(scripted_runner_conftest(_SCRIPT))
-    result = _run(pytester, "--skill-lens-runner", "scripted")
+    result = lens(pytester, "--skill-lens-runner", "scripted")
 
     assert result.ret == 0
     assert _summary_section(result)[-1] == "Gate passed"
     assert "runner fake" not in result.stdout.str()
-    summary = _report(pytester)["summary"]
+    summary = lens.report(pytester).summary
     assert (summary["fake_outcomes"], summary["fake_note"]) == (0, None)
     assert "runner fake" not in (pytester.path / "out" / "report.md").read_text(encoding="utf-8")
 
@@ -224,11 +207,11 @@ def test_a_fixture_replacing_the_runner_named_fake_is_not_called_wiring(
             return Measured()
         """
     )
-    result = _run(pytester, "-k", "first")
+    result = lens(pytester, "-k", "first")
 
     assert result.ret == 0
     assert _summary_section(result)[-1] == "Gate passed"
-    (outcome,) = _report(pytester)["outcomes"]
+    (outcome,) = lens.report(pytester).outcomes
     assert outcome["runner"] == "fake" and outcome["model"] == "acme"
     budget = {s["evaluator"]: s for s in outcome["scores"]}["budget"]
     assert budget["checks"][0]["evidence"] == "used 35 tokens, limit is 500"
@@ -236,7 +219,7 @@ def test_a_fixture_replacing_the_runner_named_fake_is_not_called_wiring(
 
 def test_the_note_survives_a_markdown_size_limit(pytester: pytest.Pytester) -> None:
     make_skill(pytester.path / "skills", "greet", _TRIVIAL)
-    _run(pytester, "--skill-lens-markdown-max-chars", "560")
+    lens(pytester, "--skill-lens-markdown-max-chars", "560")
 
     markdown = (pytester.path / "out" / "report.md").read_text(encoding="utf-8")
     assert len(markdown) <= 560
@@ -250,20 +233,12 @@ def test_a_merge_of_fake_shards_says_it_too(
     make_skill(pytester.path / "skills", "greet", _TRIVIAL)
     for shard in ("1/2", "2/2"):
         name = shard.replace("/", "-of-")
-        pytester.runpytest(
-            "--skill-lens",
-            "skills",
-            "--skill-lens-shard",
-            shard,
-            "--skill-lens-json",
-            f"{name}.json",
-            *QUIET_PLUGINS,
-        )
+        LensRun(json=f"{name}.json")(pytester, "--skill-lens-shard", shard)
     capsys.readouterr()
 
     code = merge_main(["1-of-2.json", "2-of-2.json", "--json", "merged.json"])
 
     assert code == 0
     assert _WIRING_ALL in capsys.readouterr().out.splitlines()
-    merged = json.loads((pytester.path / "merged.json").read_text(encoding="utf-8"))
-    assert merged["summary"]["fake_outcomes"] == 3
+    merged = Report.read(pytester.path / "merged.json")
+    assert merged.summary["fake_outcomes"] == 3

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from runs import LensRun
+from skillfactory import make_skill, scripted_runner_conftest, write_file
 
 # A case whose workspace a fixture adds notes.txt to, and whose scripted answer (a conftest
 # registering scripted_runner_conftest(SHOWS_NOTES)) is that file; its assertions follow.
@@ -35,23 +34,14 @@ WORKSPACE_CASE = (
 )
 
 
+NO_CACHE = ("-p", "no:cacheprovider")
+ITEMS = LensRun(json="report.json", options=NO_CACHE)
+
+
 def run_items(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """The skills under ``skills`` as a user runs them, with no skill-lens.toml of ours."""
     (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-json",
-        "report.json",
-        "-p",
-        "no:cacheprovider",
-        *QUIET_PLUGINS,
-        *args,
-    )
-
-
-def _report(pytester: pytest.Pytester) -> dict[str, Any]:
-    return json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    return ITEMS(pytester, *args)
 
 
 def _conftest(pytester: pytest.Pytester, text: str, where: Path | None = None) -> None:
@@ -92,7 +82,7 @@ def test_a_conftest_wraps_the_workspace_and_the_fixture_deletes_it_at_teardown(
     result.assert_outcomes(passed=1)
     root, exists = (pytester.path / "seen.txt").read_text().split("|")
     assert root and exists == "False"
-    assert _report(pytester)["outcomes"][0]["workspace"] is None
+    assert ITEMS.report(pytester).outcomes[0]["workspace"] is None
 
 
 def test_a_kept_workspace_survives_the_fixture_teardown(pytester: pytest.Pytester) -> None:
@@ -105,7 +95,7 @@ def test_a_kept_workspace_survives_the_fixture_teardown(pytester: pytest.Pyteste
     )
     result = run_items(pytester, "--skill-lens-runner", "scripted", "--skill-lens-keep-workspace")
     result.assert_outcomes(failed=1)  # the output does not say it; the file does
-    kept = _report(pytester)["outcomes"][0]["workspace"]
+    kept = ITEMS.report(pytester).outcomes[0]["workspace"]
     assert (Path(kept) / "notes.txt").read_text() == "added by a conftest"
     assert (Path(kept) / "data.txt").read_text() == "seeded by the case"
 
@@ -153,7 +143,7 @@ def test_a_directory_conftest_replaces_the_runner_for_its_skills_only(
             "skills/outside/SKILL.md::greets[[]fake[]] FAILED*",
         ]
     )
-    outcomes = {o["skill_name"]: o for o in _report(pytester)["outcomes"]}
+    outcomes = {o["skill_name"]: o for o in ITEMS.report(pytester).outcomes}
     assert outcomes["inside"]["output"] == "replaced: [fake] inside handled: say hello"
     assert outcomes["inside"]["model"] == "replacement"
     assert outcomes["outside"]["model"] == "fake"
@@ -213,7 +203,7 @@ def test_a_fixture_that_raises_makes_the_case_errored_never_failed(
     result = run_items(pytester, "--junitxml", "junit.xml")
     result.assert_outcomes(errors=1)
     assert result.ret == 1
-    outcome = _report(pytester)["outcomes"][0]
+    outcome = ITEMS.report(pytester).outcomes[0]
     assert outcome["status"] == "errored"
     assert outcome["error"] == (
         "a fixture could not be set up: RuntimeError: the fixture server is down"
@@ -251,9 +241,7 @@ def test_the_fixtures_refuse_an_ordinary_test(pytester: pytest.Pytester) -> None
         """
     )
     (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "test_ordinary.py", "-p", "no:cacheprovider", *QUIET_PLUGINS
-    )
+    result = LensRun(options=NO_CACHE)(pytester, "test_ordinary.py")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
         ["*skill_lens_workspace belongs to skill-lens case items, not to test_ordinary.py*"]
@@ -276,9 +264,7 @@ def test_fixtures_per_test_lists_what_each_case_uses(pytester: pytest.Pytester) 
         """,
     )
     (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "--fixtures-per-test", "-p", "no:cacheprovider", *QUIET_PLUGINS
-    )
+    result = LensRun(options=NO_CACHE)(pytester, "--fixtures-per-test")
     text = result.stdout.str()
     bare, full = text.split("fixtures used by bare[fake]")[1].split("fixtures used by full[fake]")
     # A fixture costs every item that asks for it, so a case asks only for what it uses.
@@ -345,8 +331,8 @@ def test_the_sandbox_fixture_decides_where_scripts_run(
     _conftest(pytester, SCRIPT_RUNNER + (OVERRIDE if override else ""))
     result = run_items(pytester, "--skill-lens-runner", "runs-script", "--skill-lens-allow-scripts")
     result.assert_outcomes(passed=1)
-    output = _report(pytester)["outcomes"][0]["output"]
-    scripts = _report(pytester)["scripts"]
+    output = ITEMS.report(pytester).outcomes[0]["output"]
+    scripts = ITEMS.report(pytester)["scripts"]
     if override:
         # Unsandboxed, the write outside the workspace lands: the override took effect.
         assert outside.read_text() == "hi\n"

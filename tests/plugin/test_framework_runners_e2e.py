@@ -36,7 +36,8 @@ from runner_e2e import (
     run,
     tools_block,
 )
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, Report, served_by
+from skillfactory import make_skill, write_file
 
 # slow: real agent frameworks against local servers (-m "not slow" skips it)
 pytestmark = [
@@ -268,7 +269,7 @@ def test_a_transient_failure_is_retried_as_a_fresh_conversation(
     assert outcome["tool_calls"] == [{"name": "poll", "arguments": {}}]
     assert outcome["retry_cost_usd"] == pytest.approx(price(MODEL, 100, 20))
     # The discarded attempt was paid for: the run's total counts it, the budget does not.
-    summary = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["summary"]
+    summary = Report.read(pytester.path / "report.json").summary
     assert summary["total_cost_usd"] == pytest.approx(
         outcome["cost_usd"] + outcome["retry_cost_usd"]
     )
@@ -766,9 +767,7 @@ def test_base_url_is_the_flag_then_the_file_then_the_providers_variable(
     monkeypatch.setenv("OPENAI_BASE_URL", server.url if where == "variable" else DEAD_ENDPOINT)
     flag = ("--skill-lens-base-url", server.url) if where == "flag" else ()
 
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", runner, *flag, *QUIET_PLUGINS
-    )
+    result = LensRun(runner=runner)(pytester, *flag)
 
     assert result.ret == 0, result.stdout.str()
     assert [r.path for r in server.requests] == ["/v1/chat/completions"]
@@ -955,17 +954,7 @@ def test_a_skill_with_no_description_and_no_instructions_gets_the_neutral_prompt
         "cases:\n  - name: c\n    task: hello\n",
     )
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        runner,
-        "--skill-lens-base-url",
-        server.url,
-        "--skill-lens-model",
-        "openai:gpt-4o-mini",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(runner=runner)(pytester, *served_by(server.url))
 
     assert result.ret == 0, result.stdout.str()
     (request,) = server.requests

@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_scripted_skills
+from runs import LensRun
+from skillfactory import make_scripted_skills
 
 
 def _step(case: str) -> dict[str, str]:
@@ -23,9 +24,7 @@ def _skills(pytester: pytest.Pytester, skills: dict[str, list[str] | None]) -> N
 
 def _run(pytester: pytest.Pytester, *args: str, toml: str = "") -> pytest.RunResult:
     (pytester.path / "skill-lens.toml").write_text(textwrap.dedent(toml), encoding="utf-8")
-    return pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS, *args
-    )
+    return LensRun(runner="scripted")(pytester, *args)
 
 
 def _section(result: pytest.RunResult) -> list[str]:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill
+from runs import LensRun
+from skillfactory import make_skill
+
+lens = LensRun()  # the skills under skills/, in process
 
 
 def test_garbage_of_a_case_is_not_frozen_with_what_the_session_holds(
@@ -34,7 +37,7 @@ def test_garbage_of_a_case_is_not_frozen_with_what_the_session_holds(
             (config.rootpath / "alive.txt").write_text(f"{alive} {gc.get_freeze_count()}")
         """
     )
-    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    result = lens(pytester)
     result.assert_outcomes(passed=600)
     alive, frozen = map(int, (pytester.path / "alive.txt").read_text().split())
     assert frozen > 0  # the session froze what it holds

@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from runs import SCRIPTED, LensRun, run_scripted_skill
 from test_authoring_rules import (
     BAD,
     Expect,
@@ -30,6 +31,7 @@ from test_authoring_rules import (
 from schema_server import recording_schema_server
 
 HANG_GUARD = 300  # seconds for a whole inner pytest run
+NO_CACHE = ("-p", "no:cacheprovider")
 
 
 @pytest.fixture
@@ -39,30 +41,15 @@ def schema_server() -> Iterator[tuple[str, list[str]]]:
         yield served
 
 
+# In a child process with a hang guard.
+GUARDED = replace(SCRIPTED, options=NO_CACHE, subprocess=True, timeout=HANG_GUARD)
+
+
 def _run_scripted(
     pytester: pytest.Pytester, cases_yaml: str, script: dict[str, dict[str, Any]]
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     """One skill under the scripted runner, in a child process; outcomes by case name."""
-    make_skill(pytester.path / "skills", "hostile", cases_yaml)
-    pytester.makeconftest(scripted_runner_conftest(script))
-    (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        timeout=HANG_GUARD,
-    )
-    report_file = pytester.path / "report.json"
-    if not report_file.exists():
-        return result, {}
-    report = json.loads(report_file.read_text(encoding="utf-8"))
-    return result, {o["case_name"]: o for o in report["outcomes"]}
+    return run_scripted_skill(pytester, "hostile", cases_yaml, script, GUARDED)
 
 
 def _evidence(outcome: dict[str, Any], check_id: str) -> tuple[bool, str]:
@@ -360,16 +347,8 @@ def test_an_alias_bomb_is_refused_naming_the_field(
     pytester: pytest.Pytester, body: str, field: str
 ) -> None:
     write_skill(pytester, {"evals/cases.yaml": bad_case_file(body)})
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "spy",
-        *QUIET_PLUGINS,
-        timeout=HANG_GUARD,
-    )
+    spied = LensRun(runner="spy", options=NO_CACHE, subprocess=True, timeout=HANG_GUARD)
+    result = spied(pytester)
     assert result.ret == 2, result.stdout.str()
     message = authoring_message(result)
     place, _, rest = message.partition(": ")

@@ -13,8 +13,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from skillfactory import QUIET_PLUGINS
-from test_authoring_rules import GOOD_CASE, Expect, assert_refused, run, write_skill
+from runs import LensRun, Report
+from test_authoring_rules import (
+    GOOD_CASE,
+    SKILL,
+    Expect,
+    assert_refused,
+    cases_seen,
+    run,
+    runner_calls,
+    write_skill,
+)
 
 # (id, the name as written in a double-quoted YAML scalar, the name itself)
 HIDDEN = [
@@ -257,7 +266,7 @@ def test_a_skill_directory_name_with_a_hidden_character_is_refused(
 
     # A refusal at start-up is pytest.exit in pytest_configure (tests/conftest.py's pytester
     # reports it in-process, as a real process would).
-    result = pytester.runpytest(*QUIET_PLUGINS, "-p", "no:cacheprovider", "--skill-lens", given)
+    result = LensRun(skills=given, options=("-p", "no:cacheprovider"))(pytester)
 
     out = result.stdout.str() + result.stderr.str()
     assert result.ret == 2, out
@@ -299,17 +308,32 @@ def test_an_evals_json_id_takes_the_case_name_rules(
 
 
 def test_ordinary_names_still_load_and_run(pytester: pytest.Pytester) -> None:
-    """Ordinary names, tags and tool names still load and run."""
+    """Ordinary names, tags and tool names still load and run, each as written: in the
+    node id, the case the runner is handed, its trajectory check and the JSON report."""
+    name = "greets in French (formal)"
     write_skill(
         pytester,
         {
             "evals/cases.yaml": (
-                "cases:\n  - name: greets in French (formal)\n    tags: [smoke, fr-FR]\n"
+                f"cases:\n  - name: {name}\n    tags: [smoke, fr-FR]\n"
                 "    task: Say hello.\n    trajectory:\n      forbidden: [delete_all]\n"
             )
         },
     )
 
-    result = run(pytester)
+    result = run(pytester, "-v", "--skill-lens-json", "report.json")
 
     assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"skills/{SKILL}/SKILL.md::{name}[[]spy[]] PASSED*"])
+    assert runner_calls(pytester) == [f"spy::{name}"]
+    handed = cases_seen(pytester)[name]
+    assert handed["tags"] == ["smoke", "fr-FR"]
+    assert handed["trajectory"]["forbidden"] == ["delete_all"]
+    (outcome,) = Report.read(pytester.path / "report.json").outcomes
+    assert (outcome["skill_name"], outcome["case_name"]) == (SKILL, name)
+    assert outcome["status"] == "passed"
+    (trajectory,) = [s for s in outcome["scores"] if s["evaluator"] == "trajectory"]
+    assert [(c["id"], c["passed"], c["evidence"]) for c in trajectory["checks"]] == [
+        ("forbidden:delete_all", True, "delete_all was never called")
+    ]

@@ -8,7 +8,6 @@ guards on the subprocess.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -19,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, Report
+from skillfactory import make_skill, write_file
 
 GUARD = 120  # seconds: a hang guard for a whole inner run, never a figure to beat
 
@@ -73,18 +73,12 @@ def _sleepy(pytester: pytest.Pytester, cases: list[dict[str, Any]], toml: str = 
     write_file(pytester.path / "skill-lens.toml", toml)  # no file above can leak in
 
 
-def _run_sleepy(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """The inner run under the sleepy runner, with a JSON report and a hang guard."""
-    return pytester.runpytest_subprocess(
-        *("--skill-lens", "skills", "--skill-lens-runner", "sleepy", *args),
-        *("--skill-lens-json", "report.json", *QUIET_PLUGINS),
-        timeout=GUARD,
-    )
+# The inner run under the sleepy runner, with a JSON report and a hang guard.
+sleepy = LensRun(runner="sleepy", json="report.json", subprocess=True, timeout=GUARD)
 
 
 def _report(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
-    data = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    return {o["case_name"]: o for o in data["outcomes"]}
+    return Report.read(pytester.path / "report.json").by_case()
 
 
 def _seen(pytester: pytest.Pytester) -> dict[str, str]:
@@ -115,7 +109,7 @@ def test_a_runner_that_never_returns_errors_its_case_and_the_session_goes_on(
     )
 
     # The hang guard: the abandoned call must not keep the process alive.
-    result = _run_sleepy(pytester, "--skill-lens-case-timeout", "1")
+    result = sleepy(pytester, "--skill-lens-case-timeout", "1")
 
     assert result.ret == 1
     result.assert_outcomes(passed=2, errors=1)
@@ -146,7 +140,7 @@ def test_one_deadline_covers_every_session_of_a_case(pytester: pytest.Pytester) 
         toml="case_timeout_seconds = 1\n",
     )
 
-    result = _run_sleepy(pytester)
+    result = sleepy(pytester)
 
     assert result.ret == 1
     result.assert_outcomes(passed=1, errors=1)
@@ -165,7 +159,7 @@ def test_a_judge_that_never_returns_is_named_in_the_timeout(pytester: pytest.Pyt
         toml='judge = "stuck"\ncase_timeout_seconds = 1.5\n',
     )
 
-    result = _run_sleepy(pytester)
+    result = sleepy(pytester)
 
     assert result.ret == 1
     result.assert_outcomes(passed=1, errors=1)
@@ -184,9 +178,9 @@ def test_a_judge_that_never_returns_is_named_in_the_timeout(pytester: pytest.Pyt
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
 def test_ctrl_c_interrupts_a_run_waiting_on_a_runner(pytester: pytest.Pytester) -> None:
     _sleepy(pytester, [{"name": "hangs", "task": "t"}, {"name": "never", "task": "t"}])
-    command = [sys.executable, "-m", "pytest", "--skill-lens", "skills", "-p", "no:cacheprovider"]
+    sleeping = LensRun(runner="sleepy", options=("-p", "no:cacheprovider"))
     process = subprocess.Popen(
-        [*command, "--skill-lens-runner", "sleepy", *QUIET_PLUGINS],
+        [sys.executable, "-m", "pytest", *sleeping.argv()],
         cwd=pytester.path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -261,7 +255,7 @@ def test_a_bad_case_timeout_is_exit_2_naming_its_source(
 ) -> None:
     _sleepy(pytester, [{"name": "second", "task": "t"}], toml=toml or "")
 
-    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "sleepy", *args)
+    result = LensRun(runner="sleepy", quiet=False)(pytester, *args)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([message])
@@ -366,15 +360,7 @@ def test_garbage_from_a_runner_judge_or_evaluator_errors_only_its_own_case(
     write_file(pytester.path / "conftest.py", GARBAGE_CONFTEST)
     write_file(pytester.path / "skill-lens.toml", 'judge = "shoddy"\n')
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "garbage",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(runner="garbage", json="report.json")(pytester)
 
     text = result.stdout.str()
     assert "INTERNALERROR" not in text and "Traceback" not in text
@@ -457,10 +443,7 @@ def test_the_sessions_sum_of_well_formed_figures_cannot_overflow_into_a_pass(
     )
     write_file(pytester.path / "skill-lens.toml", "")
 
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "huge", "--skill-lens-json",
-        "report.json", *QUIET_PLUGINS,
-    )  # fmt: skip
+    result = LensRun(runner="huge", json="report.json")(pytester)
 
     assert result.ret == 1
     result.assert_outcomes(errors=1)

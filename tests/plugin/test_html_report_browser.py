@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from runs import LensRun
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
 from test_portability_e2e import html_page as portability_page
 
@@ -100,22 +101,13 @@ class Page:
         return self.page.locator(f'tr.outcome[data-arm="{arm}"]', has_text=case)
 
 
+SUITE = LensRun(runner="scripted", json="report.json")
+
+
 def _suite(pytester: pytest.Pytester) -> Path:
     pytester.makeconftest(scripted_runner_conftest(SCRIPT))
     make_skill(pytester.path / "skills", "greet", CASES)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        "--skill-lens-baseline",
-        "none",
-        "--skill-lens-json",
-        "report.json",
-        "--skill-lens-html",
-        "report.html",
-        *QUIET_PLUGINS,
-    )
+    result = SUITE(pytester, "--skill-lens-baseline", "none", "--skill-lens-html", "report.html")
     assert result.ret == 1, result.stdout.str()  # the failing case fails the gate
     return pytester.path / "report.html"
 
@@ -265,7 +257,7 @@ def test_the_portability_grid_of_two_runners_shows_with_its_names_as_text(
 
 def test_an_aborted_run_writes_a_page_saying_so(pytester: pytest.Pytester, browser: Any) -> None:
     make_skill(pytester.path / "skills", "broken", "cases:\n  - name: x\n    bogus: 1\n")
-    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-html", "r.html")
+    result = LensRun(quiet=False)(pytester, "--skill-lens-html", "r.html")
     assert result.ret == 2
     page = browser.new_page()
     errors: list[str] = []
@@ -281,8 +273,7 @@ def test_an_aborted_run_writes_a_page_saying_so(pytester: pytest.Pytester, brows
 def test_the_page_stays_within_its_budget(pytester: pytest.Pytester) -> None:
     path = _suite(pytester)
     size = len(path.read_bytes())
-    data = json.loads((pytester.path / "report.json").read_text())
-    assert len(data["outcomes"]) == 6 and size < 300_000
+    assert len(SUITE.report(pytester).outcomes) == 6 and size < 300_000
 
 
 def test_the_triggering_grid_among_neighbours_shows_with_its_names_as_text(

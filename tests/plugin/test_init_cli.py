@@ -8,12 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.cli import console
 from scaffold_fill import fill
 
 SCRIPT = Path(sys.executable).parent / "pytest-skill-lens"
+
+lens = LensRun()  # the skills under skills/, in process
 
 
 def _init(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -53,7 +56,7 @@ def test_the_scaffold_is_refused_until_filled_then_runs_under_fake(
     assert _init(capsys, "skills/order-support")[0] == 0
     target = pytester.path / "skills" / "order-support" / "evals" / "order-support.eval.yaml"
 
-    refused = pytester.runpytest("--skill-lens", "skills", "--collect-only", *QUIET_PLUGINS)
+    refused = lens(pytester, "--collect-only")
     assert refused.ret == 2
     text = refused.stdout.str()
     assert "order-support.eval.yaml:" in text
@@ -61,7 +64,7 @@ def test_the_scaffold_is_refused_until_filled_then_runs_under_fake(
     assert "still holds the placeholder TODO(skill-lens)" in text
 
     target.write_text(fill(target.read_text(encoding="utf-8")), encoding="utf-8")
-    listed = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS)
+    listed = lens(pytester, "--collect-only", "-q")
     assert listed.ret == 0
     assert [line for line in listed.outlines if "::" in line] == [
         f"skills/order-support/SKILL.md::{name}[fake]"
@@ -74,7 +77,7 @@ def test_the_scaffold_is_refused_until_filled_then_runs_under_fake(
         )
     ]
 
-    ran = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    ran = lens(pytester)
     # fake answers with one fixed line and calls no tool: the common case and the negative
     # control hold, the tool, trigger and file checks do not. The run measured the wiring.
     ran.assert_outcomes(passed=2, failed=3)
@@ -254,7 +257,7 @@ def test_init_on_a_new_directory_scaffolds_a_skill_refused_until_filled(
     text = skill_md.read_text(encoding="utf-8")
     assert text.startswith("---\nname: release-notes\ndescription: TODO(skill-lens) ")
 
-    refused = pytester.runpytest("--skill-lens", "skills/release-notes", *QUIET_PLUGINS)
+    refused = LensRun(skills="skills/release-notes")(pytester)
     assert refused.ret == 2
     shown = refused.stdout.str()
     assert f"{skill_md}:3, field 'description': still holds the placeholder TODO(skill-lens)" in (
@@ -268,7 +271,7 @@ def test_init_on_a_new_directory_scaffolds_a_skill_refused_until_filled(
         text = text.replace(placeholder, value)
     skill_md.write_text(text, encoding="utf-8")
     evals.write_text(fill(evals.read_text(encoding="utf-8")), encoding="utf-8")
-    ran = pytester.runpytest("--skill-lens", "skills/release-notes", *QUIET_PLUGINS)
+    ran = LensRun(skills="skills/release-notes")(pytester)
     ran.assert_outcomes(passed=2, failed=3, warnings=0)  # as for an existing skill, no warning
     assert ran.ret == 1
 

@@ -3,10 +3,9 @@ evidence (or of an error) leaves a small report that says what was cut."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 FLOOD = 50_000_000
 VERBOSE_CONFTEST = f"""\
@@ -41,22 +40,15 @@ def test_a_judge_flooding_its_evidence_leaves_a_small_report_saying_it_was_cut(
     make_skill(pytester.path / "skills", "greet", cases)
     write_file(pytester.path / "conftest.py", VERBOSE_CONFTEST)
     write_file(pytester.path / "skill-lens.toml", 'judge = "verbose"\n')
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-json",
-        "report.json",
-        "--skill-lens-markdown",
-        "report.md",
-        *QUIET_PLUGINS,
-    )
+    lens = LensRun(json="report.json", markdown="report.md")
+    result = lens(pytester)
     assert result.ret == 1, result.stdout.str()
     result.assert_outcomes(failed=1, errors=1)
     path = pytester.path / "report.json"
     assert path.stat().st_size < 200_000
     assert (pytester.path / "report.md").stat().st_size < 200_000
     assert len(result.stdout.str()) < 200_000
-    outcomes = {o["case_name"]: o for o in json.loads(path.read_text())["outcomes"]}
+    outcomes = lens.report(pytester).by_case()
 
     (judged,) = [s for s in outcomes["graded"]["scores"] if s["evaluator"] == "judge"]
     first, second = judged["checks"]

@@ -7,11 +7,11 @@ knows, and the judge's own preflight (its model flag, its API key) applies to it
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 _RUBRIC_CASE = """
 cases:
@@ -57,15 +57,12 @@ def graded(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-json", "report.json", *QUIET_PLUGINS, *args
-    )
+lens = LensRun(json="report.json")
 
 
 def _outcome(pytester: pytest.Pytester) -> dict[str, Any]:
-    (outcome,) = json.loads((pytester.path / "report.json").read_text())["outcomes"]
-    return outcome  # type: ignore[no-any-return]
+    (outcome,) = lens.report(pytester).outcomes
+    return outcome
 
 
 def _judge_score(outcome: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +70,7 @@ def _judge_score(outcome: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_flag_chooses_the_judge(graded: pytest.Pytester) -> None:
-    result = _run(graded, "--skill-lens-judge", "approving")
+    result = lens(graded, "--skill-lens-judge", "approving")
 
     assert result.ret == 0
     result.assert_outcomes(passed=1)
@@ -87,11 +84,11 @@ def test_the_flag_chooses_the_judge(graded: pytest.Pytester) -> None:
 def test_the_flag_wins_over_the_file(graded: pytest.Pytester) -> None:
     write_file(graded.path / "skill-lens.toml", 'judge = "approving"\n')
 
-    by_file = _run(graded)
+    by_file = lens(graded)
     assert by_file.ret == 0
     by_file.stdout.fnmatch_lines(["*; judge approving; config *skill-lens.toml"])
 
-    by_flag = _run(graded, "--skill-lens-judge", "fake")
+    by_flag = lens(graded, "--skill-lens-judge", "fake")
     # The fake judge grades nothing: the rubric case is errored, never passed.
     assert by_flag.ret == 1
     by_flag.assert_outcomes(errors=1)
@@ -105,7 +102,7 @@ def test_an_unknown_judge_from_the_flag_names_the_flag_and_every_judge(
     graded: pytest.Pytester,
 ) -> None:
     write_file(graded.path / "skill-lens.toml", 'judge = "approving"\n')
-    result = _run(graded, "--skill-lens-judge", "aproving")
+    result = lens(graded, "--skill-lens-judge", "aproving")
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(
@@ -117,15 +114,15 @@ def test_an_unknown_judge_from_the_flag_names_the_flag_and_every_judge(
     )
     assert result.stderr.str().count("unknown judge 'aproving'") == 1
     assert "collected" not in result.stdout.str()  # refused before collection: no case ran
-    report = json.loads((graded.path / "report.json").read_text())
-    assert report["aborted"] is True and report["outcomes"] == []
+    report = lens.report(graded)
+    assert report["aborted"] is True and report.outcomes == []
 
 
 def test_an_unknown_judge_from_the_file_names_the_file_and_the_key(
     graded: pytest.Pytester,
 ) -> None:
     config = write_file(graded.path / "skill-lens.toml", 'judge = "aproving"\n')
-    result = _run(graded)
+    result = lens(graded)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(

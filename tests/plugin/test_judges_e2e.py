@@ -21,7 +21,8 @@ pytest.importorskip("langchain_openai")
 pytest.importorskip("genai_prices")
 
 from model_server import MODEL, Request, ScriptedModelServer, failure, text, tool_calls
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, Report
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.score.judge import JudgeRequest
 from pytest_skill_lens.score.judges.prompt import INSTRUCTIONS, build_judge_prompt
@@ -72,7 +73,7 @@ def run(
     runner: str = "fake",
     model: bool = True,
     base_url: bool = True,
-) -> tuple[pytest.RunResult, dict[str, Any]]:
+) -> tuple[pytest.RunResult, Report]:
     """Run the skill under ``runner`` with ``judge`` grading; the JSON report."""
     server.by_content.update({key: list(replies) for key, replies in judge_script.items()})
     make_skill(pytester.path / "skills", SKILL, cases)
@@ -80,30 +81,21 @@ def run(
         pytester.path / "skill-lens.toml",
         f'judge = "{judge}"\nretry_backoff_seconds = 0.0\n{toml}',
     )
-    argv = [
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        runner,
+    served = (
         *(("--skill-lens-model", "openai:gpt-4o-mini") if model else ()),
         *(("--skill-lens-base-url", server.url) if base_url else ()),
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    ]
-    result = pytester.runpytest(*argv)
+    )
+    result = LensRun(runner=runner, json="report.json")(pytester, *served, *args)
     path = pytester.path / "report.json"
-    report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    return result, report
+    return result, Report.read(path) if path.is_file() else Report()
 
 
-def outcome(report: Mapping[str, Any], name: str = "graded") -> dict[str, Any]:
-    (found,) = [o for o in report["outcomes"] if o["case_name"] == name]
-    return found  # type: ignore[no-any-return]
+def outcome(report: Report, name: str = "graded") -> dict[str, Any]:
+    (found,) = [o for o in report.outcomes if o["case_name"] == name]
+    return found
 
 
-def judge_score(report: Mapping[str, Any], name: str = "graded") -> dict[str, Any]:
+def judge_score(report: Report, name: str = "graded") -> dict[str, Any]:
     (score,) = [s for s in outcome(report, name)["scores"] if s["evaluator"] == "judge"]
     return score  # type: ignore[no-any-return]
 
@@ -606,7 +598,7 @@ def test_a_missing_api_key_for_the_judges_model_is_exit_2_before_any_request(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     _setup(pytester, f'judge = "{judge}"\njudge_model = "anthropic:claude-sonnet-4-5"\n')
 
-    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    result = LensRun()(pytester)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(
@@ -668,7 +660,7 @@ def test_judge_settings_that_cannot_work_are_exit_2(
 ) -> None:
     _setup(pytester, toml)
 
-    result = pytester.runpytest("--skill-lens", "skills", *args, *QUIET_PLUGINS)
+    result = LensRun()(pytester, *args)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([said])
@@ -684,7 +676,7 @@ def test_without_the_extra_the_judge_is_exit_2_naming_the_install(
     _setup(pytester, f'judge = "{judge}"\n')
     pytester.makeconftest(f"import sys\n\nsys.modules[{blocked!r}] = None\n")
 
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", *QUIET_PLUGINS)
+    result = LensRun(subprocess=True)(pytester)
 
     assert result.ret == 2
     assert (
@@ -713,7 +705,7 @@ def test_collect_only_with_a_judge_imports_no_framework_and_needs_no_key(
     _setup(pytester, f'judge = "{judge}"\n')
     pytester.makeconftest(MODULES_CONFTEST)
 
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", "--collect-only", "-q")
+    result = LensRun(subprocess=True, quiet=False)(pytester, "--collect-only", "-q")
 
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     modules = set(json.loads((pytester.path / "modules.json").read_text()))

@@ -19,10 +19,13 @@ pytest.importorskip("genai_prices")
 
 from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import case, checks, run, tools_block
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, served_by
+from skillfactory import make_skill, write_file
 
 # slow: a real LangChain agent against a local server (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("openai_key")]
+
+under_langchain = LensRun(runner="langchain")
 
 
 # --- what the model sent, as LangChain hands it over -----------------------------------------
@@ -164,15 +167,7 @@ def test_an_unreachable_endpoint_is_an_errored_case_not_a_crash(
     make_skill(pytester.path / "skills", "order-support", [case("c", "t")])
     write_file(pytester.path / "skill-lens.toml", "retries = 1\nretry_backoff_seconds = 0.0\n")
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "langchain",
-        "--skill-lens-base-url",
-        "http://127.0.0.1:9/v1",
-        *QUIET_PLUGINS,
-    )
+    result = under_langchain(pytester, "--skill-lens-base-url", "http://127.0.0.1:9/v1")
 
     assert result.ret == 1
     result.assert_outcomes(errors=1)
@@ -238,17 +233,7 @@ def test_both_runners_in_one_session_give_one_outcome_each(
 def test_both_runners_are_listed_by_collect_only(pytester: pytest.Pytester) -> None:
     make_skill(pytester.path / "skills", "order-support", [case("c", "t")])
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
-        "--skill-lens-runner",
-        "langchain",
-        "--collect-only",
-        "-q",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(runner=("pydantic-ai", "langchain"))(pytester, "--collect-only", "-q")
 
     assert result.ret == 0
     result.stdout.fnmatch_lines(
@@ -284,17 +269,7 @@ def test_a_missing_api_key_stops_the_run_before_any_request(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     _one_case(pytester)
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "langchain",
-        "--skill-lens-model",
-        model,
-        "--skill-lens-base-url",
-        server.url,
-        *QUIET_PLUGINS,
-    )
+    result = under_langchain(pytester, *served_by(server.url, model))
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(
@@ -324,17 +299,7 @@ def test_a_model_the_runner_cannot_serve_is_exit_2(
 ) -> None:
     _one_case(pytester)
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "langchain",
-        "--skill-lens-base-url",
-        server.url,
-        "--skill-lens-model",
-        model,
-        *QUIET_PLUGINS,
-    )
+    result = under_langchain(pytester, *served_by(server.url, model))
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([f"*{said}*"])
@@ -344,14 +309,8 @@ def test_a_model_the_runner_cannot_serve_is_exit_2(
 def test_a_base_url_that_cannot_be_an_endpoint_is_exit_2(pytester: pytest.Pytester) -> None:
     _one_case(pytester)
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "langchain",
-        "--skill-lens-base-url",
-        "https://user:s3cr3t@models.example/v1",
-        *QUIET_PLUGINS,
+    result = under_langchain(
+        pytester, "--skill-lens-base-url", "https://user:s3cr3t@models.example/v1"
     )
 
     assert result.ret == 2
@@ -366,9 +325,7 @@ def test_without_the_extra_the_runner_is_exit_2_naming_the_install(
     _one_case(pytester)
     pytester.makeconftest(f"import sys\n\nsys.modules[{blocked!r}] = None  # not installed\n")
 
-    result = pytester.runpytest_subprocess(
-        "--skill-lens", "skills", "--skill-lens-runner", "langchain", *QUIET_PLUGINS
-    )
+    result = LensRun(runner="langchain", subprocess=True)(pytester)
 
     assert result.ret == 2
     assert (
@@ -396,15 +353,7 @@ def test_collect_only_under_langchain_imports_no_framework(
     _one_case(pytester)
     pytester.makeconftest(MODULES_CONFTEST)
 
-    result = pytester.runpytest_subprocess(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "langchain",
-        "--collect-only",
-        "-q",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(runner="langchain", subprocess=True)(pytester, "--collect-only", "-q")
 
     assert result.ret == 0
     result.stdout.fnmatch_lines(["skills/order-support/SKILL.md::c[langchain]"])

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 # slow: pytest processes signalled and killed, under xdist too (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")]
@@ -97,8 +98,8 @@ class Run:
         if block:
             env["SKILL_LENS_TEST_BLOCK"] = "1"
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH")]))
-        command = [sys.executable, "-m", "pytest", "--skill-lens", "skills"]
-        command += ["--skill-lens-runner", "blocking", "-p", "no:cacheprovider", *QUIET_PLUGINS]
+        blocking = LensRun(runner="blocking", options=("-p", "no:cacheprovider"))
+        command = [sys.executable, "-m", "pytest", *blocking.argv()]
         with self.out.open("wb") as out:
             self.process = subprocess.Popen(
                 [*command, *args], stdout=out, stderr=subprocess.STDOUT, env=env

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from peak_memory import run_console
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 from proc_watch import alive_with
 from pytest_skill_lens.cli import console
@@ -106,6 +107,8 @@ SERVER = textwrap.dedent(
         send({"jsonrpc": "2.0", "id": message["id"], "result": result})
     """
 )
+
+lens = LensRun()  # the skills under skills/, in process
 
 
 @pytest.fixture
@@ -337,7 +340,7 @@ def test_the_library_round_trips_into_a_suite_that_runs(
             """
         ),
     )
-    refused = pytester.runpytest("--skill-lens", "skills", "--collect-only", *QUIET_PLUGINS)
+    refused = lens(pytester, "--collect-only")
     assert refused.ret == 2  # the library's own placeholders: descriptions and returns
     assert "still holds the placeholder TODO(skill-lens)" in refused.stdout.str()
     assert "server.yaml" in refused.stdout.str()
@@ -345,7 +348,7 @@ def test_the_library_round_trips_into_a_suite_that_runs(
     filled = library.replace("description: TODO(skill-lens)", "description: List orders")
     filled = filled.replace("returns: TODO(skill-lens)", "returns: '{}'")
     target.write_text(filled, encoding="utf-8")
-    ran = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    ran = lens(pytester)
     ran.assert_outcomes(failed=1)  # fake calls no tool: called: is not met, and says so
     assert "called:get-pull-request" in ran.stdout.str()
     assert directory.is_dir()

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 from peak_memory import run_console
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.cli import console
 
@@ -181,7 +182,7 @@ def test_a_remote_server_becomes_a_library_a_suite_runs(
             """
         ),
     )
-    ran = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    ran = LensRun()(pytester)
     ran.assert_outcomes(failed=1)  # fake calls no tool: called: is not met, and says so
     assert "called:get-pull-request" in ran.stdout.str()
 

@@ -11,26 +11,20 @@ quietly leaves shard 1 out would pass.
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from runs import LensRun, Report, run_merge, run_module
+from skillfactory import make_skill, scripted_runner_conftest, write_file
 
 from pytest_skill_lens.plugin.shard import assign
 
 CASES = ["c1", "c2", "c3", "c4"]
-ARGS = (
-    "--skill-lens-runner",
-    "scripted",
-    "--skill-lens-repeat",
-    "2",
-    "-p",
-    "no:cacheprovider",
-    *QUIET_PLUGINS,
+REPEATED = LensRun(
+    runner="scripted", options=("--skill-lens-repeat", "2", "-p", "no:cacheprovider")
 )
 
 
@@ -44,36 +38,20 @@ def _suite(root: Path, expected: str = "PASS") -> None:
 
 
 def _shard(pytester: pytest.Pytester, k: int, *more: str, path: str = "skills") -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens", path, *ARGS, "--skill-lens-shard", f"{k}/2",
-        "--skill-lens-json", f"shard-{k}.json", *more,
-    )  # fmt: skip
+    shard = replace(REPEATED, skills=path, json=f"shard-{k}.json")
+    return shard(pytester, "--skill-lens-shard", f"{k}/2", *more)
 
 
 def _merge(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_skill_lens.merge", *args, "--json", "merged.json"],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_merge(pytester, *args, "--json", "merged.json")
 
 
 def _html(pytester: pytest.Pytester, report: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_skill_lens.cli", "html", report, "-o", "page.html"],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_module(pytester, "pytest_skill_lens.cli", "html", report, "-o", "page.html")
 
 
 def _load(pytester: pytest.Pytester, name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / name).read_text(encoding="utf-8"))
+    data: dict[str, Any] = Report.read(pytester.path / name)
     return data
 
 
@@ -172,7 +150,7 @@ def test_a_shard_run_with_other_settings_refuses_the_merge(pytester: pytest.Pyte
 def test_a_plain_report_among_shards_refuses_the_merge(pytester: pytest.Pytester) -> None:
     _suite(pytester.path)
     _shard(pytester, 2)
-    pytester.runpytest("--skill-lens", "skills", *ARGS, "--skill-lens-json", "whole.json")
+    replace(REPEATED, json="whole.json")(pytester)
     merged = _merge(pytester, "whole.json", "shard-2.json")
     _refused(merged, "whole.json is not a shard's report")
 

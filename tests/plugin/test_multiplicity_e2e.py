@@ -9,11 +9,9 @@ the first of the two for 0.0125, so after the correction neither is.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 RUNNERS = """
 import re
@@ -44,32 +42,24 @@ GATE = (
 )
 
 
+lens = LensRun(runner=("left", "right"), json="out.json", markdown="out.md")
+
+
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+
     write_file(pytester.path / "conftest.py", RUNNERS)
     cases = [
         {"name": n, "task": "t", "assertions": [{"kind": "contains", "value": "PASS"}]}
         for n in ("one", "two")
     ]
     make_skill(pytester.path / "skills", "greet", cases, body="SAY: PASS\n")
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        *("--skill-lens-runner", "left", "--skill-lens-runner", "right"),
-        *("--skill-lens-json", "out.json", "--skill-lens-markdown", "out.md"),
-        *QUIET_PLUGINS,
-        *args,
-    )
-
-
-def _report(pytester: pytest.Pytester) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / "out.json").read_text(encoding="utf-8"))
-    return data
+    return lens(pytester, *args)
 
 
 def test_holm_turns_two_raw_passes_into_two_adjusted_failures(pytester: pytest.Pytester) -> None:
     raw = _run(pytester, *GATE)
     assert raw.ret == 0  # the default, "none": each runner's interval clears 0 alone
-    [block] = _report(pytester)["multiplicity"]
+    [block] = lens.report(pytester)["multiplicity"]
     assert (block["criterion"], block["method"]) == ("min_delta_confidence", "none")
     assert [(d["runner"], d["raw_holds"], d["adjusted_holds"]) for d in block["decisions"]] == [
         ("left", True, True),
@@ -78,7 +68,7 @@ def test_holm_turns_two_raw_passes_into_two_adjusted_failures(pytester: pytest.P
     write_file(pytester.path / "skill-lens.toml", 'multiplicity = "holm"\n')
     result = _run(pytester, *GATE)
     assert result.ret == 1
-    report = _report(pytester)
+    report = lens.report(pytester)
     [block] = report["multiplicity"]
     assert (block["method"], block["level"], block["alpha"]) == ("holm", 0.95, pytest.approx(0.025))
     assert [
@@ -112,7 +102,7 @@ def test_an_unknown_multiplicity_is_refused_before_any_run(pytester: pytest.Pyte
     result = _run(pytester, *GATE)
     assert result.ret == 2
     result.stderr.fnmatch_lines(["*multiplicity must be one of 'holm' or 'none'*bonferroni*"])
-    assert not (pytester.path / "out.json").exists() or not _report(pytester)["outcomes"]
+    assert not (pytester.path / "out.json").exists() or not lens.report(pytester).outcomes
 
 
 def test_holm_without_a_confidence_level_is_refused(pytester: pytest.Pytester) -> None:
@@ -140,18 +130,18 @@ def test_per_skill_minimums_under_the_fake_runner_holm_differs(pytester: pytest.
         make_skill(pytester.path / "skills", name, cases)
     config = "per_skill_min = { greet = 0.5, audit = 0.5 }\nper_skill_min_confidence = 0.95\n"
     write_file(pytester.path / "skill-lens.toml", config)
-    args = ("--skill-lens", "skills", "--skill-lens-json", "out.json", *QUIET_PLUGINS)
-    assert pytester.runpytest(*args).ret == 0
+    fake = LensRun(json="out.json")
+    assert fake(pytester).ret == 0
     write_file(pytester.path / "skill-lens.toml", config + 'multiplicity = "holm"\n')
-    result = pytester.runpytest(*args)
+    result = fake(pytester)
     assert result.ret == 1
-    [family] = _report(pytester)["multiplicity"]
+    [family] = lens.report(pytester)["multiplicity"]
     assert family["criterion"] == "per_skill_min_confidence"
     assert [
         (d["skill"], round(d["p_value"], 4), d["raw_holds"], d["adjusted_holds"])
         for d in family["decisions"]
     ] == [("greet", 0.0228, True, False), ("audit", 0.0228, True, False)]
-    assert _report(pytester)["gate"]["reasons"][0] == (
+    assert lens.report(pytester).gate["reasons"][0] == (
         "skill 'greet' pass rate 100% is shown at 95% confidence alone but not after Holm's "
         "correction over 2 decision(s): p = 0.0228, adjusted p = 0.0455, above 0.0250"
     )

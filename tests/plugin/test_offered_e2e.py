@@ -21,7 +21,8 @@ pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
 
 from model_server import ScriptedModelServer, failure, text, tool_calls
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from runs import LensRun, Report, served_by
+from skillfactory import make_skill, scripted_runner_conftest, write_file
 
 from pytest_skill_lens.run.prompt import OFFERED_PROMPT, workspace_preamble
 
@@ -73,8 +74,7 @@ def write_skill(pytester: pytest.Pytester, cases: Sequence[Mapping[str, Any]]) -
 
 
 def report(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
-    data = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    return {o["case_name"]: o for o in data["outcomes"]}
+    return Report.read(pytester.path / "report.json").by_case()
 
 
 def run(
@@ -88,20 +88,7 @@ def run(
     """Run skill ``order-support`` under ``runner`` against ``server``; outcomes by case."""
     server.script.update({task: list(replies) for task, replies in script.items()})
     write_skill(pytester, cases)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        runner,
-        "--skill-lens-base-url",
-        server.url,
-        "--skill-lens-model",
-        "openai:gpt-4o-mini",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    )
+    result = LensRun(runner=runner, json="report.json")(pytester, *served_by(server.url), *args)
     return result, report(pytester)
 
 
@@ -412,15 +399,7 @@ def test_an_agent_that_triggers_the_skill_can_read_its_bundle(
 
 
 def _run_offline(pytester: pytest.Pytester, runner: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        runner,
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-    )
+    return LensRun(runner=runner, json="report.json")(pytester)
 
 
 def test_the_fake_runner_calls_no_tool_so_it_never_triggers_the_skill(
@@ -526,9 +505,7 @@ def test_a_skill_offered_under_a_built_in_tools_name_is_exit_2_before_any_run(
     ]
     make_skill(pytester.path / "skills", "read-file", cases)
 
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "fake", *QUIET_PLUGINS
-    )
+    result = LensRun(runner="fake")(pytester)
 
     assert result.ret == 2
     result.stdout.fnmatch_lines(

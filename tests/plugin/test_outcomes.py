@@ -6,12 +6,12 @@ Every test builds real skill folders, registers scripted runners and judges in a
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from runs import LensRun
+from skillfactory import make_skill, scripted_runner_conftest
 
 # Judges by name, for a ``judge = "<name>"`` in skill-lens.toml.
 _JUDGES = """
@@ -49,20 +49,7 @@ def _setup(pytester: pytest.Pytester, script: dict[str, dict[str, Any]], toml: s
     (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        "--junitxml",
-        "junit.xml",
-        "--skill-lens-json",
-        "report.json",
-        "-v",
-        *QUIET_PLUGINS,
-        *args,
-    )
+lens = LensRun(runner="scripted", junit="junit.xml", json="report.json", options=("-v",))
 
 
 def _junit_cases(pytester: pytest.Pytester) -> dict[str, ET.Element]:
@@ -71,8 +58,7 @@ def _junit_cases(pytester: pytest.Pytester) -> dict[str, ET.Element]:
 
 
 def _statuses(pytester: pytest.Pytester) -> dict[str, str]:
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    return {o["case_name"]: o["status"] for o in report["outcomes"]}
+    return lens.report(pytester).statuses()
 
 
 def test_a_passing_case_is_passed(pytester: pytest.Pytester) -> None:
@@ -89,7 +75,7 @@ def test_a_passing_case_is_passed(pytester: pytest.Pytester) -> None:
         """,
     )
     _setup(pytester, {"greets": {"output": "Hello there"}})
-    result = _run(pytester)
+    result = lens(pytester)
     result.stdout.fnmatch_lines(["skills/alpha/SKILL.md::greets[[]scripted[]] PASSED*"])
     result.assert_outcomes(passed=1)
     assert result.ret == 0
@@ -114,7 +100,7 @@ def test_a_failed_assertion_is_a_failure_with_check_and_evidence(
         """,
     )
     _setup(pytester, {"greets": {"output": "Hello there"}})
-    result = _run(pytester)
+    result = lens(pytester)
     result.stdout.fnmatch_lines(["skills/alpha/SKILL.md::greets[[]scripted[]] FAILED*"])
     result.assert_outcomes(failed=1)
     assert result.ret == 1
@@ -151,9 +137,7 @@ def test_failure_is_reported_in_the_call_phase_and_error_in_setup(
         """,
     )
     _setup(pytester, {"fails": {"output": "present"}, "errors": {"error": "HTTP 503"}})
-    recorder = pytester.inline_run(
-        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS
-    )
+    recorder = pytester.inline_run(*LensRun(runner="scripted").argv())
     failed = {
         (r.nodeid.split("::")[-1], r.when)
         for r in recorder.getreports("pytest_runtest_logreport")
@@ -178,7 +162,7 @@ def test_a_runner_error_is_an_error_at_setup_showing_the_error(
         """,
     )
     _setup(pytester, {"unlucky": {"error": "provider returned HTTP 503 after 3 attempts"}})
-    result = _run(pytester)
+    result = lens(pytester)
     result.assert_outcomes(errors=1)
     assert result.ret == 1
     result.stdout.fnmatch_lines(
@@ -210,7 +194,7 @@ def test_a_runner_that_raises_is_errored_not_a_crash(pytester: pytest.Pytester) 
         """,
     )
     _setup(pytester, {"explodes": {"raise": "socket closed"}, "survives": {"output": "ok"}})
-    result = _run(pytester)
+    result = lens(pytester)
     result.assert_outcomes(errors=1, passed=1)
     assert result.ret == 1  # through the gate, not pytest's internal error (3)
     text = result.stdout.str()
@@ -241,7 +225,7 @@ def test_the_fake_judge_with_a_rubric_is_errored_never_passed(
 ) -> None:
     make_skill(pytester.path / "skills", "alpha", _RUBRIC_CASE)
     _setup(pytester, {"graded": {"output": "No, order 12 cannot be refunded, sorry."}})
-    result = _run(pytester)
+    result = lens(pytester)
     result.assert_outcomes(errors=1)
     assert result.ret == 1
     result.stdout.fnmatch_lines(['*judge failed: judge = "fake" grades nothing*'])
@@ -259,11 +243,11 @@ def test_a_judge_that_passes_every_check_with_evidence_passes(
         {"graded": {"output": "No, order 12 cannot be refunded, sorry."}},
         toml='judge = "evidence"\n',
     )
-    result = _run(pytester)
+    result = lens(pytester)
     result.assert_outcomes(passed=1)
     assert result.ret == 0
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    (judge,) = [s for s in report["outcomes"][0]["scores"] if s["evaluator"] == "judge"]
+    (outcome,) = lens.report(pytester).outcomes
+    (judge,) = [s for s in outcome["scores"] if s["evaluator"] == "judge"]
     assert judge["passed"] is True
     assert [(c["id"], c["passed"]) for c in judge["checks"]] == [("r1", True), ("r2", True)]
     assert all("the reply says" in c["evidence"] for c in judge["checks"])
@@ -272,7 +256,7 @@ def test_a_judge_that_passes_every_check_with_evidence_passes(
 def test_a_judge_pass_without_evidence_is_a_failure(pytester: pytest.Pytester) -> None:
     make_skill(pytester.path / "skills", "alpha", _RUBRIC_CASE)
     _setup(pytester, {"graded": {"output": "fine"}}, toml='judge = "silent"\n')
-    result = _run(pytester)
+    result = lens(pytester)
     result.assert_outcomes(failed=1)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["  r1: passed with no evidence", "  r2: passed with no evidence"])
@@ -284,7 +268,7 @@ def test_a_judge_pass_without_evidence_is_a_failure(pytester: pytest.Pytester) -
 def test_a_judge_returning_the_wrong_ids_is_errored(pytester: pytest.Pytester) -> None:
     make_skill(pytester.path / "skills", "alpha", _RUBRIC_CASE)
     _setup(pytester, {"graded": {"output": "fine"}}, toml='judge = "mismatched"\n')
-    result = _run(pytester)
+    result = lens(pytester)
     result.assert_outcomes(errors=1)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*judge failed: the verdict's check ids do not match the rubric*"])

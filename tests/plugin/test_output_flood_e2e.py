@@ -21,7 +21,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -31,7 +30,8 @@ pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
 
 from model_server import ScriptedModelServer, text, tool_calls
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, Report, served_by
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.run.product_sandbox import decide as decide_product
 from pytest_skill_lens.run.sandbox import decide
@@ -101,9 +101,8 @@ def temp_root(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Ite
     yield root
 
 
-def report_of(pytester: pytest.Pytester) -> dict[str, Any]:
-    path = pytester.path / "report.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+def report_of(pytester: pytest.Pytester) -> Report:
+    return Report.read(pytester.path / "report.json")
 
 
 # -- a bundled script ----------------------------------------------------------------------
@@ -143,20 +142,8 @@ def test_a_script_running_yes_is_stopped_at_the_cap(
 
     began = time.monotonic()
     with DiskWatch(temp_root, marker) as watch:
-        result = pytester.runpytest(
-            "--skill-lens",
-            "skills",
-            "--skill-lens-runner",
-            "pydantic-ai",
-            "--skill-lens-base-url",
-            server.url,
-            "--skill-lens-model",
-            "openai:gpt-4o-mini",
-            "--skill-lens-allow-scripts",
-            "--skill-lens-json",
-            "report.json",
-            *QUIET_PLUGINS,
-        )
+        lens = LensRun(runner="pydantic-ai", json="report.json")
+        result = lens(pytester, *served_by(server.url), "--skill-lens-allow-scripts")
     took = time.monotonic() - began
 
     assert report_of(pytester)["outcomes"][0]["status"] == "passed", result.stdout.str()
@@ -198,15 +185,7 @@ def test_a_cli_product_running_yes_is_stopped_at_the_cap(
 
     began = time.monotonic()
     with DiskWatch(temp_root, marker) as watch:
-        result = pytester.runpytest(
-            "--skill-lens",
-            "skills",
-            "--skill-lens-runner",
-            "cli",
-            "--skill-lens-json",
-            "report.json",
-            *QUIET_PLUGINS,
-        )
+        result = LensRun(runner="cli", json="report.json")(pytester)
     took = time.monotonic() - began
 
     assert result.ret == 1, result.stdout.str()

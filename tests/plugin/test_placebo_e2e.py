@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, Report
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.suite.placebo import content_words, word_pieces
 
@@ -71,17 +71,11 @@ def _skill(root: Path) -> Path:
 def _run(pytester: pytest.Pytester, runner: str, *args: str) -> pytest.RunResult:
     write_file(pytester.path / "conftest.py", FOLLOWER)
     _skill(pytester.path)
-    return pytester.runpytest(
-        *("--skill-lens", "skills", "--skill-lens-runner", runner),
-        *("--skill-lens-json", "out.json"),
-        *QUIET_PLUGINS,
-        *args,
-    )
+    return LensRun(runner=runner, json="out.json")(pytester, *args)
 
 
-def _report(pytester: pytest.Pytester) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / "out.json").read_text(encoding="utf-8"))
-    return data
+def _report(pytester: pytest.Pytester) -> Report:
+    return Report.read(pytester.path / "out.json")
 
 
 def test_the_placebo_arm_acts_with_neutral_text_of_the_same_length(

@@ -8,7 +8,6 @@ of the skill's words and no bundle tool.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -17,7 +16,8 @@ pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
 
 from model_server import ScriptedModelServer, text
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, served_by
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.suite.placebo import content_words, word_pieces
 
@@ -56,13 +56,9 @@ def test_the_placebo_prompt_is_neutral_text_of_the_same_length(
     write_file(directory / "references" / "menu.md", "Soup, bread.\n")
     write_file(pytester.path / "skill-lens.toml", "retry_backoff_seconds = 0.0\n")
     server.script["greet Ana"] = [text("PASS"), text("nothing")]
-    result = pytester.runpytest(
-        *("--skill-lens", "skills", "--skill-lens-runner", "pydantic-ai"),
-        *("--skill-lens-base-url", server.url, "--skill-lens-model", "openai:gpt-4o-mini"),
-        *("--skill-lens-baseline", "placebo", "--skill-lens-min-delta", "1"),
-        *("--skill-lens-json", "out.json"),
-        *QUIET_PLUGINS,
-    )
+    lens = LensRun(runner="pydantic-ai", json="out.json")
+    gate = ("--skill-lens-baseline", "placebo", "--skill-lens-min-delta", "1")
+    result = lens(pytester, *served_by(server.url), *gate)
     assert result.ret == 0, result.stdout.str()
     candidate, placebo = server.for_task("greet Ana")
     assert "Greet the visitor warmly" in _system(candidate)
@@ -78,6 +74,6 @@ def test_the_placebo_prompt_is_neutral_text_of_the_same_length(
         frame = frame.replace(part, "")
     assert word_pieces(said) == word_pieces(_system(candidate))
     assert word_pieces(frame) < word_pieces(said)
-    report = json.loads((pytester.path / "out.json").read_text(encoding="utf-8"))
+    report = lens.report(pytester)
     assert report["delta"]["baseline_kind"] == "placebo"
-    assert [o["status"] for o in report["outcomes"]] == ["passed", "failed"]
+    assert [o["status"] for o in report.outcomes] == ["passed", "failed"]

@@ -19,13 +19,13 @@ passes 2, so the paired difference is 0, with one case passed only under each.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, Report, run_merge, run_module
+from skillfactory import make_skill, write_file
 
 from pytest_skill_lens.gate.intervals import paired_delta_interval, wilson_interval
 
@@ -54,7 +54,7 @@ CASES: list[dict[str, Any]] = [
     },
     {"name": "crashes", "task": "fail now", "assertions": [{"kind": "contains", "value": "fail"}]},
 ]
-RUNNERS = ("--skill-lens-runner", "fake", "--skill-lens-runner", "cli")
+RUNNERS = ("fake", "cli")
 OUTPUTS = ("--json", "merged.json", "--markdown", "merged.md")
 TITLE = "Portability across runners (candidate arm): 2 runner(s), 5 case(s)"
 
@@ -68,13 +68,11 @@ def suite(pytester: pytest.Pytester, cases: list[dict[str, Any]] = CASES) -> Non
     )
 
 
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest("--skill-lens", "skills", *RUNNERS, *QUIET_PLUGINS, *args)
+run = LensRun(runner=RUNNERS)
 
 
-def load(pytester: pytest.Pytester, name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / name).read_text(encoding="utf-8"))
-    return data
+def load(pytester: pytest.Pytester, name: str) -> Report:
+    return Report.read(pytester.path / name)
 
 
 def interval(low: float, high: float) -> tuple[float, float]:
@@ -194,17 +192,7 @@ def test_with_a_baseline_and_repeats_the_grid_reads_the_candidate_arm_once_per_c
 
 def test_one_runner_has_no_matrix_anywhere(pytester: pytest.Pytester) -> None:
     suite(pytester)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "fake",
-        "--skill-lens-json",
-        "report.json",
-        "--skill-lens-markdown",
-        "report.md",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(runner="fake", json="report.json", markdown="report.md")(pytester)
     assert result.ret == 1
     assert "Portability" not in result.stdout.str()
     assert load(pytester, "report.json")["portability"] is None
@@ -218,14 +206,7 @@ def test_merged_shards_give_the_matrix_of_the_whole_run(pytester: pytest.Pyteste
         run(pytester, "--skill-lens-json", f"s{k}.json", "--skill-lens-shard", f"{k}/2")
     shards = [load(pytester, f"s{k}.json")["portability"] for k in (1, 2)]
     assert shards[0] != shards[1]  # each shard's matrix holds only its own cases
-    merged = subprocess.run(
-        [sys.executable, "-m", "pytest_skill_lens.merge", "s1.json", "s2.json", *OUTPUTS],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    merged = run_merge(pytester, "s1.json", "s2.json", *OUTPUTS)
     assert merged.returncode == 1, merged.stderr
     assert (
         load(pytester, "merged.json")["portability"] == load(pytester, "whole.json")["portability"]
@@ -243,14 +224,7 @@ def test_a_forged_matrix_is_refused_by_the_reader(pytester: pytest.Pytester) -> 
     data = load(pytester, "report.json")
     data["portability"]["cases"][0]["cells"][0]["verdict"] = "<b>passed</b>"
     write_file(pytester.path / "forged.json", json.dumps(data))
-    html = subprocess.run(
-        [sys.executable, "-m", "pytest_skill_lens.cli", "html", "forged.json", "-o", "p.html"],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    html = run_module(pytester, "pytest_skill_lens.cli", "html", "forged.json", "-o", "p.html")
     assert html.returncode == 2, html.stdout + html.stderr
     assert "portability.cases[0].cells[0].verdict" in html.stdout + html.stderr
     assert not (pytester.path / "p.html").exists()

@@ -15,7 +15,6 @@ import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,7 +25,8 @@ pytest.importorskip("genai_prices")
 import runner_e2e
 from model_server import ScriptedModelServer, text
 from runner_e2e import RUNNERS, case, checks
-from skillfactory import QUIET_PLUGINS, make_skill
+from runs import LensRun, Report
+from skillfactory import make_skill
 
 from pytest_skill_lens.cli import console
 
@@ -43,9 +43,8 @@ REPO = Path(__file__).resolve().parents[2]
 CAVEAT = f"{LISTED}; your endpoint may bill differently"
 
 
-def _report(pytester: pytest.Pytester, name: str = "report.json") -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / name).read_text(encoding="utf-8"))
-    return data
+def _report(pytester: pytest.Pytester, name: str = "report.json") -> Report:
+    return Report.read(pytester.path / name)
 
 
 @pytest.mark.parametrize("runner", RUNNERS)
@@ -86,16 +85,8 @@ def test_openai_base_url_from_the_environment_is_an_endpoint_of_your_own_too(
     monkeypatch.setenv("OPENAI_BASE_URL", server.url)
     server.script["hello"] = [text("hi")]
     make_skill(pytester.path / "skills", "order-support", [case("answers", "hello")])
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
-        "--skill-lens-model",
-        "openai:gpt-4o-mini",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
+    result = LensRun(runner="pydantic-ai", json="report.json")(
+        pytester, "--skill-lens-model", "openai:gpt-4o-mini"
     )
 
     assert result.ret == 0, result.stdout.str()
@@ -166,7 +157,7 @@ def test_the_examples_say_their_costs_are_scripted(tmp_path: Path) -> None:
     )
 
     assert done.returncode == 0, done.stdout + done.stderr
-    data = json.loads(report.read_text(encoding="utf-8"))
+    data = Report.read(report)
     scripted = "scripted: computed from word counts at nominal prices, not a price"
     assert {o["price_source"] for o in data["outcomes"]} == {scripted}
     assert data["summary"]["price_sources"] == [scripted]

@@ -17,10 +17,12 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 from terminal_session import TerminalSession
 
 # slow: runs that sleep, in tmux and in subprocesses (-m "not slow" skips it)
@@ -85,20 +87,13 @@ def _tree(pytester: pytest.Pytester, seconds: float, names: list[str]) -> Path:
     return pytester.path
 
 
+# In a child process, with a hang guard.
+SLOW = LensRun(runner="slow", options=("-p", "no:cacheprovider"), subprocess=True, timeout=120)
+
+
 def _argv(*args: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "slow",
-        "-p",
-        "no:cacheprovider",
-        *QUIET_PLUGINS,
-        *args,
-    ]
+    """The command line of a real pytest process running :data:`SLOW` (for a terminal)."""
+    return [sys.executable, "-m", "pytest", *SLOW.argv(*args)]
 
 
 def _statuses(lines: list[str]) -> list[re.Match[str]]:
@@ -153,9 +148,7 @@ def test_without_a_terminal_a_plain_line_comes_at_the_interval(
     pytester: pytest.Pytester,
 ) -> None:
     root = _tree(pytester, 2, ["first", "second"])
-    result = pytester.runpytest_subprocess(
-        *_argv("--skill-lens-progress-interval", "0.5")[3:], timeout=120
-    )
+    result = SLOW(pytester, "--skill-lens-progress-interval", "0.5")
 
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=2)
@@ -182,8 +175,7 @@ def test_quiet_or_interval_zero_shows_no_progress(
     pytester: pytest.Pytester, quiet: list[str]
 ) -> None:
     _tree(pytester, 1.5, ["first", "second"])
-    args = _argv("--skill-lens-progress-interval", "0.3", *quiet)[3:]
-    result = pytester.runpytest_subprocess(*args, timeout=120)
+    result = SLOW(pytester, "--skill-lens-progress-interval", "0.3", *quiet)
 
     assert result.ret == 0, result.stdout.str()
     assert "[skill-lens]" not in result.stdout.str()
@@ -192,8 +184,7 @@ def test_quiet_or_interval_zero_shows_no_progress(
 def test_the_xdist_controller_shows_its_workers_cases(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     _tree(pytester, 2.5, ["one", "two", "three", "four"])
-    args = _argv("-n", "2", "--skill-lens-progress-interval", "0.5")[3:]
-    result = pytester.runpytest_subprocess(*args, timeout=120)
+    result = SLOW(pytester, "-n", "2", "--skill-lens-progress-interval", "0.5")
 
     assert result.ret == 0, result.stdout.str()
     statuses = _statuses(result.stdout.lines)
@@ -206,8 +197,8 @@ def test_the_xdist_controller_shows_its_workers_cases(pytester: pytest.Pytester)
 
 def test_concurrency_shows_every_case_in_flight(pytester: pytest.Pytester) -> None:
     _tree(pytester, 2.5, ["one", "two", "three"])
-    args = _argv("--skill-lens-concurrency", "3", "--skill-lens-progress-interval", "0.5")
-    result = pytester.runpytest_subprocess(*args[3:], timeout=120)
+    args = ("--skill-lens-concurrency", "3", "--skill-lens-progress-interval", "0.5")
+    result = SLOW(pytester, *args)
 
     assert result.ret == 0, result.stdout.str()
     statuses = _statuses(result.stdout.lines)
@@ -264,7 +255,7 @@ def test_a_bad_interval_is_refused_before_anything_runs(
 ) -> None:
     _tree(pytester, 0, ["first"])
     (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
-    result = pytester.runpytest(*_argv(*args)[3:])
+    result = replace(SLOW, subprocess=False)(pytester, *args)
 
     assert result.ret == 2
     assert said in result.stdout.str() + result.stderr.str()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,10 +25,13 @@ pytest.importorskip("genai_prices")
 import runner_e2e
 from model_server import ScriptedModelServer, text, tool_calls
 from runner_e2e import case, checks, tools_block
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun, served_by
+from skillfactory import make_skill, write_file
 
 # slow: a real PydanticAI agent against a local server (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("openai_key")]
+
+under_pydantic_ai = LensRun(runner="pydantic-ai")
 
 
 def run(
@@ -107,15 +111,7 @@ def test_an_unreachable_endpoint_is_an_errored_case_not_a_crash(
     make_skill(pytester.path / "skills", "order-support", [case("c", "t")])
     write_file(pytester.path / "skill-lens.toml", "retries = 1\nretry_backoff_seconds = 0.0\n")
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
-        "--skill-lens-base-url",
-        "http://127.0.0.1:9/v1",
-        *QUIET_PLUGINS,
-    )
+    result = under_pydantic_ai(pytester, "--skill-lens-base-url", "http://127.0.0.1:9/v1")
 
     assert result.ret == 1
     result.assert_outcomes(errors=1)
@@ -139,15 +135,7 @@ def test_a_missing_api_key_stops_the_run_before_any_request(
     monkeypatch.delenv("OPENAI_API_KEY")
     _one_case(pytester)
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
-        "--skill-lens-base-url",
-        server.url,
-        *QUIET_PLUGINS,
-    )
+    result = under_pydantic_ai(pytester, "--skill-lens-base-url", server.url)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(
@@ -165,9 +153,7 @@ def test_collect_only_needs_no_api_key(
     monkeypatch.delenv("OPENAI_API_KEY")
     _one_case(pytester)
 
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "pydantic-ai", "--collect-only", "-q"
-    )
+    result = replace(under_pydantic_ai, quiet=False)(pytester, "--collect-only", "-q")
 
     assert result.ret == 0
     result.stdout.fnmatch_lines(["skills/order-support/SKILL.md::c[pydantic-ai]"])
@@ -188,9 +174,8 @@ def test_collect_only_under_pydantic_ai_imports_no_framework(pytester: pytest.Py
     _one_case(pytester)
     pytester.makeconftest(MODULES_CONFTEST)
 
-    result = pytester.runpytest_subprocess(
-        "--skill-lens", "skills", "--skill-lens-runner", "pydantic-ai", "--collect-only", "-q"
-    )
+    in_a_child = replace(under_pydantic_ai, subprocess=True, quiet=False)
+    result = in_a_child(pytester, "--collect-only", "-q")
 
     assert result.ret == 0
     modules = set(json.loads((pytester.path / "modules.json").read_text()))
@@ -213,15 +198,7 @@ def test_a_base_url_that_cannot_be_an_endpoint_is_exit_2(
 ) -> None:
     _one_case(pytester)
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
-        "--skill-lens-base-url",
-        url,
-        *QUIET_PLUGINS,
-    )
+    result = under_pydantic_ai(pytester, "--skill-lens-base-url", url)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([f"*base_url cannot be used: {said}*"])
@@ -242,17 +219,7 @@ def test_a_model_the_runner_cannot_serve_is_exit_2(
 ) -> None:
     _one_case(pytester)
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
-        "--skill-lens-base-url",
-        server.url,
-        "--skill-lens-model",
-        model,
-        *QUIET_PLUGINS,
-    )
+    result = under_pydantic_ai(pytester, *served_by(server.url, model))
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([f"*{said}*"])
@@ -272,9 +239,7 @@ def test_without_the_extra_the_runner_is_exit_2_naming_the_install(
     _one_case(pytester)
     pytester.makeconftest(BLOCK_PYDANTIC_AI)
 
-    result = pytester.runpytest_subprocess(
-        "--skill-lens", "skills", "--skill-lens-runner", "pydantic-ai", *QUIET_PLUGINS
-    )
+    result = replace(under_pydantic_ai, subprocess=True)(pytester)
 
     assert result.ret == 2
     assert (

@@ -24,7 +24,8 @@ import runner_e2e
 from model_server import ScriptedModelServer, text, tool_calls
 from replay_checks import recorded_day, recording_days
 from runner_e2e import RUNNERS, case, tools_block
-from skillfactory import QUIET_PLUGINS, SPY_CALLS_FILE, make_skill, spy_runner_conftest, write_file
+from runs import LensRun, Report, served_by
+from skillfactory import SPY_CALLS_FILE, make_skill, spy_runner_conftest, write_file
 
 # slow: real frameworks against a local server (-m "not slow" skips it)
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("openai_key")]
@@ -149,7 +150,7 @@ def test_a_changed_skill_md_is_a_miss_naming_it(
     )
     write_file(pytester.path / "skill-lens.toml", "retry_backoff_seconds = 0.0\n")
 
-    result = pytester.runpytest(*replay_argv(stopped.url, runner))
+    result = replay(pytester, stopped.url, runner)
 
     assert result.ret == 1
     result.assert_outcomes(errors=1)
@@ -161,27 +162,16 @@ def test_a_changed_skill_md_is_a_miss_naming_it(
     result.stdout.fnmatch_lines(["*SKILL.md changed*"])
 
 
-def replay_argv(url: str, runner: str, *more: str) -> list[str]:
-    return [
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        runner,
-        "--skill-lens-base-url",
-        url,
-        "--skill-lens-model",
-        "openai:gpt-4o-mini",
-        "--skill-lens-json",
-        "report.json",
-        "--skill-lens-record",
-        "none",
-        *QUIET_PLUGINS,
-        *more,
-    ]
+def replay(
+    pytester: pytest.Pytester, url: str, runner: str, *more: str, record: str = "none"
+) -> pytest.RunResult:
+    """Run the skills under ``runner`` against ``url`` with ``--skill-lens-record <record>``."""
+    lens = LensRun(runner=runner, json="report.json")
+    return lens(pytester, *served_by(url), "--skill-lens-record", record, *more)
 
 
-def report_of(pytester: pytest.Pytester) -> dict[str, Any]:
-    return dict(json.loads((pytester.path / "report.json").read_text(encoding="utf-8")))
+def report_of(pytester: pytest.Pytester) -> Report:
+    return Report.read(pytester.path / "report.json")
 
 
 @pytest.mark.parametrize("runner", RUNNERS)
@@ -241,15 +231,13 @@ def test_replaying_only_needs_no_api_key(
     recorded(pytester, stopped, runner)
     monkeypatch.delenv("OPENAI_API_KEY")  # LangChain's client refuses to be built without one
 
-    result = pytester.runpytest(*replay_argv(stopped.url, runner))
+    result = replay(pytester, stopped.url, runner)
 
     assert result.ret == 0, result.stdout.str()  # no preflight refusal, no provider error
     assert report_of(pytester)["outcomes"][0]["replayed"] is True
 
     # Recording does need the key: the preflight says so before anything runs.
-    argv = replay_argv(stopped.url, runner)
-    argv[argv.index("none")] = "all"
-    result = pytester.runpytest(*argv)
+    result = replay(pytester, stopped.url, runner, record="all")
     assert result.ret == 2
     result.stderr.fnmatch_lines(["*skill-lens: *needs OPENAI_API_KEY*"])
 
@@ -278,7 +266,7 @@ def test_each_repeat_replays_its_own_sample(
     assert [p.name.endswith(f"{runner}.json") for p in cassettes(pytester)] == [True, False]
     assert cassettes(pytester)[1].name.endswith(f"{runner}.r2.json")
 
-    result = pytester.runpytest(*replay_argv(stopped.url, runner, "--skill-lens-repeat", "2"))
+    result = replay(pytester, stopped.url, runner, "--skill-lens-repeat", "2")
 
     assert result.ret == 0, result.stdout.str()
     outcomes = report_of(pytester)["outcomes"]
@@ -466,9 +454,7 @@ def test_replayed_spend_is_reported_and_counts_as_no_new_spend_against_the_ceili
     ceiling = "0.0000001"  # below what one recorded case cost
 
     result, outcome = judged_run(pytester, stopped, "pydantic-ai", "none")
-    result = pytester.runpytest(
-        *replay_argv(stopped.url, "pydantic-ai", "--skill-lens-max-spend", ceiling)
-    )
+    result = replay(pytester, stopped.url, "pydantic-ai", "--skill-lens-max-spend", ceiling)
 
     report = report_of(pytester)
     assert result.ret == 0, result.stdout.str()  # nothing refused, nothing unpriced
@@ -579,7 +565,7 @@ def test_threads_and_processes_record_each_item_to_its_own_file(
     run(pytester, server, cases, "once", "--skill-lens-concurrency", "4", script=script)
     assert len(cassettes(pytester)) == 4
 
-    result = pytester.runpytest(*replay_argv(server.url, "pydantic-ai", "-n", "2", "-p", "xdist"))
+    result = replay(pytester, server.url, "pydantic-ai", "-n", "2", "-p", "xdist")
 
     assert result.ret == 0, result.stdout.str()
     outcomes = report_of(pytester)["outcomes"]
@@ -600,9 +586,7 @@ def test_a_cassettes_directory_holds_every_skills_cassettes(
     assert path.parent == pytester.path / "tapes" / "order-support"
     assert cassettes(pytester) == []  # nothing beside the eval file
 
-    result = pytester.runpytest(
-        *replay_argv(stopped.url, "pydantic-ai", "--skill-lens-cassettes", "tapes")
-    )
+    result = replay(pytester, stopped.url, "pydantic-ai", "--skill-lens-cassettes", "tapes")
 
     assert result.ret == 0, result.stdout.str()
     assert report_of(pytester)["outcomes"][0]["replayed"] is True
@@ -614,17 +598,7 @@ def test_a_runner_that_does_not_record_is_refused_by_replay_only_before_it_runs(
     make_skill(pytester.path / "skills", "greet", [case("c", "hi")])
     write_file(pytester.path / "conftest.py", spy_runner_conftest())
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "spy",
-        "--skill-lens-record",
-        "none",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(runner="spy", json="report.json")(pytester, "--skill-lens-record", "none")
 
     assert result.ret == 1
     result.assert_outcomes(errors=1)
@@ -632,17 +606,7 @@ def test_a_runner_that_does_not_record_is_refused_by_replay_only_before_it_runs(
     error = report_of(pytester)["outcomes"][0]["error"]
     assert error.startswith("runner 'spy' cannot be replayed from a cassette")
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "spy",
-        "--skill-lens-record",
-        "once",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(runner="spy", json="report.json")(pytester, "--skill-lens-record", "once")
 
     assert result.ret == 0, result.stdout.str()  # it runs live, and is never called replayed
     outcome = report_of(pytester)["outcomes"][0]
@@ -653,15 +617,7 @@ def test_a_runner_that_does_not_record_is_refused_by_replay_only_before_it_runs(
 def test_the_fake_runner_needs_no_cassette(pytester: pytest.Pytester) -> None:
     make_skill(pytester.path / "skills", "greet", [case("c", "hi")])
 
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-record",
-        "none",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-    )
+    result = LensRun(json="report.json")(pytester, "--skill-lens-record", "none")
 
     assert result.ret == 0, result.stdout.str()
     assert report_of(pytester)["outcomes"][0]["replayed"] is False

@@ -3,12 +3,12 @@ pytest's own ``--junitxml``, and what a report that cannot be written does to th
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from runs import LensRun
+from skillfactory import make_skill, scripted_runner_conftest
 
 _CASES = """
 cases:
@@ -60,30 +60,17 @@ def _write(pytester: pytest.Pytester, toml: str = "") -> None:
     (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS, *args
-    )
-
-
-def _run_with_reports(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return _run(
-        pytester,
-        "--skill-lens-json",
-        "out/report.json",
-        "--skill-lens-markdown",
-        "out/report.md",
-        "--junitxml",
-        "out/junit.xml",
-        *args,
-    )
+lens = LensRun(runner="scripted")
+reporting = LensRun(
+    runner="scripted", json="out/report.json", markdown="out/report.md", junit="out/junit.xml"
+)
 
 
 def test_json_report_summary_outcomes_scores_and_gate(pytester: pytest.Pytester) -> None:
     _write(pytester)
-    result = _run_with_reports(pytester)
+    result = reporting(pytester)
     assert result.ret == 1
-    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    report = reporting.report(pytester)
 
     summary = report["summary"]
     assert {k: summary[k] for k in ("total", "passed", "failed", "errored", "not_run")} == {
@@ -157,7 +144,7 @@ def test_markdown_report_has_the_verdict_and_failures_with_evidence(
     pytester: pytest.Pytester,
 ) -> None:
     _write(pytester)
-    _run_with_reports(pytester)
+    reporting(pytester)
     text = (pytester.path / "out" / "report.md").read_text(encoding="utf-8")
     assert text.startswith("## skill-lens — ❌ gate failed\n")
     assert "**1/3 passed** · 1 failed · 1 errored · pass rate 33%" in text
@@ -176,7 +163,7 @@ def test_markdown_report_has_the_verdict_and_failures_with_evidence(
 
 def test_markdown_report_of_a_passing_run(pytester: pytest.Pytester) -> None:
     _write(pytester)
-    result = _run(pytester, "-k", "answers", "--skill-lens-markdown", "report.md")
+    result = lens(pytester, "-k", "answers", "--skill-lens-markdown", "report.md")
     assert result.ret == 0
     text = (pytester.path / "report.md").read_text(encoding="utf-8")
     assert text.startswith("## skill-lens — ✅ gate passed\n")
@@ -194,7 +181,7 @@ def _properties(case: ET.Element) -> dict[str, str]:
 
 def test_junit_failure_error_and_bare_pass_with_properties(pytester: pytest.Pytester) -> None:
     _write(pytester)
-    _run_with_reports(pytester)
+    reporting(pytester)
     cases = _testcases(pytester)
     assert set(cases) == {"answers[scripted]", "misses[scripted]", "breaks[scripted]"}
 
@@ -236,7 +223,7 @@ def test_junit_failure_error_and_bare_pass_with_properties(pytester: pytest.Pyte
 def test_an_unwritable_report_makes_a_passing_run_exit_2(pytester: pytest.Pytester) -> None:
     _write(pytester)
     (pytester.path / "afile").write_text("a regular file, not a directory", encoding="utf-8")
-    result = _run(
+    result = lens(
         pytester,
         "-k",
         "answers",
@@ -259,7 +246,7 @@ def test_an_unwritable_report_makes_a_passing_run_exit_2(pytester: pytest.Pytest
 def test_an_unwritable_report_keeps_a_failing_run_at_exit_1(pytester: pytest.Pytester) -> None:
     _write(pytester)
     (pytester.path / "afile").write_text("a regular file, not a directory", encoding="utf-8")
-    result = _run(pytester, "--skill-lens-markdown", "afile/report.md")
+    result = lens(pytester, "--skill-lens-markdown", "afile/report.md")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["Failed to write Markdown report to */afile/report.md: *"])
 
@@ -269,19 +256,10 @@ def test_junit_of_a_run_where_no_case_ran_is_not_green(
     pytester: pytest.Pytester, xdist: tuple[str, ...]
 ) -> None:
     _write(pytester)
-    inner = pytester.runpytest_subprocess if xdist else pytester.runpytest  # xdist: a process
-    result = inner(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        *QUIET_PLUGINS,
-        "-k",
-        "nomatch",
-        "--junitxml",
-        "out/junit.xml",
-        *xdist,
-    )
+    # Under xdist, in a child process.
+    inner = LensRun(runner="scripted", junit="out/junit.xml", subprocess=bool(xdist))
+
+    result = inner(pytester, "-k", "nomatch", *xdist)
     assert result.ret == 1
     root = ET.parse(pytester.path / "out" / "junit.xml").getroot()
     gate = root.find("testsuite[@name='skill-lens']/testcase[@name='gate']/error")
@@ -314,7 +292,7 @@ def test_the_junit_amendment_replaces_a_link_and_never_follows_it(
 
 def test_junit_of_a_run_with_a_failure_gets_no_extra_gate_case(pytester: pytest.Pytester) -> None:
     _write(pytester)
-    result = _run(pytester, "--junitxml", "junit.xml")
+    result = lens(pytester, "--junitxml", "junit.xml")
     assert result.ret == 1
     root = ET.parse(pytester.path / "junit.xml").getroot()
     assert root.find("testsuite[@name='skill-lens']") is None
@@ -322,7 +300,7 @@ def test_junit_of_a_run_with_a_failure_gets_no_extra_gate_case(pytester: pytest.
 
 def test_the_summary_names_every_report_it_wrote(pytester: pytest.Pytester) -> None:
     _write(pytester)
-    result = _run_with_reports(pytester, "--skill-lens-html", "out/report.html")
+    result = reporting(pytester, "--skill-lens-html", "out/report.html")
     out = pytester.path / "out"
     result.stdout.fnmatch_lines(
         [
@@ -334,6 +312,6 @@ def test_the_summary_names_every_report_it_wrote(pytester: pytest.Pytester) -> N
     )
     # An aborted run's rewritten reports are named too.
     (pytester.path / "skill-lens.toml").write_text("min_pass_rate = 5\n", encoding="utf-8")
-    refused = _run_with_reports(pytester)
+    refused = reporting(pytester)
     assert refused.ret == 2
     assert f"JSON report written: {out / 'report.json'}" in refused.stderr.str()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill
+from runs import LensRun
+from skillfactory import make_skill
 
 CONFTEST = """\
 from pytest_skill_lens.run.catalog import RunnerDescription
@@ -47,10 +48,7 @@ def setup(
     pytester.makeconftest(CONFTEST.format(runner=runner, judge=judge))
 
 
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "mine", *args, *QUIET_PLUGINS
-    )
+run = LensRun(runner="mine")
 
 
 def test_a_bare_factory_runs_as_before(pytester: pytest.Pytester) -> None:
@@ -195,7 +193,7 @@ def test_a_builtin_name_is_taken(pytester: pytest.Pytester) -> None:
         '    return {"cli": lambda context: FakeRunner()}\n'
     )
 
-    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    result = LensRun()(pytester)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(["*registers the runner 'cli', which is already taken*"])

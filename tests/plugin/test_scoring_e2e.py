@@ -3,11 +3,10 @@ the verdicts, check ids and evidence come back through pytest and the JSON repor
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from runs import run_scripted_skill
 
 # Declared once and reused with a YAML alias: a trajectory may only name declared tools.
 _TOOLS = """
@@ -32,20 +31,9 @@ def _run_skill(
     pytester: pytest.Pytester, cases_yaml: str, script: dict[str, dict[str, Any]]
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
     """Run one skill ``scoring`` under the scripted runner; the outcomes by case name."""
-    make_skill(pytester.path / "skills", "scoring", cases_yaml)
-    pytester.makeconftest(scripted_runner_conftest(script))
-    (pytester.path / "skill-lens.toml").write_text("", encoding="utf-8")
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-    )
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    return result, {o["case_name"]: o for o in report["outcomes"]}
+    result, outcomes = run_scripted_skill(pytester, "scoring", cases_yaml, script)
+    assert outcomes, "the run wrote no JSON report"
+    return result, outcomes
 
 
 def _checks(outcome: dict[str, Any], evaluator: str) -> dict[str, tuple[bool, str]]:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, write_file
+from runs import LensRun
+from skillfactory import make_skill, write_file
 
 CASES = """
 cases:
   - name: counts
     task: count the levels
 """
+
+
+lens = LensRun(json="report.json", junit="junit.xml")
 
 
 def junit_scripts(pytester: pytest.Pytester) -> list[list[str]]:
@@ -47,16 +50,7 @@ def test_idle_scripts_are_named_in_console_and_json(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
     _skills(pytester)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-json",
-        "report.json",
-        "--junitxml",
-        "junit.xml",
-        *QUIET_PLUGINS,
-        *workers,
-    )
+    result = lens(pytester, *workers)
     assert result.ret == 0
     notes = [
         "skill single bundles 1 script; execution is off (allow_scripts = true in "
@@ -69,7 +63,7 @@ def test_idle_scripts_are_named_in_console_and_json(
     text = result.stdout.str()
     assert "skill data-only bundles" not in text and "skill plain bundles" not in text
     assert "scripts: on" not in text
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    report = lens.report(pytester)
     assert report["scripts"] is None
     assert report["script_notes"] == [
         {"skill_name": "single", "script_count": 1, "product_note": None},
@@ -79,22 +73,13 @@ def test_idle_scripts_are_named_in_console_and_json(
 
 def test_no_idle_note_when_scripts_are_on(pytester: pytest.Pytester) -> None:
     _skills(pytester)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-allow-scripts",
-        "--skill-lens-json",
-        "report.json",
-        "--junitxml",
-        "junit.xml",
-        *QUIET_PLUGINS,
-    )
+    result = lens(pytester, "--skill-lens-allow-scripts")
     assert result.ret == 0
     assert "execution is off" not in result.stdout.str()
     result.stdout.fnmatch_lines(["scripts: on, sandbox: *"])
     (line,) = [x for x in result.stdout.lines if x.startswith("scripts: on, sandbox: ")]
     assert junit_scripts(pytester) == [[line]]
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    report = lens.report(pytester)
     assert report["script_notes"] == []
     # The original CLI's property names as well, from the same decision as the JSON block.
     root = ET.parse(pytester.path / "junit.xml").getroot()

@@ -28,7 +28,8 @@ pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
 
 from model_server import ScriptedModelServer, text, tool_calls
-from skillfactory import QUIET_PLUGINS, SPY_CALLS_FILE, make_skill, spy_runner_conftest, write_file
+from runs import LensRun, Report, served_by
+from skillfactory import SPY_CALLS_FILE, make_skill, spy_runner_conftest, write_file
 
 from pytest_skill_lens.run.sandbox import HARDENING, decide, system_temp_dir
 
@@ -99,30 +100,18 @@ def run(
     script: Mapping[str, Sequence[Mapping[str, Any]]],
     *args: str,
     toml: str = "",
-) -> tuple[pytest.RunResult, dict[str, Any]]:
+) -> tuple[pytest.RunResult, Report]:
     server.script.update({task: list(replies) for task, replies in script.items()})
     write_file(pytester.path / "skill-lens.toml", "retry_backoff_seconds = 0.0\n" + toml)
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
-        "--skill-lens-base-url",
-        server.url,
-        "--skill-lens-model",
-        "openai:gpt-4o-mini",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
+    result = LensRun(runner="pydantic-ai", json="report.json")(
+        pytester, *served_by(server.url), *args
     )
     path = pytester.path / "report.json"
-    report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    return result, report
+    return result, Report.read(path) if path.is_file() else Report()
 
 
-def outcomes(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {o["case_name"]: o for o in report.get("outcomes", [])}
+def outcomes(report: Report) -> dict[str, dict[str, Any]]:
+    return report.by_case() if report else {}
 
 
 def tool_results(server: ScriptedModelServer, task: str) -> list[str]:
@@ -432,11 +421,8 @@ def _spy_skills(root: Path, skills: Mapping[str, Mapping[str, str] | None]) -> N
     write_file(root / "conftest.py", spy_runner_conftest())
 
 
-def _spy(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    # In-process, a run stopped by pytest.exit in pytest_configure too (tests/conftest.py).
-    return pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "spy", *QUIET_PLUGINS, *args
-    )
+# In-process, a run stopped by pytest.exit in pytest_configure too (tests/conftest.py).
+_spy = LensRun(runner="spy")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the bwrap probe is Linux's")

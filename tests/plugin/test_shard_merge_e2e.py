@@ -12,14 +12,14 @@ the case order every shard's report carries, so the reports can be compared whol
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from runs import LensRun, Report, run_merge
+from skillfactory import make_skill, scripted_runner_conftest, write_file
 
 CASES = ["c3", "c1", "c5", "c2", "c4"]  # eval-file order, not their names' order
 SKILLS = ("alpha", "beta")
@@ -61,44 +61,22 @@ def _suite(root: Path, failing: str | None = None) -> None:
     write_file(root / "conftest.py", scripted_runner_conftest(script, extra))
 
 
-BASE = (
-    "--skill-lens",
-    "skills",
-    "--skill-lens-runner",
-    "scripted",
-    "--skill-lens-baseline",
-    "none",
-    "--skill-lens-repeat",
-    "2",
-    "--skill-lens-min-delta",
-    "0",
-    "--skill-lens-min-case-pass-rate",
-    "1.0",
-    "-p",
-    "no:cacheprovider",
-    *QUIET_PLUGINS,
+GATED = LensRun(
+    runner="scripted",
+    options=(
+        *("--skill-lens-baseline", "none", "--skill-lens-repeat", "2"),
+        *("--skill-lens-min-delta", "0", "--skill-lens-min-case-pass-rate", "1.0"),
+        *("-p", "no:cacheprovider"),
+    ),
 )
 
 
 def _run(pytester: pytest.Pytester, json_name: str, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(*BASE, "--skill-lens-json", json_name, *args)
+    return replace(GATED, json=json_name)(pytester, *args)
 
 
-def _merge(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m pytest_skill_lens.merge``, as a CI job that only has the reports runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_skill_lens.merge", *args],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
-def _load(pytester: pytest.Pytester, name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / name).read_text(encoding="utf-8"))
-    return data
+def _load(pytester: pytest.Pytester, name: str) -> Report:
+    return Report.read(pytester.path / name)
 
 
 def _shards(pytester: pytest.Pytester, count: int = 3) -> list[pytest.RunResult]:
@@ -140,7 +118,7 @@ def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) ->
     assert all(r["deselected_skills"] == [] for r in reports)
     shards[0].stdout.fnmatch_lines(["*deselected*"])
 
-    merged = _merge(
+    merged = run_merge(
         pytester,
         "shard-1.json",
         "shard-2.json",
@@ -188,7 +166,7 @@ def test_a_failing_case_fails_the_unsharded_run_and_the_merge_alike(
     assert [r.ret for r in shards] == [1 if fails else 0 for fails in failing]
 
     shard_files = ("shard-3.json", "shard-1.json", "shard-2.json")  # in any order
-    merged = _merge(pytester, *shard_files, "--json", "merged.json", "--junitxml", "merged.xml")
+    merged = run_merge(pytester, *shard_files, "--json", "merged.json", "--junitxml", "merged.xml")
     assert merged.returncode == 1
     expected, got = _load(pytester, "whole.json"), _load(pytester, "merged.json")
     assert got["gate"] == expected["gate"]
@@ -213,9 +191,8 @@ def test_a_shard_without_cases_fails_alone_and_the_merge_still_passes(
 ) -> None:
     make_skill(pytester.path / "skills", "solo", [{"name": "c1", "task": "t"}])
     write_file(pytester.path / "conftest.py", scripted_runner_conftest({"c1": {"output": "hi"}}))
-    args = ("--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS)
     results = [
-        pytester.runpytest(*args, "--skill-lens-shard", f"{k}/2", "--skill-lens-json", f"s{k}.json")
+        LensRun(runner="scripted", json=f"s{k}.json")(pytester, "--skill-lens-shard", f"{k}/2")
         for k in (1, 2)
     ]
     empty = next(k for k, r in zip((1, 2), results, strict=True) if r.ret != 0)
@@ -228,7 +205,7 @@ def test_a_shard_without_cases_fails_alone_and_the_merge_still_passes(
     assert report["deselected_skills"] == []  # the other shard's case, not a -k's
     assert report["gate"]["reasons"][0].startswith("no eval cases ran")
 
-    merged = _merge(pytester, "s1.json", "s2.json")
+    merged = run_merge(pytester, "s1.json", "s2.json")
     assert merged.returncode == 0, merged.stdout + merged.stderr
     assert "1 passed, 0 failed, 0 errored" in merged.stdout
 
@@ -236,22 +213,22 @@ def test_a_shard_without_cases_fails_alone_and_the_merge_still_passes(
 def test_a_merge_refuses_a_missing_or_aborted_shard(pytester: pytest.Pytester) -> None:
     _suite(pytester.path)
     _shards(pytester, 2)
-    missing = _merge(pytester, "shard-1.json")
+    missing = run_merge(pytester, "shard-1.json")
     assert missing.returncode == 2
     assert "shard(s) 2/2 missing" in missing.stderr
     assert "fix:" in missing.stderr
-    twice = _merge(pytester, "shard-1.json", "shard-1.json")
+    twice = run_merge(pytester, "shard-1.json", "shard-1.json")
     assert twice.returncode == 2
     assert "are both shard 1/2" in twice.stderr
 
     aborted = _run(pytester, "shard-2.json", "--skill-lens-shard", "2/2", "--collect-only")
     assert aborted.ret == 0
-    refused = _merge(pytester, "shard-1.json", "shard-2.json")
+    refused = run_merge(pytester, "shard-1.json", "shard-2.json")
     assert refused.returncode == 2
     assert "shard-2.json: that run was aborted before its gate" in refused.stderr
 
     _run(pytester, "shard-2.json", "--skill-lens-shard", "2/2", "--skill-lens-min-pass-rate", "0.5")
-    mixed = _merge(pytester, "shard-1.json", "shard-2.json")
+    mixed = run_merge(pytester, "shard-1.json", "shard-2.json")
     assert mixed.returncode == 2
     assert "shard-2.json: its gate settings differ from shard-1.json's (min_pass_rate 0.5" in (
         mixed.stderr
@@ -266,7 +243,7 @@ def test_a_merge_refuses_shards_that_collected_other_cases(pytester: pytest.Pyte
     report = _load(pytester, "shard-2.json")
     report["run"]["case_order"]["beta"][2] = "c5-renamed"
     path.write_text(json.dumps(report), encoding="utf-8")
-    refused = _merge(pytester, "shard-1.json", "shard-2.json")
+    refused = run_merge(pytester, "shard-1.json", "shard-2.json")
     assert refused.returncode == 2
     assert (
         "shard-2.json: the cases it collected for skill 'beta' differ from shard-1.json's "
@@ -295,7 +272,7 @@ def test_a_bad_shard_is_exit_2_with_the_fix(pytester: pytest.Pytester) -> None:
     # Each refused value is in tests/unit/test_shard.py; here, that it stops a real run.
     make_skill(pytester.path / "skills", "solo", [{"name": "c1", "task": "t"}])
     # In-process: tests/conftest.py's pytester follows a pytest.exit in configure.
-    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-shard", "4/3")
+    result = LensRun(quiet=False)(pytester, "--skill-lens-shard", "4/3")
     assert result.ret == 2
     result.stderr.fnmatch_lines(
         [

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from runs import LensRun
 from skillfactory import QUIET_PLUGINS, SPY_CALLS_FILE, make_skill, spy_runner_conftest, write_file
 
 pytest.importorskip("xdist")
@@ -116,7 +117,7 @@ def test_no_python_of_the_skill_runs(
 def test_collect_only_imports_nothing_of_the_skill(
     pytester: pytest.Pytester, markers: Path, listener: socket.socket
 ) -> None:
-    result = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS)
+    result = LensRun()(pytester, "--collect-only", "-q")
 
     assert result.ret == 0
     assert [line for line in result.outlines if "::" in line] == [
@@ -128,9 +129,7 @@ def test_collect_only_imports_nothing_of_the_skill(
 def test_under_xdist_no_worker_runs_the_skills_python(
     pytester: pytest.Pytester, markers: Path, listener: socket.socket
 ) -> None:
-    result = pytester.runpytest_subprocess(
-        "--skill-lens", "skills", "-p", "xdist", "-n", "2", *QUIET_PLUGINS
-    )
+    result = LensRun(subprocess=True)(pytester, "-p", "xdist", "-n", "2")
 
     assert result.ret == 0
     result.assert_outcomes(passed=1)
@@ -159,7 +158,7 @@ def test_run_from_inside_the_skill_directory(
 ) -> None:
     monkeypatch.chdir(pytester.path / "skills" / "test-evil")
 
-    result = pytester.runpytest("--skill-lens", ".", *QUIET_PLUGINS)
+    result = LensRun(skills=".")(pytester)
 
     assert result.ret == 0
     result.assert_outcomes(passed=1)
@@ -169,7 +168,7 @@ def test_run_from_inside_the_skill_directory(
 def test_a_mixed_run_still_runs_the_projects_own_tests(
     pytester: pytest.Pytester, markers: Path, listener: socket.socket
 ) -> None:
-    result = pytester.runpytest("tests", "--skill-lens", "skills", "-v", *QUIET_PLUGINS)
+    result = LensRun()(pytester, "tests", "-v")
 
     assert result.ret == 0
     result.assert_outcomes(passed=2)
@@ -194,9 +193,7 @@ def test_the_parent_directories_conftests_still_apply_to_the_skill(
 ) -> None:
     write_file(pytester.path / "skills" / "conftest.py", PARENT_CONFTEST)
 
-    result = pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "spy", *QUIET_PLUGINS
-    )
+    result = LensRun(runner="spy")(pytester)
 
     assert result.ret == 0
     result.assert_outcomes(passed=1)
@@ -213,7 +210,7 @@ def test_nested_skills_below_a_skills_directory_are_still_collected(
 ) -> None:
     make_skill(pytester.path / "skills" / "test-evil" / "sub", "inner", ONE_CASE)
 
-    result = pytester.runpytest("--skill-lens", "skills", "--collect-only", "-q", *QUIET_PLUGINS)
+    result = LensRun()(pytester, "--collect-only", "-q")
 
     assert result.ret == 0
     assert [line for line in result.outlines if "::" in line] == [

@@ -11,11 +11,11 @@ Frontmatter in the shapes public skills use keeps loading.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import pytest
+from runs import Report
 from skillfactory import write_file
 from test_authoring_rules import (
     GOOD_CASE,
@@ -322,7 +322,7 @@ def test_the_warnings_are_in_the_json_report(pytester: pytest.Pytester, workers:
     # Every xdist worker collects every skill, and pytest counts each worker's warnings;
     # the summary shows each text once, and the report lists each warning once.
     warned(result, 4 if workers else 2)
-    data = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    data = Report.read(pytester.path / "report.json")
     assert data["skill_md_warnings"] == [
         {
             "file": str(skill / "SKILL.md"),

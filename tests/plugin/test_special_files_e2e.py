@@ -15,10 +15,12 @@ import socket
 import stat
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from skillfactory import QUIET_PLUGINS, write_file
+from runs import LensRun
+from skillfactory import write_file
 from test_authoring_rules import GOOD_CASE, runner_calls, write_conftest, write_skill
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
@@ -59,16 +61,15 @@ def fifo_guard(root: Path) -> Iterator[list[Path]]:
         watcher.join()
 
 
-def run_guarded(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+SPIED = LensRun(runner="spy", options=("-p", "no:cacheprovider"))
+
+
+def run(pytester: pytest.Pytester, *args: str, lens: LensRun = SPIED) -> pytest.RunResult:
     """An in-process run under :func:`fifo_guard`; it fails if any FIFO was opened."""
     with fifo_guard(pytester.path) as opened:
-        result = pytester.runpytest(*QUIET_PLUGINS, "-p", "no:cacheprovider", *args)
+        result = lens(pytester, *args)
     assert opened == [], f"the run opened {opened} for reading"
     return result
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return run_guarded(pytester, "--skill-lens", "skills", "--skill-lens-runner", "spy", *args)
 
 
 def assert_refused(
@@ -129,7 +130,7 @@ def test_a_fifo_skill_md_in_the_skill_path_given_is_refused(
 ) -> None:
     replace_with_fifo(fifo_skill / "SKILL.md")
 
-    result = run_guarded(pytester, "--skill-lens", given)
+    result = run(pytester, lens=replace(SPIED, skills=given, runner=()))
 
     assert_refused(result, pytester, f"{SKILL_DIR}/SKILL.md", "is a FIFO")
 

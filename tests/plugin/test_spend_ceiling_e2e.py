@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from runs import LensRun
+from skillfactory import make_skill, scripted_runner_conftest, write_file
 
 STOPPED = "not run: the spend ceiling stopped the run"
 
@@ -21,23 +21,7 @@ def _suite(pytester: pytest.Pytester, steps: dict[str, dict[str, Any]]) -> None:
     write_file(pytester.path / "conftest.py", scripted_runner_conftest(steps))
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        "--skill-lens-json",
-        "out.json",
-        "-rs",
-        *QUIET_PLUGINS,
-        *args,
-    )
-
-
-def _report(pytester: pytest.Pytester) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / "out.json").read_text(encoding="utf-8"))
-    return data
+lens = LensRun(runner="scripted", json="out.json", options=("-rs",))
 
 
 def _costing(*costs: float) -> dict[str, dict[str, Any]]:
@@ -46,12 +30,12 @@ def _costing(*costs: float) -> dict[str, dict[str, Any]]:
 
 def test_items_stop_starting_once_the_ceiling_is_reached(pytester: pytest.Pytester) -> None:
     _suite(pytester, _costing(0.4, 0.4, 0.4, 0.4))
-    result = _run(pytester, "--skill-lens-max-spend", "1")
+    result = lens(pytester, "--skill-lens-max-spend", "1")
     # c1 starts at $0, c2 at $0.40, c3 at $0.80 (below $1); c4 would start at $1.20.
     assert result.ret == 1
     result.assert_outcomes(passed=3, skipped=1)
     result.stdout.fnmatch_lines([f"SKIPPED * {STOPPED}"])
-    report = _report(pytester)
+    report = lens.report(pytester)
     ceiling = report["spend_ceiling"]
     assert (ceiling["max_spend_usd"], ceiling["unpriced"]) == (1.0, None)
     assert ceiling["spent_usd"] == pytest.approx(1.2)
@@ -68,10 +52,10 @@ def test_items_stop_starting_once_the_ceiling_is_reached(pytester: pytest.Pytest
 
 def test_a_ceiling_crossed_by_the_last_item_fails_nothing(pytester: pytest.Pytester) -> None:
     _suite(pytester, _costing(0.4, 0.4, 0.4))
-    result = _run(pytester, "--skill-lens-max-spend", "1")
+    result = lens(pytester, "--skill-lens-max-spend", "1")
     assert result.ret == 0
     result.assert_outcomes(passed=3)
-    assert _report(pytester)["spend_ceiling"]["spent_usd"] == pytest.approx(1.2)
+    assert lens.report(pytester)["spend_ceiling"]["spent_usd"] == pytest.approx(1.2)
 
 
 def test_an_unpriced_outcome_blinds_the_ledger_and_fails_the_gate(
@@ -80,10 +64,10 @@ def test_an_unpriced_outcome_blinds_the_ledger_and_fails_the_gate(
     steps = _costing(0.1, 0.1, 0.1)
     steps["c1"]["cost_note"] = "the provider reported no model name"
     _suite(pytester, steps)
-    result = _run(pytester, "--skill-lens-max-spend", "5")
+    result = lens(pytester, "--skill-lens-max-spend", "5")
     assert result.ret == 1
     result.assert_outcomes(passed=1, skipped=2)
-    assert _report(pytester)["gate"]["reasons"] == [
+    assert lens.report(pytester).gate["reasons"] == [
         "the spend ceiling of $5.00 could not be enforced: spend was not priced for "
         "greet :: c1 (scripted): the provider reported no model name",
         "2 case(s) did not run: the spend ceiling stopped the run",
@@ -92,23 +76,23 @@ def test_an_unpriced_outcome_blinds_the_ledger_and_fails_the_gate(
 
 def test_both_arms_spend_against_one_ceiling(pytester: pytest.Pytester) -> None:
     _suite(pytester, _costing(0.3, 0.3))
-    result = _run(pytester, "--skill-lens-max-spend", "1", "--skill-lens-baseline", "none")
+    result = lens(pytester, "--skill-lens-max-spend", "1", "--skill-lens-baseline", "none")
     # Planned order: c1, c1 baseline, c2, c2 baseline: the fourth would start at $0.90,
     # below $1, so all four run; $1.20 is recorded.
     assert result.ret == 0
-    assert _report(pytester)["spend_ceiling"]["spent_usd"] == pytest.approx(1.2)
-    result = _run(pytester, "--skill-lens-max-spend", "0.5", "--skill-lens-baseline", "none")
+    assert lens.report(pytester)["spend_ceiling"]["spent_usd"] == pytest.approx(1.2)
+    result = lens(pytester, "--skill-lens-max-spend", "0.5", "--skill-lens-baseline", "none")
     assert result.ret == 1
-    not_run = [(n["case_name"], n["arm"]) for n in _report(pytester)["not_run"]]
+    not_run = [(n["case_name"], n["arm"]) for n in lens.report(pytester)["not_run"]]
     assert not_run == [("c2", "candidate"), ("c2", "baseline")]
     # A case the ceiling cut short drops out of the delta, both arms.
-    cases = {c["case_name"]: c["exclusion_reason"] for c in _report(pytester)["delta"]["cases"]}
+    cases = {c["case_name"]: c["exclusion_reason"] for c in lens.report(pytester)["delta"]["cases"]}
     assert cases == {"c1": None, "c2": "the run stopped before every repetition of both arms ran"}
 
 
 def test_reaching_the_ceiling_exactly_refuses_the_next_item(pytester: pytest.Pytester) -> None:
     _suite(pytester, _costing(0.5, 0.5, 0.5))
-    result = _run(pytester, "--skill-lens-max-spend", "1")
+    result = lens(pytester, "--skill-lens-max-spend", "1")
     # c3 would start at exactly $1.00: the ceiling is reached, so it does not.
     assert result.ret == 1
     result.assert_outcomes(passed=2, skipped=1)
@@ -119,9 +103,9 @@ def test_under_xdist_the_ceiling_holds_across_workers(pytester: pytest.Pytester)
     for step in steps.values():
         step["sleep"] = 0.2  # both workers busy at once
     _suite(pytester, steps)
-    result = _run(pytester, "--skill-lens-max-spend", "1", "-n", "2")
+    result = lens(pytester, "--skill-lens-max-spend", "1", "-n", "2")
     assert result.ret == 1
-    report = _report(pytester)
+    report = lens.report(pytester)
     ran = len(report["outcomes"])
     # Three items reach $1.20; each of the two workers may start one more that the other's
     # last record had already ruled out: at most one in flight per worker.
@@ -134,16 +118,12 @@ def test_a_model_that_can_never_be_priced_is_refused_before_anything_runs(
     pytester: pytest.Pytester,
 ) -> None:
     _suite(pytester, _costing(0.1))
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "pydantic-ai",
+    result = LensRun(runner="pydantic-ai")(
+        pytester,
         "--skill-lens-model",
         "openai:no-such-model-anywhere",
         "--skill-lens-max-spend",
         "1",
-        *QUIET_PLUGINS,
     )
     assert result.ret == 2
     result.stderr.fnmatch_lines(
@@ -161,17 +141,8 @@ def test_the_ledger_directory_is_removed_at_the_end(
     temp = tmp_path / "tmp"
     temp.mkdir()
     monkeypatch.setenv("TMPDIR", str(temp))
-    result = pytester.runpytest_subprocess(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        "--skill-lens-max-spend",
-        "1",
-        "-p",
-        "no:cacheprovider",
-        *QUIET_PLUGINS,
-    )
+    isolated = LensRun(runner="scripted", subprocess=True)
+    result = isolated(pytester, "--skill-lens-max-spend", "1", "-p", "no:cacheprovider")
     assert result.ret == 0
     assert list(temp.iterdir()) == []
 
@@ -189,7 +160,7 @@ def test_the_plan_comes_before_the_first_case(pytester: pytest.Pytester) -> None
         for n in ("c1", "c2")
     ]
     make_skill(pytester.path / "skills", "greet", cases)
-    result = _run(pytester, "--skill-lens-baseline", "none", "--skill-lens-max-spend", "3")
+    result = lens(pytester, "--skill-lens-baseline", "none", "--skill-lens-max-spend", "3")
     lines = result.stdout.lines
     at = lines.index("Plan: up to 2 arm(s) x 1 repeat(s) x 1 runner(s) x 2 case(s) = 4 runs")
     assert lines[at + 1] == (
@@ -202,5 +173,5 @@ def test_the_plan_comes_before_the_first_case(pytester: pytest.Pytester) -> None
 
 def test_a_fake_run_prints_no_plan(pytester: pytest.Pytester) -> None:
     _suite(pytester, _costing(0.1))
-    result = pytester.runpytest("--skill-lens", "skills", *QUIET_PLUGINS)
+    result = LensRun()(pytester)
     assert not [line for line in result.stdout.lines if line.startswith("Plan:")]

@@ -9,9 +9,11 @@ pytest's own choice stands.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from runs import LensRun
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 ONE_CASE = """\
@@ -22,6 +24,7 @@ cases:
 
 # A unit-test conftest whose imports the skills-only job does not have.
 UNIT_CONFTEST = "import module_only_the_unit_tests_install  # noqa: F401\n"
+IN_A_CHILD = LensRun(subprocess=True)
 
 
 @pytest.fixture
@@ -36,7 +39,7 @@ def team_repo(pytester: pytest.Pytester) -> Path:
 
 
 def test_skill_paths_stand_in_for_testpaths(pytester: pytest.Pytester, team_repo: Path) -> None:
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", "-v", *QUIET_PLUGINS)
+    result = IN_A_CHILD(pytester, "-v")
     out = result.stdout.str() + result.stderr.str()
     assert "module_only_the_unit_tests_install" not in out
     assert result.ret == 0, out
@@ -57,7 +60,7 @@ def test_ini_skill_paths_stand_in_for_testpaths(pytester: pytest.Pytester, team_
 def test_a_missing_skill_path_is_named_not_the_unit_conftest(
     pytester: pytest.Pytester, team_repo: Path
 ) -> None:
-    result = pytester.runpytest_subprocess("--skill-lens", "skils", *QUIET_PLUGINS)
+    result = replace(IN_A_CHILD, skills="skils")(pytester)
     out = result.stdout.str() + result.stderr.str()
     assert "module_only_the_unit_tests_install" not in out
     assert result.ret == 2, out
@@ -67,11 +70,11 @@ def test_a_missing_skill_path_is_named_not_the_unit_conftest(
 def test_positional_paths_keep_pytests_choice(pytester: pytest.Pytester, team_repo: Path) -> None:
     """Asked for ``tests`` by name, the run loads its conftest as pytest always does."""
     write_file(team_repo / "tests" / "conftest.py", "MARK = 1\n")
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", "tests", *QUIET_PLUGINS)
+    result = IN_A_CHILD(pytester, "tests")
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=2)
     # ... and the conftest that cannot be imported stops it, as it stops any pytest run.
     write_file(team_repo / "tests" / "conftest.py", UNIT_CONFTEST)
-    result = pytester.runpytest_subprocess("--skill-lens", "skills", "tests", *QUIET_PLUGINS)
+    result = IN_A_CHILD(pytester, "tests")
     assert "module_only_the_unit_tests_install" in result.stdout.str() + result.stderr.str()
     assert result.ret != 0

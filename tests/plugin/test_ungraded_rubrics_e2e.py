@@ -8,7 +8,8 @@ and a listing (``--collect-only``) says it too.
 from __future__ import annotations
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from runs import LensRun
+from skillfactory import make_skill, scripted_runner_conftest, write_file
 
 pytest.importorskip("xdist")
 
@@ -34,14 +35,11 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens", "skills", "--skill-lens-runner", "scripted", *QUIET_PLUGINS, *args
-    )
+lens = LensRun(runner="scripted")
 
 
 def test_the_plan_names_the_rubrics_before_the_first_case(suite: pytest.Pytester) -> None:
-    result = _run(suite, "-v")
+    result = lens(suite, "-v")
     lines = result.stdout.lines
     assert SAID in lines, result.stdout.str()
     first_item = next(i for i, line in enumerate(lines) if line.startswith("skills/greet"))
@@ -50,7 +48,7 @@ def test_the_plan_names_the_rubrics_before_the_first_case(suite: pytest.Pytester
 
 
 def test_a_listing_says_it_too(suite: pytest.Pytester) -> None:
-    result = _run(suite, "--collect-only", "-q")
+    result = lens(suite, "--collect-only", "-q")
     assert SAID in result.stdout.lines, result.stdout.str()
 
 
@@ -60,14 +58,12 @@ def test_a_judge_that_grades_says_nothing(suite: pytest.Pytester) -> None:
         (suite.path / "conftest.py").read_text() + "\n\ndef pytest_skill_lens_judges(config):\n"
         "    return {'lenient': lambda context: None}\n",
     )
-    result = _run(suite, "--collect-only", "-q", "--skill-lens-judge", "lenient")
+    result = lens(suite, "--collect-only", "-q", "--skill-lens-judge", "lenient")
     assert not [line for line in result.stdout.lines if line.startswith("Judge:")]
 
 
 def test_under_xdist_the_controller_says_it_without_a_count(suite: pytest.Pytester) -> None:
-    result = suite.runpytest_subprocess(
-        "--skill-lens", "skills", "--skill-lens-runner", "scripted", "-n", "2", *QUIET_PLUGINS
-    )
+    result = LensRun(runner="scripted", subprocess=True)(suite, "-n", "2")
     result.stdout.fnmatch_lines(
         ["Judge: judge 'fake' grades no rubric; a case with a judge: block will be errored *"]
     )

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from runs import SCRIPTED, LensRun
+from skillfactory import make_skill, scripted_runner_conftest
 
 _ECHO_JUDGE = """
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeVerdict
@@ -50,22 +51,14 @@ def run_skill(
     toml: str = "",
     extra: str = "",
 ) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    """Run skill ``files`` under the scripted runner; the JSON outcomes by case name."""
+    """Run skill ``files`` under the scripted runner; the JSON outcomes (of the first
+    repeat) by case name."""
     make_skill(pytester.path / "skills", "files", cases)
     pytester.makeconftest(scripted_runner_conftest(script, extra))
     (pytester.path / "skill-lens.toml").write_text(toml, encoding="utf-8")
-    result = pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        *args,
-    )
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    return result, {o["case_name"]: o for o in report["outcomes"]}
+    result = SCRIPTED(pytester, *args)
+    outcomes = SCRIPTED.report(pytester).outcomes
+    return result, {o["case_name"]: o for o in outcomes if o["repeat_index"] == 0}
 
 
 def checks(outcome: dict[str, Any], evaluator: str = "assertion") -> dict[str, tuple[bool, str]]:
@@ -350,20 +343,12 @@ def test_a_link_out_a_fifo_and_a_sparse_giant_fail_their_checks_with_the_refusal
     (pytester.path / "skill-lens.toml").write_text('judge = "echo"\n', encoding="utf-8")
 
     # A subprocess with a timeout: a check that opened the FIFO would block forever.
-    result = pytester.runpytest_subprocess(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "planting",
-        "--skill-lens-json",
-        "report.json",
-        *QUIET_PLUGINS,
-        timeout=120,
-    )
+    planting = LensRun(runner="planting", json="report.json", subprocess=True, timeout=120)
+    result = planting(pytester)
 
     assert result.ret == 1, result.stdout.str()
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    (outcome,) = report["outcomes"]
+    report = planting.report(pytester)
+    (outcome,) = report.outcomes
     assert outcome["status"] == "failed"
     outside = "refused: passwd.md resolves outside the workspace through a symbolic link"
     assert checks(outcome) == {
@@ -430,15 +415,13 @@ def test_a_hard_link_to_a_file_outside_fails_its_checks_and_the_file_stays_unrea
     pytester.makeconftest(_HARD_LINKING_RUNNER + _ECHO_JUDGE)
     (pytester.path / "skill-lens.toml").write_text('judge = "echo"\n', encoding="utf-8")
 
-    result = pytester.runpytest_subprocess(
-        *("--skill-lens", "skills", "--skill-lens-runner", "hard-linking"),
-        *("--skill-lens-json", "report.json", *QUIET_PLUGINS),
-        timeout=120,
-    )
+    linking = LensRun(runner="hard-linking", json="report.json", subprocess=True, timeout=120)
+    result = linking(pytester)
 
     assert result.ret == 1, result.stdout.str()
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
-    (outcome,) = report["outcomes"]
+    report = linking.report(pytester)
+    (outcome,) = report.outcomes
+
     assert outcome["status"] == "failed"
     found = checks(outcome)
     assert set(found) == {"contains[0]", "contains[1]", "file-produced[2]"}
@@ -489,7 +472,7 @@ def test_each_repeat_runs_every_session_in_a_fresh_workspace(
     )
 
     assert result.ret == 0, result.stdout.str()
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    report = SCRIPTED.report(pytester)
     kept = [Path(o["workspace"]) for o in report["outcomes"]]
     assert [o["repeat_index"] for o in report["outcomes"]] == [0, 1]
     assert [o["status"] for o in report["outcomes"]] == ["passed", "passed"]

@@ -3,14 +3,14 @@ the verdicts, the exit code and every report must be those of a plain run."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skillfactory import QUIET_PLUGINS, make_scripted_skills, make_skill
+from runs import LensRun
+from skillfactory import make_scripted_skills, make_skill
 
 # slow: pytest-xdist workers (-m "not slow" skips it)
 pytestmark = pytest.mark.slow
@@ -53,21 +53,18 @@ def _folder(pytester: pytest.Pytester, skills: dict[str, list[str] | None], toml
     (pytester.path / "skill-lens.toml").write_text(textwrap.dedent(toml), encoding="utf-8")
 
 
-def _run(pytester: pytest.Pytester, out: str, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--skill-lens",
-        "skills",
-        "--skill-lens-runner",
-        "scripted",
-        "--skill-lens-json",
-        f"{out}/report.json",
-        "--skill-lens-markdown",
-        f"{out}/report.md",
-        "--junitxml",
-        f"{out}/junit.xml",
-        *QUIET_PLUGINS,
-        *args,
+def _reporting_to(out: str) -> LensRun:
+    """The scripted run, writing its JSON, Markdown and JUnit reports under ``out``."""
+    return LensRun(
+        runner="scripted",
+        json=f"{out}/report.json",
+        markdown=f"{out}/report.md",
+        junit=f"{out}/junit.xml",
     )
+
+
+lens = _reporting_to("out")
+plain_lens, spread_lens = _reporting_to("plain"), _reporting_to("spread")
 
 
 def _section(result: pytest.RunResult) -> list[str]:
@@ -102,8 +99,8 @@ def _without_worker_lines(texts: list[str | None]) -> list[str]:
 
 def test_xdist_run_agrees_with_a_plain_run(pytester: pytest.Pytester) -> None:
     _folder(pytester, _SKILLS, toml="min_pass_rate = 0.5\n")
-    plain = _run(pytester, "plain")
-    spread = _run(pytester, "spread", "-n", "2")
+    plain = plain_lens(pytester)
+    spread = spread_lens(pytester, "-n", "2")
 
     assert plain.ret == spread.ret == 1
     assert plain.parseoutcomes() == spread.parseoutcomes()
@@ -116,8 +113,8 @@ def test_xdist_run_agrees_with_a_plain_run(pytester: pytest.Pytester) -> None:
     assert "  - 1 case errored" in _section(spread)
 
     path = pytester.path
-    plain_json = json.loads((path / "plain" / "report.json").read_text(encoding="utf-8"))
-    spread_json = json.loads((path / "spread" / "report.json").read_text(encoding="utf-8"))
+    plain_json, spread_json = plain_lens.report(pytester), spread_lens.report(pytester)
+
     # Planned order (skill, then the file's order), never the order the workers finished in.
     planned = [(s, c) for s, cases in _SKILLS.items() for c in cases or []]
     assert [(o["skill_name"], o["case_name"]) for o in spread_json["outcomes"]] == planned
@@ -150,7 +147,7 @@ def test_xdist_run_agrees_with_a_plain_run(pytester: pytest.Pytester) -> None:
 
 def test_xdist_gate_can_pass_a_run_with_failures(pytester: pytest.Pytester) -> None:
     _folder(pytester, {"alpha": ["pass-1", "pass-2", "fail-3"]})
-    result = _run(pytester, "out", "-n", "2", "--skill-lens-min-pass-rate", "0.6")
+    result = lens(pytester, "-n", "2", "--skill-lens-min-pass-rate", "0.6")
     result.assert_outcomes(passed=2, failed=1)
     assert result.ret == 0
     assert "2 passed, 1 failed, 0 errored — pass rate 67%" in _section(result)
@@ -162,18 +159,18 @@ def test_xdist_authoring_error_exits_2(pytester: pytest.Pytester) -> None:
         "cases:\n  - name: typo\n    task: t\n    assertion:\n      - {kind: contains, value: x}\n",
         encoding="utf-8",
     )
-    result = _run(pytester, "out", "-n", "2")
+    result = lens(pytester, "-n", "2")
     assert result.ret == 2
     result.stdout.fnmatch_lines(["*skill-lens authoring error: *broken.yaml:4*unknown key*"])
     # The controller writes a report that says the run was aborted, never a verdict.
-    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    report = lens.report(pytester)
     assert report["aborted"] is True and report["gate"]["passed"] is False
     assert "broken.yaml:4" in report["aborted_reason"]
 
 
 def test_xdist_selection_of_no_case_exits_1_with_the_reason(pytester: pytest.Pytester) -> None:
     _folder(pytester, {"alpha": ["pass-1", "pass-2"]})
-    result = _run(pytester, "out", "-n", "2", "-k", "nomatch")
+    result = lens(pytester, "-n", "2", "-k", "nomatch")
     assert result.ret == 1
     section = _section(result)
     assert "Gate FAILED:" in section
@@ -181,7 +178,7 @@ def test_xdist_selection_of_no_case_exits_1_with_the_reason(pytester: pytest.Pyt
         "  - no eval cases ran: the -k/-m selection deselected every case (skill(s): alpha)"
         in section
     )
-    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    report = lens.report(pytester)
     assert report["summary"]["total"] == 0
     assert report["gate"]["exit_code"] == 1
 
@@ -192,9 +189,9 @@ def test_xdist_stopped_by_x_lists_each_item_once_as_ran_or_not_run(
     # The first failure stops the run; items the workers had already started still finish.
     cases = ["fail-1", *(f"slow-pass-{i}" for i in range(2, 9))]
     _folder(pytester, {"alpha": cases})
-    result = _run(pytester, "out", "-n", "2", "-x")
+    result = lens(pytester, "-n", "2", "-x")
     assert result.ret == 1
-    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    report = lens.report(pytester)
     ran = [o["case_name"] for o in report["outcomes"]]
     waiting = [entry["case_name"] for entry in report["not_run"]]
     assert "fail-1" in ran
@@ -223,10 +220,10 @@ def test_xdist_a_case_whose_worker_crashed_is_listed_as_not_run(
         ),
         encoding="utf-8",
     )
-    result = _run(pytester, "out", "-n", "2")
+    result = lens(pytester, "-n", "2")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*crashed while running*crash-2*"])
-    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    report = lens.report(pytester)
     assert sorted(o["case_name"] for o in report["outcomes"]) == ["pass-1", "pass-3", "pass-4"]
     (owed,) = report["not_run"]
     assert owed["case_name"] == "crash-2"
@@ -248,7 +245,7 @@ def test_xdist_controller_freezes_the_outcomes_it_holds(pytester: pytest.Pyteste
                 (config.rootpath / "frozen.txt").write_text(str(gc.get_freeze_count()))
         """
     )
-    result = pytester.runpytest("--skill-lens", "skills", "-n", "2", *QUIET_PLUGINS)
+    result = LensRun()(pytester, "-n", "2")
     result.assert_outcomes(passed=600)
     assert int((pytester.path / "frozen.txt").read_text()) > 0
 
@@ -292,7 +289,7 @@ def test_xdist_outcome_travels_packed_and_is_plain_data_on_the_controller(
         ),
         encoding="utf-8",
     )
-    result = _run(pytester, "out", "-n", "2")
+    result = lens(pytester, "-n", "2")
     assert result.ret == 1  # fail-2 fails
     sent = " ".join((pytester.path / f"seen-gw{i}.txt").read_text() for i in (0, 1)).split()
     assert sent == ["str", "str"]

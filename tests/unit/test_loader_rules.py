@@ -168,12 +168,15 @@ def test_a_rubric_line_about_mocks_or_tools_in_general_is_kept(skill: Skill, lin
 
     suite = load(skill, {"evals/cases.yaml": text})
 
-    assert suite.cases[0].case.judge is not None
+    (loaded,) = suite.cases
+    assert loaded.case.judge is not None
+    assert loaded.case.judge.rubric == [line]  # kept as written, not refused nor rewritten
 
 
 def test_the_placeholder_in_a_comment_is_ignored_but_not_in_a_quoted_value(skill: Skill) -> None:
     commented = "cases:\n  - name: x  # TODO(skill-lens)\n    task: t\n"
-    assert load(skill, {"evals/cases.yaml": commented}).cases
+    (loaded,) = load(skill, {"evals/cases.yaml": commented}).cases
+    assert (loaded.case.name, loaded.case.task) == ("x", "t")
 
     quoted = "cases:\n  - name: x\n    task: '# TODO(skill-lens)'\n"
     with pytest.raises(AuthoringError, match=r"placeholder TODO\(skill-lens\)"):
