@@ -277,7 +277,7 @@ def test_the_junit_amendment_replaces_a_link_and_never_follows_it(
     elsewhere = pytester.path / "elsewhere.xml"
     elsewhere.write_text("<testsuites />", encoding="utf-8")
     (pytester.path / "junit.xml").symlink_to(elsewhere)
-    result = _run(pytester, "-k", "nomatch", "--junitxml", "junit.xml")
+    result = lens(pytester, "-k", "nomatch", "--junitxml", "junit.xml")
     assert result.ret == 1
     path = pytester.path / "junit.xml"
     assert not path.is_symlink()
