@@ -462,3 +462,25 @@ def test_a_skill_path_given_twice_is_one_skill_in_the_block(pytester: pytest.Pyt
     assert changed["unchanged_skills"] == ["alpha", "gamma"]
     merged = _merge(pytester, "out.json")  # the report reads back
     assert merged.returncode == 0, merged.stderr
+
+
+def test_a_neighbour_changed_marks_the_skill_whose_offered_cases_are_offered_it(
+    pytester: pytest.Pytester,
+) -> None:
+    suite(pytester.path)
+    offered = [
+        {"name": f"beta-{n}", "task": "t", "mode": "offered", "neighbours": ["../gamma"]}
+        for n in (1, 2)
+    ]
+    make_skill(pytester.path / "skills", "beta", offered)
+    commit(pytester.path, "beta's cases offer gamma beside it")
+    edit(pytester.path / "skills/gamma/SKILL.md")  # its description is beta's competition
+    commit(pytester.path, "gamma says more")
+
+    result = run(pytester, "--skill-lens-changed", "HEAD~1")
+
+    ran = calls(pytester)
+    assert "beta::beta-1" in ran and "beta::beta-2" in ran, result.stdout.str()
+    changed = {s["skill_name"]: s["reasons"] for s in report(pytester)["changed"]["changed_skills"]}
+    assert changed["beta"] == ["skills/gamma/SKILL.md modified (a neighbour its cases offer)"]
+    assert report(pytester)["changed"]["unchanged_skills"] == ["alpha"]

@@ -19,6 +19,7 @@ from .flags import user_error
 if TYPE_CHECKING:
     from ..gate.changed_skills import ChangedSelection
     from ..run.changed import Changes
+    from ..suite.inputs import SkillInputs
     from ..suite.loaded import SkillSuite
     from .facts import CollectionFacts
     from .run_config import ChangedAsk, RunConfig
@@ -61,7 +62,7 @@ def deselect_unchanged(state: SessionState, items: list[pytest.Item]) -> None:
         return
     from .items import CaseItem
 
-    inputs = list(state.caches.skill_inputs.values())
+    inputs = with_neighbours(state.caches.skill_inputs, items)
     verdicts = changes.decide(inputs, shared_files(state, changes))
     facts = state.facts
     facts.changed = {
@@ -84,6 +85,24 @@ def deselect_unchanged(state: SessionState, items: list[pytest.Item]) -> None:
     filtered = set(facts.deselected_cases)
     state.config.hook.pytest_deselected(items=dropped)
     facts.deselected_cases = filtered
+
+
+def with_neighbours(inputs: dict[str, SkillInputs], items: list[pytest.Item]) -> list[SkillInputs]:
+    """Each skill's inputs with the directories of the neighbours its items were given (per
+    case, or the suite's): a neighbour's description changed can change what it triggers."""
+    from dataclasses import replace
+
+    from .items import CaseItem
+
+    offered: dict[str, set[Path]] = {}
+    for item in items:
+        if isinstance(item, CaseItem) and item.skill.neighbours:
+            found = offered.setdefault(item.skill.name, set())
+            found.update(n.directory.resolve() for n in item.skill.neighbours)
+    return [
+        replace(skill, neighbours=frozenset(offered[name])) if name in offered else skill
+        for name, skill in inputs.items()
+    ]
 
 
 def shared_files(state: SessionState, changes: Changes) -> list[Path]:

@@ -134,6 +134,12 @@ def _verdict(
         else:
             role = "its own files" if path == skill.directory else "a file its cases read"
             watched.append((rel, role))
+    for path in sorted(skill.neighbours - skill.paths, key=str):
+        rel = _relative(top, path)
+        if rel is None:
+            reasons.append(Why(outside, outside=path))
+        else:
+            watched.append((rel, "a neighbour its cases offer"))
     for path in shared:
         rel = _relative(top, path)
         if rel is None:

@@ -23,6 +23,9 @@ class SkillInputs:
     name: str
     directory: Path
     paths: frozenset[Path]
+    # The directories of the skills its offered cases are offered beside it (neighbours:
+    # their descriptions compete with its own), known once collection has ended.
+    neighbours: frozenset[Path] = frozenset()
 
 
 def skill_inputs(suite: SkillSuite, extra: Iterable[Path] = ()) -> SkillInputs:
