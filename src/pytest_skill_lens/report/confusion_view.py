@@ -15,7 +15,7 @@ from ..gate.confusion import ConfusedPair, Confusion, SkillRates
 from ..gate.intervals import Interval
 from ..perform.outcome import Outcome
 from .delta_json import interval_dict
-from .json_fields import COUNT, LEVEL, RATE, Fields
+from .json_fields import COUNT, RATE, Fields, check_interval
 
 SHOWN = 12  # labels of a grid printed in the terminal and Markdown
 TITLE = "Triggering among neighbours (candidate arm)"
@@ -147,19 +147,9 @@ def check_triggering(top: Fields) -> None:
         for key in ("taken", "written", "hits"):
             skill.count(key, COUNT)
         for key in ("precision", "recall"):
-            _interval(skill.optional_child(key))
+            check_interval(skill.optional_child(key), RATE)
     for pair in block.objects("pairs"):
         pair.text("first")
         pair.text("second")
         for key in ("first_taken_by_second", "second_taken_by_first", "runs"):
             pair.count(key, COUNT)
-
-
-def _interval(interval: Fields | None) -> None:
-    if interval is None:
-        return
-    for key in ("estimate", "low", "high"):
-        interval.figure(key, RATE)
-    interval.figure("level", LEVEL)
-    interval.text("method")
-    interval.count("n", COUNT)

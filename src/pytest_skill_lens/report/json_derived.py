@@ -13,13 +13,13 @@ from __future__ import annotations
 from ..gate.multiplicity import METHODS, WHAT
 from .confusion_view import check_triggering
 from .json_fields import (
-    COUNT,
     FINITE,
     LEVEL,
     RATE,
     SIGNED_RATE,
     Fields,
     ReportError,
+    check_interval,
     known_source,
 )
 from .matrix_json import check_matrix
@@ -125,7 +125,7 @@ def _figures(figures: Fields) -> None:
         figures.optional_figure(key, FINITE)
     intervals = figures.child("intervals")
     for key in ("candidate", "baseline", "delta"):
-        _interval(intervals.optional_child(key))
+        check_interval(intervals.optional_child(key))
     figures.optional_text("confidence")
 
 
@@ -135,21 +135,11 @@ def _arm(stats: Fields) -> None:
     stats.optional_figure("pass_rate", RATE)
     for key in ("stddev", "mean_tokens", "mean_cost_usd", "mean_latency_ms"):
         stats.figure(key)
-    _interval(stats.optional_child("interval"))
+    check_interval(stats.optional_child("interval"))
     for estimate in stats.objects("k_estimates"):
         estimate.count("k")
         estimate.figure("pass_at_k", RATE)
         estimate.figure("pass_hat_k", RATE)
-
-
-def _interval(interval: Fields | None) -> None:
-    if interval is None:
-        return
-    for key in ("estimate", "low", "high"):
-        interval.figure(key, SIGNED_RATE)
-    interval.figure("level", LEVEL)
-    interval.text("method")
-    interval.count("n", COUNT)
 
 
 def _multiplicity(family: Fields) -> None:

@@ -231,3 +231,16 @@ def shown(value: object) -> str:
 
 def shown_text(text: str) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
+
+
+def check_interval(interval: Fields | None, bound: Kind = SIGNED_RATE) -> None:
+    """An interval as :func:`.delta_json.interval_dict` writes it (``null`` allowed): its
+    estimate and ends within ``bound`` (a rate, or a signed difference of rates), its
+    level, method and count."""
+    if interval is None:
+        return
+    for key in ("estimate", "low", "high"):
+        interval.figure(key, bound)
+    interval.figure("level", LEVEL)
+    interval.text("method")
+    interval.count("n", COUNT)

@@ -12,7 +12,7 @@ from typing import Any, get_args
 from ..gate.intervals import Confidence
 from ..gate.matrix import UNSCORED, Cell, Matrix, PairDifference, Pairing, RunnerRate, Verdict
 from .delta_json import interval_dict
-from .json_fields import COUNT, LEVEL, RATE, SIGNED_RATE, Fields, ReportError
+from .json_fields import RATE, SIGNED_RATE, Fields, ReportError, check_interval
 
 _CELL_COUNTS = ("passed", "failed", "not_evaluated", "errored", "not_run")
 
@@ -113,7 +113,7 @@ def check_matrix(top: Fields) -> None:
         for key in ("pass_rate_first", "pass_rate_second"):
             pair.optional_figure(key, RATE)
         pair.optional_figure("difference", SIGNED_RATE)
-        _interval(pair.optional_child("interval"))
+        check_interval(pair.optional_child("interval"))
         pair.word("confidence", get_args(Confidence))
     for case in matrix.objects("cases"):
         _names(case)
@@ -146,7 +146,7 @@ def _runners(matrix: Fields) -> list[Fields]:
         for key in ("cases", "passed", "judged"):
             rate.count(key)
         rate.optional_figure("pass_rate", RATE)
-        _interval(rate.optional_child("interval"))
+        check_interval(rate.optional_child("interval"))
         rate.word("confidence", get_args(Confidence))
         missing = rate.child("without_verdict")
         for key in UNSCORED:
@@ -157,13 +157,3 @@ def _runners(matrix: Fields) -> list[Fields]:
 def _names(entry: Fields) -> None:
     entry.text("skill_name")
     entry.text("case_name")
-
-
-def _interval(interval: Fields | None) -> None:
-    if interval is None:
-        return
-    for key in ("estimate", "low", "high"):
-        interval.figure(key, SIGNED_RATE)
-    interval.figure("level", LEVEL)
-    interval.text("method")
-    interval.count("n", COUNT)
