@@ -19,9 +19,6 @@ never a silent empty one.
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +26,7 @@ from pathlib import Path
 from ..suite.inputs import SkillInputs
 from ..suite.quoting import escaped, shown
 from .changed_diff import Change, Verdict, decide, parse_name_status, parse_untracked
-from .previous_git import Git, GitFailed, find_git, git_environment
+from .previous_git import Git, GitFailed, find_git, git_streamed
 
 MAX_OUTPUT = 64 * 1024 * 1024  # a diff's names past this is no pull request's
 CHANGED_TIMEOUT = 60.0  # per call: a diff against a large working copy reads every file's stat
@@ -244,44 +241,20 @@ def _bounded(git: Git, *args: str) -> bytes:
 
 
 def _read_bounded(git: Git, *args: str) -> bytes:
-    fired = threading.Event()
-    with (
-        tempfile.TemporaryFile() as errors,  # a file: a full stderr pipe would stall git
-        subprocess.Popen(
-            git.argv(*args),
-            cwd=git.cwd,
-            env=git_environment(os.environ),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-        ) as process,
-    ):
-
-        def stop() -> None:
-            fired.set()
-            process.kill()
-
-        timer = threading.Timer(git.timeout, stop)
-        timer.start()
-        try:
-            assert process.stdout is not None
-            out = process.stdout.read(MAX_OUTPUT + 1)
-            if len(out) > MAX_OUTPUT:
-                process.kill()
-            returncode = process.wait()
-        finally:
-            timer.cancel()
-        errors.seek(0)
-        told = errors.read(4096).decode("utf-8", "replace").strip().partition("\n")[0]
-    if fired.is_set():
+    with git_streamed(git, *args) as run:
+        out = run.stdout.read(MAX_OUTPUT + 1)
+        if len(out) > MAX_OUTPUT:
+            run.kill()
+    told = run.told.decode("utf-8", "replace").strip().partition("\n")[0]
+    if run.timed_out:
         raise ChangedError(f"git {args[0]} timed out after {git.timeout:g} s", _SLOW)
     if len(out) > MAX_OUTPUT:
         raise ChangedError(
             f"git {args[0]} listed more than {MAX_OUTPUT:,} bytes of changed names",
             f"name a closer REF, or run without {FLAG}",
         )
-    if returncode != 0:
-        said = escaped(told, 300) or f"exited {returncode}"
+    if run.returncode != 0:
+        said = escaped(told, 300) or f"exited {run.returncode}"
         raise ChangedError(
             f"git {args[0]} failed: {said}", f"run git {args[0]} yourself to see why"
         )

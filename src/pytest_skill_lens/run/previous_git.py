@@ -25,7 +25,8 @@ import subprocess
 import tarfile
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -187,24 +188,32 @@ def list_tree(git: Git, tree: str) -> TreeFiles:
     return TreeFiles(sizes)
 
 
-def archive_into(git: Git, tree: str, wanted: TreeFiles, dest: Path) -> None:
-    """Extract the ``wanted`` files of ``tree`` into the empty directory ``dest``.
+@dataclass
+class GitStream:
+    """A git call whose stdout is read as it comes (:func:`git_streamed`): ``kill`` stops
+    it early; once the ``with`` block is left, how it ended and the start of its stderr."""
 
-    :class:`GitFailed` when git fails or times out (the stream is then cut short),
-    :class:`ExtractionRefused`, :class:`tarfile.TarError` or :class:`OSError` when
-    the archive cannot be extracted.
-    """
+    stdout: IO[bytes]
+    kill: Callable[[], None]
+    returncode: int = 0
+    timed_out: bool = False
+    told: bytes = b""
+
+
+@contextmanager
+def git_streamed(git: Git, *args: str) -> Iterator[GitStream]:
+    """``git args`` with its stdout to read, killed at ``git.timeout``, waited for when the
+    block is left (killed first if the block raised: nothing reads the pipe any more)."""
     fired = threading.Event()
-    failure: Exception | None = None
     with (
-        tempfile.TemporaryFile() as errors,
+        tempfile.TemporaryFile() as errors,  # a file: a full stderr pipe would stall git
         subprocess.Popen(
-            git.argv("archive", "--format=tar", tree),
+            git.argv(*args),
             cwd=git.cwd,
             env=git_environment(os.environ),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=errors,  # a file: a full stderr pipe would stall git
+            stderr=errors,
         ) as process,
     ):
 
@@ -214,29 +223,47 @@ def archive_into(git: Git, tree: str, wanted: TreeFiles, dest: Path) -> None:
 
         timer = threading.Timer(git.timeout, stop)
         timer.start()
+        assert process.stdout is not None
+        stream = GitStream(process.stdout, process.kill)
         try:
-            assert process.stdout is not None
-            try:
-                extract_members(process.stdout, dest, frozenset(wanted.sizes))
-                while process.stdout.read(1 << 16):
-                    pass  # the end-of-archive padding: git exits once it is read
-            except (ExtractionRefused, tarfile.TarError, OSError) as exc:
-                failure = exc
-                process.kill()
-            returncode = process.wait()
+            yield stream
+        except BaseException:
+            process.kill()
+            raise
         finally:
+            stream.returncode = process.wait()
             timer.cancel()
-        told = _first_line(_read_start(errors))
-    if fired.is_set():
+        stream.timed_out = fired.is_set()
+        stream.told = _read_start(errors)
+
+
+def archive_into(git: Git, tree: str, wanted: TreeFiles, dest: Path) -> None:
+    """Extract the ``wanted`` files of ``tree`` into the empty directory ``dest``.
+
+    :class:`GitFailed` when git fails or times out (the stream is then cut short),
+    :class:`ExtractionRefused`, :class:`tarfile.TarError` or :class:`OSError` when
+    the archive cannot be extracted.
+    """
+    failure: Exception | None = None
+    with git_streamed(git, "archive", "--format=tar", tree) as run:
+        try:
+            extract_members(run.stdout, dest, frozenset(wanted.sizes))
+            while run.stdout.read(1 << 16):
+                pass  # the end-of-archive padding: git exits once it is read
+        except (ExtractionRefused, tarfile.TarError, OSError) as exc:
+            failure = exc
+            run.kill()
+    told = _first_line(run.told)
+    if run.timed_out:
         raise GitFailed(f"git archive timed out after {git.timeout:g} s", timed_out=True)
     if isinstance(failure, ExtractionRefused):
         raise failure
-    if told and returncode != 0:
+    if told and run.returncode != 0:
         raise GitFailed(told)  # git stopped first: a cut stream is its doing
     if failure is not None:
         raise failure
-    if returncode != 0:
-        raise GitFailed(f"git archive exited {returncode}")
+    if run.returncode != 0:
+        raise GitFailed(f"git archive exited {run.returncode}")
 
 
 def _read_start(errors: IO[bytes]) -> bytes:
