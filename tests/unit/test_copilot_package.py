@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.report.product_lines import product_line
-from pytest_skill_lens.run import product_sandbox
 from pytest_skill_lens.run.leftovers import owner_mark
 from pytest_skill_lens.run.product_sandbox import (
     ProductSandbox,
@@ -34,7 +33,7 @@ from pytest_skill_lens.run.products.copilot_package import VARIABLE, PackageCach
 from pytest_skill_lens.run.products.description import table_problem
 from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
-from pytest_skill_lens.run.products.process import run_dir, start
+from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
 from pytest_skill_lens.run.sandbox import system_temp_dir
 from pytest_skill_lens.settings import ProductTable, Settings
 
@@ -120,6 +119,7 @@ def test_close_removes_the_cache_and_stops_binding_it(
     directory = caches.directory(str(stand_in(tmp_path)), ENV)
     assert directory is not None and directory.is_dir()
     caches.close()
+    wait_removed()  # a call's directory is deleted on the remover's thread
     assert not directory.parent.exists()
     assert directory not in shared_read_only()
     assert caches.filled() == {}
@@ -175,6 +175,7 @@ def test_a_worker_adopts_what_its_controller_lent_and_never_removes_it(
         assert directory.is_dir()  # the controller's, still there
     finally:
         controller.close()
+    wait_removed()
     assert not directory.parent.exists()
 
 
@@ -317,7 +318,6 @@ def test_a_shared_directory_is_bound_read_only_after_the_writable_binds(tmp_path
         cwd=work,
         writable=[work, tmp_path],
         temp=TEMP,
-        shown=product_sandbox.temp_view(TEMP),
         read_only=[*earlier, shared],
     )
     bind = argv.index(str(shared)) - 1
