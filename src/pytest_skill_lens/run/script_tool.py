@@ -187,7 +187,7 @@ def _under_scripts(rel: str) -> bool:
 def _scratch_dir() -> Any:
     """A fresh directory for the script's TMPDIR and its output files, deleted after the call.
 
-    It sits beside the workspace under the system temporary directory, never inside
+    It sits beside the workspace in the skill-lens parent (:mod:`.temp_parent`), never inside
     it, so what a script leaves there is in no listing, check or judge artifact.
     """
     # Marked with this process, so a run killed mid-script has it swept by the next.

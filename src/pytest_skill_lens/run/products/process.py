@@ -92,7 +92,7 @@ class _Remover:
 
     The product and everything it started are gone by then (its process group is killed
     before the call returns), so nothing writes there any more; the directory stays
-    hidden from other products (its name is skill-lens's) until it is gone, and a
+    hidden from other products (it is in the skill-lens parent) until it is gone, and a
     process killed before then leaves it to the next run's sweep (its owner mark).
     """
 
