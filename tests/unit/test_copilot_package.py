@@ -35,6 +35,7 @@ from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
 from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
 from pytest_skill_lens.run.sandbox import system_temp_dir
+from pytest_skill_lens.run.temp_parent import parent_of
 from pytest_skill_lens.settings import ProductTable, Settings
 
 TEMP = system_temp_dir()
@@ -63,7 +64,8 @@ def starts(directory: Path) -> int:
 
 def ours() -> list[Path]:
     """This process's package caches under the temp directory."""
-    return sorted(TEMP.glob(f"skill-lens-copilot-package-*{owner_mark()}"))
+    wait_removed()  # a call's directory is deleted on the remover's thread
+    return sorted(parent_of(TEMP).glob(f"skill-lens-copilot-package-*{owner_mark()}"))
 
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
