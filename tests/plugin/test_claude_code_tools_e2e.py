@@ -9,6 +9,7 @@ Controls come in pairs: right arguments pass ``call_args``, wrong ones fail it.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -149,7 +150,7 @@ def test_a_product_that_never_lists_the_tools_is_errored_never_a_pass(
 def test_the_bridge_lives_in_the_calls_own_directory_and_is_gone_after_the_run(
     pytester: pytest.Pytester, server: AnthropicServer, temp_dir: Path
 ) -> None:
-    bridge = f"ls {temp_dir}/skill-lens-claude-code-*/skill-lens-bridge-*/"
+    bridge = f"ls {temp_dir}/skill-lens-{os.getuid()}/skill-lens-claude-code-*/skill-lens-bridge-*/"
     server.by_content["where is order"] = [
         tool_use(
             [

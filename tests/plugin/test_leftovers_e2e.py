@@ -84,8 +84,16 @@ def temp_root(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Pat
     return root
 
 
+def parent(root: Path) -> Path:
+    """Where every skill-lens temporary directory of this user goes (run/temp_parent.py)."""
+    return root.resolve() / f"skill-lens-{os.getuid()}"
+
+
 def ours(root: Path) -> list[str]:
-    return sorted(p.name for p in root.iterdir() if p.name.startswith("skill-lens-"))
+    """What skill-lens left: in the user's parent, and beside it (an earlier layout)."""
+    beside = [p for p in root.iterdir() if p.name.startswith("skill-lens-")]
+    inside = list(parent(root).iterdir()) if parent(root).is_dir() else []
+    return sorted(p.name for p in [*beside, *inside] if p != parent(root))
 
 
 class Run:
@@ -163,7 +171,7 @@ def test_sigterm_while_a_case_runs_removes_its_workspace_and_is_not_a_pass(
     runs.append(run)
     (workspace,) = run.started(pytester.path / "marks")
     assert (workspace / "data/sales.csv").is_file()  # seeded, and the case is running
-    assert workspace.parent == temp_root.resolve()
+    assert workspace.parent == parent(temp_root)
 
     code = run.signal(signal.SIGTERM)
 
@@ -237,7 +245,7 @@ def test_a_kept_workspace_is_never_swept_by_a_later_run(
     first = Run(pytester, "-k", "case1", "--skill-lens-keep-workspace", block=False)
     runs.append(first)
     assert first.process.wait(HANG_GUARD) == 0, first.output()
-    (kept,) = [temp_root / name for name in ours(temp_root)]
+    (kept,) = [parent(temp_root) / name for name in ours(temp_root)]
     assert (kept / "notes.md").is_file()
 
     second = Run(pytester, "-k", "case2", block=False)

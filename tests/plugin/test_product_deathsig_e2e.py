@@ -102,7 +102,11 @@ def marker() -> str:
 
 
 def ours(root: Path) -> list[str]:
-    return sorted(p.name for p in root.iterdir() if p.name.startswith("skill-lens-"))
+    """What skill-lens left: in the user's parent (run/temp_parent.py), and beside it."""
+    parent = root.resolve() / f"skill-lens-{os.getuid()}"
+    beside = [p for p in root.iterdir() if p.name.startswith("skill-lens-")]
+    inside = list(parent.iterdir()) if parent.is_dir() else []
+    return sorted(p.name for p in [*beside, *inside] if p != parent)
 
 
 def test_an_unsandboxed_product_dies_with_a_sigkilled_harness(

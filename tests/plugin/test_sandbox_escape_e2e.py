@@ -93,7 +93,8 @@ print("uid", os.getuid(), "gid", os.getgid(), "CapEff", status("CapEff"),
       "CapBnd", status("CapBnd"), "NoNewPrivs", status("NoNewPrivs"))
 mode, args = sys.argv[1], sys.argv[2:]
 own = (os.getcwd(), os.environ["TMPDIR"])  # the workspace and scratch directory
-temp = os.path.dirname(own[0])
+parent = os.path.dirname(own[0])  # the user's skill-lens parent, in the temp dir
+temp = os.path.dirname(parent)
 if mode == "remount":
     marker, bundle = args
     print("remount /:", remount_rw("/"))
@@ -115,10 +116,11 @@ elif mode == "proc":
     print("write the host marker:", write(marker))
 elif mode == "tmpfs":
     print("umount the temp dir:", umount(temp))
-    siblings = [p for p in sorted(glob.glob(temp + "/*")) if p not in own]
+    found = sorted(glob.glob(temp + "/*") + glob.glob(parent + "/*"))
+    siblings = [p for p in found if p not in own and p != parent]
     print("siblings:", [os.path.basename(p) for p in siblings])
-    for name in sorted(glob.glob(temp + "/skill-lens-*/*")):
-        if os.path.dirname(name) not in own:
+    for name in sorted(glob.glob(parent + "/skill-lens-*/*") + glob.glob(temp + "/*/*")):
+        if os.path.isfile(name) and os.path.dirname(name) not in own:
             print("read", name, open(name).read())
 elif mode == "root-powers":  # what uid 0 keeps without capabilities
     sock = args[0]
@@ -369,7 +371,7 @@ def check_contained(run: Run, harness_uid: int) -> None:
         assert "scripts: on, sandbox: bwrap" in run.console
         assert run.returncode == 0, run.console
         # The sibling really was there on the host, so the test could have failed.
-        (kept,) = (run.temp).glob("skill-lens-*/secret.txt")
+        (kept,) = (run.temp).glob("skill-lens-*/skill-lens-*/secret.txt")
         assert kept.read_text() == run.secret
     finally:
         run.marker.unlink(missing_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +44,13 @@ def temp_root(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Pat
     return root
 
 
+def made_in(root: Path) -> list[Path]:
+    """What a run left in the temp dir: in the user's skill-lens parent, and beside it."""
+    parent = root.resolve() / f"skill-lens-{os.getuid()}"
+    inside = list(parent.iterdir()) if parent.is_dir() else []
+    return sorted([*(p for p in root.resolve().iterdir() if p != parent), *inside])
+
+
 def run_skill(
     pytester: pytest.Pytester,
     cases: list[dict[str, Any]],
@@ -67,6 +75,27 @@ def checks(outcome: dict[str, Any], evaluator: str = "assertion") -> dict[str, t
 
 
 _SEEDED = {"files": {"sales.csv": "region,units\nnorth,120\nsouth,80\n"}}
+
+
+def test_a_planted_skill_lens_directory_in_temp_is_exit_2_before_any_case(
+    pytester: pytest.Pytester, temp_root: Path
+) -> None:
+    elsewhere = pytester.path / "elsewhere"
+    elsewhere.mkdir()
+    planted = temp_root.resolve() / f"skill-lens-{os.getuid()}"
+    planted.symlink_to(elsewhere)  # what another user of a shared /tmp could leave there
+    make_skill(pytester.path / "skills", "files", [{"name": "c", "task": "t", "workspace": {}}])
+    pytester.makeconftest(scripted_runner_conftest({"c": {"output": "never"}}))
+    result = pytester.runpytest("--skill-lens", "skills", "--skill-lens-runner", "scripted")
+    assert result.ret == 2
+    assert (
+        f"skill-lens: {planted} is a symbolic link: skill-lens keeps your temporary "
+        "directories there"
+    ) in result.stdout.str() + result.stderr.str()
+    assert "fix: remove it, or set TMPDIR to a directory of your own" in (
+        result.stdout.str() + result.stderr.str()
+    )
+    assert list(elsewhere.iterdir()) == [] and planted.is_symlink()
 
 
 def test_file_assertions_read_what_the_runner_wrote(
@@ -127,7 +156,7 @@ def test_file_assertions_read_what_the_runner_wrote(
     result.stdout.fnmatch_lines([f"  not_contains[0]: {missing}"])
     # Deleted once scored, and so not recorded.
     assert [o["workspace"] for o in outcomes.values()] == [None, None, None]
-    assert list(temp_root.iterdir()) == []
+    assert made_in(temp_root) == []
     assert "Kept workspaces" not in result.stdout.str()
 
 
@@ -142,7 +171,7 @@ def test_a_kept_workspace_is_listed_with_its_path(
     result, outcomes = run_skill(pytester, cases, script, *flags, toml=toml)
 
     assert result.ret == 0
-    (kept,) = temp_root.iterdir()
+    (kept,) = made_in(temp_root)
     assert kept.name.startswith("skill-lens-files-keeps-scripted-candidate-r1-")
     assert (kept / "report.md").read_text() == "kept"
     assert outcomes["keeps"]["workspace"] == str(kept)
@@ -188,7 +217,7 @@ def test_sessions_share_one_workspace(pytester: pytest.Pytester, temp_root: Path
     assert outcome["output"] == "phase 1 done"
     assert [c["name"] for c in outcome["tool_calls"]] == ["write_file", "read_file", "write_file"]
     assert (outcome["tokens"], outcome["cost_usd"], outcome["latency_ms"]) == (15, 0.75, 150.0)
-    assert list(temp_root.iterdir()) == []  # deleted once, after scoring
+    assert made_in(temp_root) == []  # deleted once, after scoring
 
 
 def test_an_errored_session_errors_the_case_and_the_rest_do_not_run(
@@ -229,7 +258,8 @@ def test_a_workspace_that_cannot_be_created_errors_the_case(
     assert result.ret == 1
     result.assert_outcomes(errors=1)
     assert outcomes["nowhere"]["error"] == (
-        f"WorkspaceError: cannot create a workspace under {temp_root}: No space left on device"
+        "WorkspaceError: cannot create a workspace under "
+        f"{temp_root.resolve()}/skill-lens-{os.getuid()}: No space left on device"
     )
     result.stdout.fnmatch_lines(["*WorkspaceError: cannot create a workspace under*"])
 
@@ -286,7 +316,7 @@ def test_xdist_workers_keep_and_report_workspaces(
         "case-1": "1",
         "case-2": "2",
     }
-    assert sorted(temp_root.iterdir()) == sorted(kept.values())
+    assert made_in(temp_root) == sorted(kept.values())
     result.stdout.fnmatch_lines(["Kept workspaces:"])
     for name, path in kept.items():
         result.stdout.fnmatch_lines([f"  files :: {name} (scripted): {path}"])
@@ -367,7 +397,7 @@ def test_a_link_out_a_fifo_and_a_sparse_giant_fail_their_checks_with_the_refusal
         "r1": (True, f"passwd.md => {refused} || pipe.md => {refused}")
     }
     assert "root:x:" not in json.dumps(report)
-    assert list(temp_root.iterdir()) == []  # deleted, FIFO and giant included
+    assert made_in(temp_root) == []  # deleted, FIFO and giant included
 
 
 _HARD_LINKING_RUNNER = """
@@ -431,7 +461,7 @@ def test_a_hard_link_to_a_file_outside_fails_its_checks_and_the_file_stays_unrea
     assert "SECRET-1234" not in json.dumps(report)
     assert "SECRET-1234" not in result.stdout.str()
     assert (pytester.path / "secret.txt").read_text(encoding="utf-8") == "SECRET-1234 ERROR\n"
-    assert list(temp_root.iterdir()) == []
+    assert made_in(temp_root) == []
 
 
 # --- a workspace per work item, and none without a block ------------------------------------------
@@ -447,7 +477,7 @@ def test_a_case_without_a_workspace_block_gets_no_directory(
 
     assert result.ret == 0, result.stdout.str()
     assert outcomes["plain"]["workspace"] is None
-    assert list(temp_root.iterdir()) == []
+    assert made_in(temp_root) == []
     assert "Kept workspaces" not in result.stdout.str()
 
 
@@ -476,7 +506,7 @@ def test_each_repeat_runs_every_session_in_a_fresh_workspace(
     kept = [Path(o["workspace"]) for o in report["outcomes"]]
     assert [o["repeat_index"] for o in report["outcomes"]] == [0, 1]
     assert [o["status"] for o in report["outcomes"]] == ["passed", "passed"]
-    assert len(set(kept)) == 2 and sorted(temp_root.iterdir()) == sorted(kept)
+    assert len(set(kept)) == 2 and made_in(temp_root) == sorted(kept)
     for path in kept:
         assert sorted(p.name for p in path.iterdir()) == ["continued.md", "plan.md"]
     assert [p.name.rsplit("-", 1)[0] for p in kept] == [
@@ -515,7 +545,7 @@ def test_the_workspace_is_deleted_even_when_an_evaluator_raises(
     assert outcome["status"] == "errored"
     (raising,) = [s for s in outcome["scores"] if s["evaluator"] == "raising"]
     assert "this evaluator refuses every case" in raising["detail"]
-    assert list(temp_root.iterdir()) == []
+    assert made_in(temp_root) == []
 
 
 def test_one_unmeasured_session_leaves_the_token_budget_not_evaluated(

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.report.product_lines import product_line
-from pytest_skill_lens.run import product_sandbox
 from pytest_skill_lens.run.leftovers import owner_mark
 from pytest_skill_lens.run.product_sandbox import (
     ProductSandbox,
@@ -36,6 +35,7 @@ from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
 from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
 from pytest_skill_lens.run.sandbox import system_temp_dir
+from pytest_skill_lens.run.temp_parent import parent_of
 from pytest_skill_lens.settings import ProductTable, Settings
 
 TEMP = system_temp_dir()
@@ -63,10 +63,9 @@ def starts(directory: Path) -> int:
 
 
 def ours() -> list[Path]:
-    """This process's package caches under the temp directory, once every removal handed
-    to the process layer's remover (off the cases' path) is done."""
-    wait_removed()
-    return sorted(TEMP.glob(f"skill-lens-copilot-package-*{owner_mark()}"))
+    """This process's package caches under the temp directory."""
+    wait_removed()  # a call's directory is deleted on the remover's thread
+    return sorted(parent_of(TEMP).glob(f"skill-lens-copilot-package-*{owner_mark()}"))
 
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -122,6 +121,7 @@ def test_close_removes_the_cache_and_stops_binding_it(
     directory = caches.directory(str(stand_in(tmp_path)), ENV)
     assert directory is not None and directory.is_dir()
     caches.close()
+    wait_removed()  # a call's directory is deleted on the remover's thread
     assert not directory.parent.exists()
     assert directory not in shared_read_only()
     assert caches.filled() == {}
@@ -177,6 +177,7 @@ def test_a_worker_adopts_what_its_controller_lent_and_never_removes_it(
         assert directory.is_dir()  # the controller's, still there
     finally:
         controller.close()
+    wait_removed()
     assert not directory.parent.exists()
 
 
@@ -319,7 +320,6 @@ def test_a_shared_directory_is_bound_read_only_after_the_writable_binds(tmp_path
         cwd=work,
         writable=[work, tmp_path],
         temp=TEMP,
-        shown=product_sandbox.temp_view(TEMP),
         read_only=[*earlier, shared],
     )
     bind = argv.index(str(shared)) - 1

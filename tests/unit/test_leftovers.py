@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.leftovers import owner_alive, owner_mark, remove_tree, sweep
+from pytest_skill_lens.run.leftovers import (
+    owner_alive,
+    owner_mark,
+    remove_tree,
+    sweep,
+    sweep_temp,
+)
 from pytest_skill_lens.run.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(
@@ -135,3 +141,24 @@ def test_a_workspace_carries_the_mark_unless_kept(tmp_path: Path) -> None:
         swept.cleanup()
         kept.cleanup()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_run_sweeps_the_users_parent_and_the_earlier_layout_beside_it(tmp_path: Path) -> None:
+    namespace, _pid, start = own()
+    parent = tmp_path / f"skill-lens-{os.getuid()}"
+    parent.mkdir(mode=0o700)
+    inside = leftover(parent, namespace, dead_pid(), start, "inside")
+    beside = leftover(tmp_path, namespace, dead_pid(), start, "beside")  # an earlier version's
+    assert sorted(sweep_temp(tmp_path)) == sorted([inside, beside])
+    assert sorted(tmp_path.iterdir()) == [parent] and list(parent.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a directory another user's needs root")
+def test_a_parent_that_is_not_the_users_own_is_never_entered(tmp_path: Path) -> None:
+    namespace, _pid, start = own()
+    parent = tmp_path / f"skill-lens-{os.getuid()}"
+    parent.mkdir(mode=0o700)
+    planted = leftover(parent, namespace, dead_pid(), start, "planted")
+    os.chown(parent, 65534, 65534)
+    assert sweep_temp(tmp_path) == []
+    assert planted.is_dir()

@@ -693,7 +693,7 @@ def test_the_directory_is_removed_when_the_run_raises(repo: Repo, temp: Path) ->
     assert list(temp.iterdir()) == []
 
 
-def test_the_default_directory_is_under_the_system_temp_dir(
+def test_the_default_directory_is_in_the_skill_lens_parent_of_the_system_temp_dir(
     repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     system = tmp_path / "system-temp"
@@ -704,7 +704,7 @@ def test_the_default_directory_is_under_the_system_temp_dir(
     found = resolve_previous(repo.root / "skill/SKILL.md")
     assert isinstance(found, PreviousVersion)
     with found:
-        assert found.directory.parent == system.resolve()
+        assert found.directory.parent == system.resolve() / f"skill-lens-{os.getuid()}"
 
 
 def _two_versions(repo: Repo) -> str:

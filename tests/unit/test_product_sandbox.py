@@ -39,7 +39,6 @@ from pytest_skill_lens.run.product_sandbox import (
     adopt,
     bwrap_argv,
     decide,
-    temp_view,
     wrap,
 )
 from pytest_skill_lens.run.products import preflight
@@ -52,6 +51,7 @@ from pytest_skill_lens.run.products.process import (
     wrap_argv,
 )
 from pytest_skill_lens.run.sandbox import system_temp_dir
+from pytest_skill_lens.run.temp_parent import make_dir, parent_of
 from pytest_skill_lens.settings import Settings
 
 # slow: real starts under the product's bwrap (-m "not slow" skips it)
@@ -165,26 +165,20 @@ def test_other_platforms_get_home_isolation_with_the_reason(platform: str, why: 
 
 
 def test_the_bwrap_argv_keeps_the_network_and_binds_only_the_products_areas() -> None:
-    work, run = TEMP / "skill-lens-x" / "work", TEMP / "skill-lens-x"
-    shown = ["--ro-bind-try", f"{TEMP}/ci", f"{TEMP}/ci"]
+    run = parent_of(TEMP) / "skill-lens-x"
+    work = run / "work"
     argv = bwrap_argv(
-        "/usr/bin/bwrap",
-        ["claude", "-p", "hi"],
-        cwd=work,
-        writable=[work, run],
-        temp=TEMP,
-        shown=shown,
+        "/usr/bin/bwrap", ["claude", "-p", "hi"], cwd=work, writable=[work, run], temp=TEMP
     )
-    t = str(TEMP)
+    parent = str(parent_of(TEMP))
     assert argv == [
         "/usr/bin/bwrap",
-        *("--ro-bind", "/", "/"),
+        *("--ro-bind", "/", "/"),  # the temp directory in it, as it is
         *("--dev", "/dev"),
         *("--proc", "/proc"),
-        *("--tmpfs", t),
-        *shown,
+        *("--tmpfs", parent),  # every skill-lens directory of the user, of every session
         *("--bind", str(run), str(run)),  # work is inside it: bound once
-        *("--remount-ro", t),
+        *("--remount-ro", parent),
         *("--remount-ro", "/proc"),
         *PRODUCT_ISOLATION,
         *("--chdir", str(work)),
@@ -195,22 +189,6 @@ def test_the_bwrap_argv_keeps_the_network_and_binds_only_the_products_areas() ->
     assert "--unshare-net" not in PRODUCT_ISOLATION
     for flag in ("--unshare-user", "--disable-userns", "--cap-drop", "--unshare-pid"):
         assert flag in PRODUCT_ISOLATION
-
-
-def test_the_temp_view_hides_skill_lens_entries_and_keeps_links_as_links(tmp_path: Path) -> None:
-    (tmp_path / "skill-lens-ws-1").mkdir()
-    (tmp_path / "skill-lens-note.txt").write_text("x")
-    (tmp_path / "build").mkdir()
-    (tmp_path / "notes.txt").write_text("x")
-    (tmp_path / "to-ws").symlink_to(tmp_path / "skill-lens-ws-1")
-    os.mkfifo(tmp_path / "pipe")
-    t = str(tmp_path)
-    assert temp_view(tmp_path) == [
-        *("--ro-bind-try", f"{t}/build", f"{t}/build"),
-        *("--ro-bind-try", f"{t}/notes.txt", f"{t}/notes.txt"),
-        *("--symlink", f"{t}/skill-lens-ws-1", f"{t}/to-ws"),  # resolves inside: hidden
-    ]
-    assert temp_view(tmp_path / "missing") == []
 
 
 def test_nothing_is_wrapped_without_a_backend() -> None:
@@ -301,11 +279,11 @@ def test_a_product_writes_its_working_directory_and_home_and_nothing_else(
 @needs_bwrap
 @pytest.mark.usefixtures("bwrap_adopted")
 def test_other_skill_lens_directories_are_invisible(tmp_path: Path) -> None:
-    secret = Path(tempfile.mkdtemp(prefix="skill-lens-other-", dir=TEMP))
+    secret = make_dir("skill-lens-other-")  # another case's, of this session or another
     (secret / "key.txt").write_text("sk-secret")
     try:
         with run_dir("claude-code") as run:
-            _, out = shell(run, f"cat {secret}/key.txt; ls {TEMP}")
+            _, out = shell(run, f"cat {secret}/key.txt; ls {parent_of()}")
         assert "sk-secret" not in out
         assert "No such file or directory" in out
         listing = out.splitlines()

@@ -40,6 +40,7 @@ from pytest_skill_lens.run.sandbox import (
     wrap,
 )
 from pytest_skill_lens.run.script_tool import run_script
+from pytest_skill_lens.run.temp_parent import parent_of
 from pytest_skill_lens.run.workspace import Workspace
 from pytest_skill_lens.settings import Settings
 
@@ -172,7 +173,7 @@ def test_the_probe_executes_the_very_argv_of_a_script_call_once_and_reports_its_
         *ISOLATION_FLAGS,
         *("--chdir", str(workspace), "--", "/bin/true"),
     ]
-    assert all(path.parent.parent == TEMP for path in (workspace, scratch, bundle))
+    assert all(path.parent.parent == parent_of(TEMP) for path in (workspace, scratch, bundle))
     assert not workspace.parent.exists()  # the probe cleans up after itself
 
 
@@ -501,7 +502,7 @@ def test_a_sibling_workspace_is_invisible(tmp_path: Path, workspace: Workspace) 
                 print(open({str(sibling.root / "answer.txt")!r}).read())
             except OSError as exc:
                 print(type(exc).__name__)
-            print(sorted(os.listdir({str(TEMP)!r})))
+            print(sorted(os.listdir({str(parent_of(TEMP))!r})))
         """
         bundle = make_bundle(tmp_path, {"scripts/peek.py": script})
         said = run_script(bundle, workspace, settings(), "scripts/peek.py", None)
@@ -513,7 +514,7 @@ def test_a_sibling_workspace_is_invisible(tmp_path: Path, workspace: Workspace) 
         assert all(
             name == workspace.root.name
             or name.startswith("skill-lens-scratch-")
-            or (TEMP / name) in bundle.root.parents  # type: ignore[union-attr]
+            or (parent_of(TEMP) / name) in bundle.root.parents  # type: ignore[union-attr]
             for name in shown
         )
         unsandboxed = run_script(bundle, workspace, settings("off"), "scripts/peek.py", None)

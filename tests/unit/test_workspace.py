@@ -57,13 +57,14 @@ def finishes(call: Callable[[], Any], fifo: Path, seconds: float = 5.0) -> Any:
 # -- creation, seeding, cleanup ------------------------------------------------------------
 
 
-def test_created_fresh_under_the_system_temp_dir_resolved_and_seeded() -> None:
+def test_created_fresh_in_the_skill_lens_parent_resolved_and_seeded() -> None:
     workspace = Workspace.create(
         "greet::case one[fake]", {"a.txt": "A", "deep/er/b.md": "B\n"}, Limits()
     )
     try:
         assert workspace.root == workspace.root.resolve()
-        assert workspace.root.parent == Path(tempfile.gettempdir()).resolve()
+        parent = Path(tempfile.gettempdir()).resolve() / f"skill-lens-{os.getuid()}"
+        assert workspace.root.parent == parent
         assert workspace.root.name.startswith("skill-lens-greet-case-one-fake-")
         assert (workspace.root / "a.txt").read_text() == "A"
         assert (workspace.root / "deep/er/b.md").read_bytes() == b"B\n"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ..run.products.table import NAMES
+from ..run.temp_parent import FIX, UnsafeParent, own_parent
 from ..settings import Settings, find_config, load_settings
 from ..suite.discovery import directory_problem
 from ..suite.errors import ConfigError
@@ -46,6 +47,17 @@ def _check_root_kind(root: Path) -> None:
         user_error(error.message)
 
 
+def _check_temp_parent() -> None:
+    """Exit 2 before any case when the directory every temporary directory of the run
+    goes in (:mod:`..run.temp_parent`) is not this user's alone."""
+    try:
+        own_parent()
+    except UnsafeParent as exc:
+        user_error(f"{exc.problem}: skill-lens keeps your temporary directories there", FIX)
+    except OSError as exc:
+        user_error(f"cannot make the directory for temporary directories: {exc}", FIX)
+
+
 def build_run_config(config: pytest.Config) -> RunConfig | None:
     """The run's configuration, or ``None`` when no skill path turns the plugin on."""
     option = config.option
@@ -69,6 +81,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
                 f"--skill-lens-runner {dupes[0]!r} is given twice",
                 "name each runner once; every runner runs every case",
             )
+    _check_temp_parent()
     config_path = (
         Path(option.skill_lens_config).resolve() if option.skill_lens_config else find_config(here)
     )

@@ -9,7 +9,6 @@ object (:mod:`.worker`), as pytest-xdist keeps its controller's and its worker's
 from __future__ import annotations
 
 import json
-import tempfile
 import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -17,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..run.leftovers import sweep
+from ..run.leftovers import sweep_temp
+from ..run.temp_parent import remove_parent_if_empty
 from .aborted import note_internal_error, note_interruption, rewrite_unfinished
 from .facts import CollectionFacts
 from .items import CaseItem
@@ -56,9 +56,7 @@ class Controller(Role):
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # What a run killed by SIGKILL left behind (a Copilot package is 235 MB):
         # removed beside this run, not before it; unconfigure waits for the end.
-        self._sweeper = threading.Thread(
-            target=sweep, args=(Path(tempfile.gettempdir()),), name="skill-lens-sweep"
-        )
+        self._sweeper = threading.Thread(target=sweep_temp, name="skill-lens-sweep")
         self._sweeper.daemon = True
         self._sweeper.start()
 
@@ -163,6 +161,7 @@ class Controller(Role):
             self._sweeper.join()
         if state.ledger is not None:
             state.ledger.remove()
+        remove_parent_if_empty()  # another session's directories keep it
         # pytest's junitxml wrote its file at session finish; only now can we amend it.
         path = getattr(config.option, "xmlpath", None)
         if path:

@@ -19,7 +19,6 @@ import contextlib
 import fcntl
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from ..gate.spend import CEILING_STOPPED, spend_of, unpriced_note
 from ..perform.outcome import Outcome
 from ..run.leftovers import PREFIX, owner_mark, remove_tree
+from ..run.temp_parent import make_dir
 
 LEDGER_FILE = "ledger.json"
 
@@ -42,7 +42,7 @@ class SpendLedger:
     @classmethod
     def create(cls, ceiling: float) -> SpendLedger:
         """A fresh ledger (the controller's): swept like any leftover if the run is killed."""
-        directory = Path(tempfile.mkdtemp(prefix=f"{PREFIX}ledger-", suffix=owner_mark()))
+        directory = make_dir(f"{PREFIX}ledger-", owner_mark())
         ledger = cls(ceiling, directory)
         ledger.path.write_text(json.dumps({"spent": 0.0, "blind": False}), encoding="utf-8")
         return ledger

@@ -33,8 +33,8 @@ from ..mcp_bridge.spec import SpecError, encode_spec
 from ..suite.model import ToolSpec
 from .leftovers import owner_mark, remove_tree
 from .products.description import BridgeForm
-from .sandbox import system_temp_dir
 from .scripts import StartFailed, run_process
+from .temp_parent import make_dir, parent_of
 
 MODULE = "pytest_skill_lens.mcp_bridge"
 CHECK_TIMEOUT_SECONDS = 60.0
@@ -134,7 +134,7 @@ def prepare_bridge(
         text = encode_spec(tools)
     except SpecError as exc:
         raise BridgeSetupError(f"the mock tools cannot be served: {exc}") from None
-    directory = _new_directory(Path(parent) if parent is not None else system_temp_dir())
+    directory = _new_directory(Path(parent) if parent is not None else None)
     calls_fd = -1
     try:
         if directory.is_relative_to(Path(working_directory).resolve()):
@@ -172,13 +172,17 @@ def _create_calls(path: Path) -> int:
         raise BridgeSetupError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _new_directory(base: Path) -> Path:
+def _new_directory(base: Path | None) -> Path:
+    """A new directory in ``base``, or in the user's skill-lens parent (:mod:`.temp_parent`)."""
+    prefix = "skill-lens-bridge-"
     try:
         # Marked with this process, so a run killed mid-case has it swept by the next.
-        made = tempfile.mkdtemp(prefix="skill-lens-bridge-", suffix=owner_mark(), dir=base)
+        if base is None:
+            return make_dir(prefix, owner_mark())
+        return Path(tempfile.mkdtemp(prefix=prefix, suffix=owner_mark(), dir=base)).resolve()
     except OSError as exc:
-        raise BridgeSetupError(f"cannot make the bridge directory in {base}: {exc}") from None
-    return Path(made).resolve()
+        where = base if base is not None else parent_of()
+        raise BridgeSetupError(f"cannot make the bridge directory in {where}: {exc}") from None
 
 
 def _write_new(path: Path, text: str) -> None:
@@ -237,7 +241,7 @@ def check_bridge(
     ``PATH`` plus :func:`bridge_env` only, in a directory of its own.
     """
     try:
-        directory = _new_directory(system_temp_dir())
+        directory = _new_directory(None)
     except BridgeSetupError as exc:
         return str(exc)
     try:

@@ -3,11 +3,13 @@
 A workspace or a script's scratch directory is named ``skill-lens-...<mark>``, where
 the mark names the process that made it: its pid namespace, its pid and its start
 time (``.pid-<namespace>-<pid>-<start>``). A run stopped by SIGKILL cannot clean up,
-so each run starts by removing, from the system temp directory, the directories of
-owners that are gone. The start time tells a dead owner from a new process that got
-its pid again; a directory whose owner cannot be judged (another pid namespace, as
-in a container sharing ``/tmp``, or a process whose start time cannot be read) is
-left alone, and so is one that is not a real directory or not the current user's.
+so each run starts by removing, from the user's skill-lens parent in the system temp
+directory (:mod:`.temp_parent`; and from the temp directory itself, where earlier
+versions made them), the directories of owners that are gone. The start time tells a
+dead owner from a new process that got its pid again; a directory whose owner cannot
+be judged (another pid namespace, as in a container sharing ``/tmp``, or a process
+whose start time cannot be read) is left alone, and so is one that is not a real
+directory or not the current user's.
 
 A product's environment names its run directory (:data:`RUN_DIR_VARIABLE`). A
 product killed with its harness (``PR_SET_PDEATHSIG``, see :mod:`.scripts`) may leave
@@ -32,6 +34,7 @@ from functools import cache
 from pathlib import Path
 
 from .scripts import open_pidfd
+from .temp_parent import check_parent, parent_of, system_temp
 
 PREFIX = "skill-lens-"
 RUN_DIR_VARIABLE = "SKILL_LENS_RUN_DIR"
@@ -88,6 +91,19 @@ def owner_alive(namespace: int, pid: int, start: int) -> bool:
         return True
     now = _start_time(pid)
     return now in (0, start)  # 0: it exited just now or cannot be read; keep it
+
+
+def sweep_temp(base: Path | None = None) -> list[Path]:
+    """:func:`sweep` the user's skill-lens parent in ``base`` (default: the system temp
+    directory; see :mod:`.temp_parent`), and ``base`` itself, where an earlier version
+    made its directories. A parent that is not the user's own is never entered."""
+    base = base if base is not None else system_temp()
+    removed = sweep(base)
+    try:
+        check_parent(parent_of(base))
+    except OSError:
+        return removed  # none yet, or not one to trust
+    return removed + sweep(parent_of(base))
 
 
 def sweep(base: Path) -> list[Path]:

@@ -43,7 +43,7 @@ from .previous_git import (
     find_git,
     list_tree,
 )
-from .sandbox import system_temp_dir
+from .temp_parent import make_dir
 
 MAX_COMMITS = 50
 _COMMIT = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256
@@ -104,7 +104,8 @@ def resolve_previous(
 ) -> PreviousVersion | Unresolved:
     """The previous version of the skill whose working-copy SKILL.md is ``skill_md``.
 
-    ``temp_dir`` is where its bundle goes (default: the system temp directory).
+    ``temp_dir`` is where its bundle goes (default: the user's skill-lens parent in the
+    system temp directory, :mod:`.temp_parent`).
     Never raises for anything the repository or git does; a note says why instead.
     """
     if max_commits < 1:
@@ -286,8 +287,11 @@ def _extract(git: Git, found: _Found, temp_dir: Path | None) -> PreviousVersion 
     over = files.over_cap()
     if over is not None:
         return Unresolved(f"cannot extract the bundle at commit {short}: {over}")
-    base = temp_dir if temp_dir is not None else system_temp_dir()
-    target = Path(tempfile.mkdtemp(prefix=f"{PREFIX}previous-", suffix=owner_mark(), dir=base))
+    prefix = f"{PREFIX}previous-"
+    if temp_dir is None:  # the user's skill-lens parent (:mod:`.temp_parent`)
+        target = make_dir(prefix, owner_mark())
+    else:
+        target = Path(tempfile.mkdtemp(prefix=prefix, suffix=owner_mark(), dir=temp_dir))
     try:
         archive_into(git.without_filters(), tree, files, target)
     except GitFailed as exc:

@@ -10,15 +10,17 @@ judge, ``--version`` probe) shares it:
   isolation alone, and the report says why.
 * ``required``: as ``auto``, but no working backend is exit 2 (plugin/configure.py).
 
-Under bwrap the product sees the host read-only, a fresh ``/dev`` and ``/proc``, and a
-read-only view of the system temporary directory without any ``skill-lens-*`` entry
-(other cases' workspaces and run directories vanish), with its working directory and
-its own run directory (the temporary home, the MCP bridge's files) bound writable, and the
-directories shared by every call (:func:`share_read_only`: Copilot's unpacked package) bound
-back read-only, so no case's product can change what the next one runs. It runs as
-uid 65534 in a user namespace of its own with no capability, in its own PID and IPC
-namespaces, killed with its parent. Unlike a script it keeps the network (it must reach
-its provider) and ``/run`` (DNS and the system services the trust sentence names).
+Under bwrap the product sees the host read-only, a fresh ``/dev`` and ``/proc``, and the
+system temporary directory as it is, read-only, except the user's skill-lens parent
+(:mod:`.temp_parent`: every case's workspace, run directory and bridge files, of every
+session, those made after the start included), which is an empty tmpfs holding only its
+working directory and its own run directory (the temporary home, the MCP bridge's files),
+bound writable, and the directories shared by every call (:func:`share_read_only`:
+Copilot's unpacked package) bound back read-only, so no case's product can change what
+the next one runs. It runs as uid 65534 in a user namespace of its own with no
+capability, in its own PID and IPC namespaces, killed with its parent. Unlike a script
+it keeps the network (it must reach its provider) and ``/run`` (DNS and the system
+services the trust sentence names).
 macOS's sandbox-exec is used for scripts only: a product there gets home isolation, and
 the report says so.
 """
@@ -29,15 +31,15 @@ import functools
 import os
 import shutil
 import sys
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .leftovers import PREFIX, owner_mark, remove_tree
+from .leftovers import owner_mark, remove_tree
 from .sandbox import ISOLATION, probe_isolation, run_probe, system_temp_dir
+from .temp_parent import make_dir, own_parent, parent_of
 
 Mode = Literal["auto", "required", "off"]
 Backend = Literal["bwrap", "none"]
@@ -167,8 +169,8 @@ _shared_lock = threading.Lock()
 
 
 def share_read_only(path: Path) -> None:
-    """Show ``path`` (a ``skill-lens-*`` directory the tmpfs would hide) to every later
-    wrapped start, read-only."""
+    """Show ``path`` (a directory in the skill-lens parent, which the tmpfs hides) to every
+    later wrapped start, read-only."""
     with _shared_lock:
         if path not in _shared[0]:
             _shared[0] = (*_shared[0], path)
@@ -221,7 +223,7 @@ def _probe_bwrap(path: str, temp: Path) -> ProductSandbox:
 def _run_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str | None:
     """``/bin/true`` under the exact argv a product start gets; ``None`` when it ran."""
     try:
-        base = Path(tempfile.mkdtemp(prefix="skill-lens-probe-", suffix=owner_mark(), dir=temp))
+        base = make_dir("skill-lens-probe-", owner_mark(), temp)
     except OSError as exc:
         return f"cannot create the bwrap probe's directory under {temp}: {exc.strerror or exc}"
     try:
@@ -234,7 +236,6 @@ def _run_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str |
             writable=[base],
             temp=temp,
             isolation=isolation,
-            shown=temp_view(temp),
         )
         return run_probe("bwrap", argv)
     finally:
@@ -256,6 +257,7 @@ def wrap(
     if decision is None or decision.backend != "bwrap" or decision.executable is None:
         return list(argv)
     temp = temp if temp is not None else system_temp_dir()
+    own_parent(temp)  # the tmpfs needs its mount point; an unsafe one is refused here too
     return bwrap_argv(
         decision.executable,
         argv,
@@ -263,7 +265,6 @@ def wrap(
         writable=[cwd, *writable],
         temp=temp,
         isolation=decision.isolation,
-        shown=temp_view(temp),
         read_only=shared_read_only(),
     )
 
@@ -276,65 +277,40 @@ def bwrap_argv(
     writable: Sequence[Path],
     temp: Path,
     isolation: tuple[str, ...] = PRODUCT_ISOLATION,
-    shown: Sequence[str] = (),
     read_only: Sequence[Path] = (),
 ) -> list[str]:
     """The bwrap command line for one product start.
 
-    The tmpfs hides everything under the temporary directory; ``shown`` (see
-    :func:`temp_view`) puts back, read-only, what was there that is not skill-lens's;
-    the binds put back the product's own areas writable, then ``read_only`` (the shared
-    directories; after the writable binds, so one inside them stays read-only; ``-try``,
-    so a product that does not use one never fails because it is gone); the remount
-    makes the tmpfs itself read-only (it is not recursive, so the binds keep their own modes).
+    The temporary directory is part of the read-only root, as it is. A tmpfs hides the
+    skill-lens parent (:func:`.temp_parent.parent_of`); the binds put back the product's
+    own areas writable, then ``read_only`` (the shared directories; after the writable
+    binds, so one inside them stays read-only; ``-try``, so a product that does not use
+    one never fails because it is gone); the remount makes the tmpfs itself read-only (it
+    is not recursive, so the binds keep their own modes). One tmpfs, whatever else the
+    temp directory holds: a mount per entry cost bwrap 145 ms at 100 entries
+    (docs/performance.md). Nothing of the temp directory's own entries is named: one
+    that vanished before the start would stop bwrap (it cannot make a mount point on
+    the read-only root), which is also why an earlier version's ``skill-lens-*``
+    directories beside the parent are not hidden (docs/security.md says so).
     ``/proc`` is read-only for the reason run/sandbox.py gives (a root harness's child
     is uid 0 to the kernel's sysctl check).
     """
+    parent = str(parent_of(temp))
     return [
         executable,
         *("--ro-bind", "/", "/"),
         *("--dev", "/dev"),
         *("--proc", "/proc"),
-        *("--tmpfs", str(temp)),
-        *shown,
+        *("--tmpfs", parent),
         *(arg for path in _outermost(writable) for arg in ("--bind", str(path), str(path))),
         *(arg for path in read_only for arg in ("--ro-bind-try", str(path), str(path))),
-        *("--remount-ro", str(temp)),
+        *("--remount-ro", parent),
         *("--remount-ro", "/proc"),
         *isolation,
         *("--chdir", str(cwd)),
         "--",
         *argv,
     ]
-
-
-def temp_view(temp: Path) -> list[str]:
-    """bwrap arguments that show the temporary directory as it is, less skill-lens's own.
-
-    A product "can read anything else you can", so only the ``skill-lens-*`` entries
-    (workspaces, run directories, bridge files of other cases) stay hidden; every other
-    directory and regular file is bound back read-only, and a link is recreated as a
-    link, so it resolves inside the sandbox, where a hidden target stays hidden.
-    Sockets and other special files are left out. An entry made after the start is
-    not shown: the tmpfs hides it, so a later sibling workspace is hidden too.
-    """
-    try:
-        entries = sorted(os.scandir(temp), key=lambda entry: entry.name)
-    except OSError:
-        return []  # nothing listed, nothing shown: hiding is the safe side
-    args: list[str] = []
-    for entry in entries:
-        if entry.name.startswith(PREFIX):
-            continue
-        path = str(temp / entry.name)
-        try:
-            if entry.is_symlink():
-                args += ["--symlink", os.readlink(path), path]
-            elif entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
-                args += ["--ro-bind-try", path, path]  # -try: it may vanish before the start
-        except OSError:
-            continue
-    return args
 
 
 def _outermost(paths: Sequence[Path]) -> list[Path]:

@@ -32,13 +32,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from .leftovers import owner_mark, remove_tree
+from .temp_parent import make_dir, system_temp
 
 Backend = Literal["bwrap", "sandbox-exec", "none"]
 PROBE_TIMEOUT = 10.0  # seconds; a probe that hangs is a backend that does not work
@@ -85,7 +85,7 @@ class SandboxDecision:
 
 def system_temp_dir() -> Path:
     """The system temporary directory, resolved (macOS's /var is a link to /private/var)."""
-    return Path(tempfile.gettempdir()).resolve()
+    return system_temp()
 
 
 def decide(mode: str) -> SandboxDecision:
@@ -153,7 +153,7 @@ def probe_isolation(
 def _run_bwrap_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str | None:
     """Run ``/bin/true`` under the exact argv a script call gets, in directories of its own."""
     try:
-        base = Path(tempfile.mkdtemp(prefix="skill-lens-probe-", suffix=owner_mark(), dir=temp))
+        base = make_dir("skill-lens-probe-", owner_mark(), temp)
     except OSError as exc:
         return f"cannot create the bwrap probe's directory under {temp}: {exc.strerror or exc}"
     try:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -24,8 +23,9 @@ from typing import Any
 from ..settings import Settings
 from .bundle import SCRIPTS_DIR, Bundle
 from .leftovers import owner_mark, remove_tree
-from .sandbox import CannotWrap, SandboxDecision, decide, system_temp_dir, wrap
+from .sandbox import CannotWrap, SandboxDecision, decide, wrap
 from .scripts import Finished, StartFailed, run_process, script_env
+from .temp_parent import make_dir
 from .workspace import Workspace
 from .workspace_tools import BuiltinTool
 
@@ -187,13 +187,11 @@ def _under_scripts(rel: str) -> bool:
 def _scratch_dir() -> Any:
     """A fresh directory for the script's TMPDIR and its output files, deleted after the call.
 
-    It sits beside the workspace under the system temporary directory, never inside
+    It sits beside the workspace in the skill-lens parent (:mod:`.temp_parent`), never inside
     it, so what a script leaves there is in no listing, check or judge artifact.
     """
     # Marked with this process, so a run killed mid-script has it swept by the next.
-    made = Path(
-        tempfile.mkdtemp(suffix=owner_mark(), prefix="skill-lens-scratch-", dir=system_temp_dir())
-    )
+    made = make_dir("skill-lens-scratch-", owner_mark())
     try:
         yield made.resolve()
     finally:

@@ -36,6 +36,7 @@ from .containment import (
     write_within,
 )
 from .leftovers import PREFIX, owner_mark, remove_tree
+from .temp_parent import make_dir, parent_of
 from .workspace_caps import Limits, growth_refusal, size_refusal
 from .workspace_caps import usage as _usage
 from .workspace_listing import GlobMatch, entries, regular_target
@@ -98,7 +99,8 @@ class Workspace:
         parent: Path | None = None,
         kept: bool = False,
     ) -> Workspace:
-        """A fresh directory under the system temp dir (or ``parent``), seeded with ``files``.
+        """A fresh directory in the user's skill-lens parent (:mod:`.temp_parent`; or in
+        ``parent``), seeded with ``files``.
 
         Its name ends with this process's mark (see :mod:`.leftovers`), so a later
         run removes it if this process dies before :meth:`cleanup`; a ``kept``
@@ -107,11 +109,15 @@ class Workspace:
         Raises :class:`WorkspaceError` when it cannot be created or seeded; a
         half-seeded directory is removed first.
         """
-        base = parent if parent is not None else Path(tempfile.gettempdir())
+        base = parent if parent is not None else parent_of()
         prefix = f"{PREFIX}{workspace_label(label)}-"
+        suffix = "" if kept else owner_mark()
         try:
-            made = tempfile.mkdtemp(suffix="" if kept else owner_mark(), prefix=prefix, dir=base)
-            root = Path(made).resolve(strict=True)
+            if parent is None:  # the user's skill-lens parent, made and checked
+                root = make_dir(prefix, suffix)
+            else:
+                made = tempfile.mkdtemp(suffix=suffix, prefix=prefix, dir=parent)
+                root = Path(made).resolve(strict=True)
         except (OSError, RuntimeError) as exc:
             raise WorkspaceError(f"cannot create a workspace under {base}: {why(exc)}") from None
         workspace = cls(root, limits)

@@ -20,11 +20,11 @@ fills it, and the controller lends its fills to the workers it started on this m
 (:meth:`PackageCaches.lend`, :meth:`PackageCaches.adopt`): a worker uses the controller's
 directory read-only and never removes it, so a run unpacks the package once, not once per
 worker. A worker given none fills its own, and no lock crosses processes. A cache lives
-under the system temp directory as a ``skill-lens-*`` directory marked with the process
-that filled it, removed at its exit (or swept by the next run if that process was killed,
-:mod:`..leftovers`). A fill that fails leaves nothing behind and is not retried: the calls
-then unpack into their own homes, as they would without this cache, and fail there
-honestly if the package is broken.
+in the skill-lens parent of the system temp directory (:mod:`..temp_parent`), marked
+with the process that filled it, removed at its exit (or swept by the next run if that
+process was killed, :mod:`..leftovers`). A fill that fails leaves nothing behind and
+is not retried: the calls then unpack into their own homes, as they would without this
+cache, and fail there honestly if the package is broken.
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ import atexit
 import dataclasses
 import queue
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -40,6 +39,7 @@ from ..containment import why
 from ..leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_tree
 from ..product_sandbox import adopted, wrap
 from ..scripts import Captured, Finished, StartFailed, run_process
+from ..temp_parent import make_dir, parent_of
 from ..workspace import workspace_label
 
 __all__ = [
@@ -70,12 +70,9 @@ class RunDirFailed(Exception):
 @contextmanager
 def run_dir(product: str) -> Iterator[RunDir]:
     """A fresh :class:`RunDir`, removed (never through a link) when the block ends."""
-    base = Path(tempfile.gettempdir())
+    base = parent_of()
     try:
-        made = tempfile.mkdtemp(
-            prefix=f"{PREFIX}{workspace_label(product)}-", suffix=owner_mark(), dir=base
-        )
-        root = Path(made).resolve(strict=True)
+        root = make_dir(f"{PREFIX}{workspace_label(product)}-", owner_mark())
     except (OSError, RuntimeError) as exc:
         raise RunDirFailed(f"cannot create a directory under {base}: {why(exc)}") from None
     try:
@@ -95,7 +92,7 @@ class _Remover:
 
     The product and everything it started are gone by then (its process group is killed
     before the call returns), so nothing writes there any more; the directory stays
-    hidden from other products (its name is skill-lens's) until it is gone, and a
+    hidden from other products (it is in the skill-lens parent) until it is gone, and a
     process killed before then leaves it to the next run's sweep (its owner mark).
     """
 
