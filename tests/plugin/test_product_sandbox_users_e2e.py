@@ -17,7 +17,10 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,14 +49,43 @@ def writable_by(user: User, directory: Path) -> bool:
     return landed
 
 
-def inner_env(made: Path) -> dict[str, str]:
+def inner_env(made: Path, products_bin: Path) -> dict[str, str]:
     """The test's environment less pytest's own, the products first on PATH, and a home and
     temporary directory of the run's user."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     temp = made / "system-tmp"
     temp.mkdir()
-    path = os.pathsep.join([str(PRODUCTS_BIN), env.get("PATH", os.defpath)])
+    path = os.pathsep.join([str(products_bin), env.get("PATH", os.defpath)])
     return env | {"PATH": path, "HOME": str(made), "TMPDIR": str(temp)}
+
+
+def reachable_by(user: User, executable: Path) -> bool:
+    """Whether ``user`` may run ``executable`` (every directory above it enterable)."""
+    argv = [*as_user(user), "/bin/sh", "-c", 'test -x "$1"', "-", str(executable)]
+    return subprocess.run(argv, capture_output=True, check=False).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def products_bin() -> Iterator[dict[User, Path]]:
+    """The products' bin directory for each user: the checkout's, or for the ordinary user,
+    when the checkout sits where only root may enter (a CI clone often does), a hard-linked
+    copy of ``products/node_modules`` in a directory every user may enter (its files are
+    readable by all; a copy where a hard link cannot be made)."""
+    found: dict[User, Path] = {"root": PRODUCTS_BIN, "ordinary": PRODUCTS_BIN}
+    if reachable_by("ordinary", PRODUCTS_BIN / "claude"):
+        yield found
+        return
+    staged = Path(tempfile.mkdtemp(prefix="skill-lens-test-products-"))
+    staged.chmod(0o755)
+    copy = staged / "node_modules"
+    linked = subprocess.run(["cp", "-al", str(PRODUCTS_BIN.parent), str(copy)], check=False)
+    if linked.returncode != 0:
+        shutil.rmtree(copy, ignore_errors=True)
+        subprocess.run(["cp", "-a", str(PRODUCTS_BIN.parent), str(copy)], check=True)
+    try:
+        yield found | {"ordinary": copy / ".bin"}
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
 
 
 def hidden_write(path: Path) -> str:
@@ -68,7 +100,7 @@ def hidden_write(path: Path) -> str:
 @pytest.mark.parametrize("user", ["root", "ordinary"])
 @pytest.mark.parametrize("name", sorted(OFFLINE))
 def test_a_write_outside_the_working_directory_is_refused_inside_it_lands(
-    name: str, user: User, user_dir: Path, host_target: Path
+    name: str, user: User, user_dir: Path, host_target: Path, products_bin: dict[User, Path]
 ) -> None:
     product = OFFLINE[name]
     beside_suite, on_host = user_dir / "escaped.txt", host_target / "escaped.txt"
@@ -81,7 +113,7 @@ def test_a_write_outside_the_working_directory_is_refused_inside_it_lands(
     write_file(user_dir / "skill-lens.toml", f'product_sandbox = "required"\n{product.toml}')
     with product.server() as server:
         server.by_content[TIDIES["task"]] = product.shell(f"{command}; cat inside.txt")
-        env = environment(product, server.url, inner_env(user_dir))
+        env = environment(product, server.url, inner_env(user_dir, products_bin[user]))
         argv = ["pytest", "--skill-lens", "skills", "--skill-lens-runner", name]
         argv += ["--skill-lens-json", "report.json", "-p", "no:cacheprovider", *QUIET_PLUGINS]
         done = run_as(user, user_dir, argv, env)
