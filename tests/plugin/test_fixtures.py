@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -96,8 +97,11 @@ def test_a_kept_workspace_survives_the_fixture_teardown(pytester: pytest.Pyteste
     result = run_items(pytester, "--skill-lens-runner", "scripted", "--skill-lens-keep-workspace")
     result.assert_outcomes(failed=1)  # the output does not say it; the file does
     kept = ITEMS.report(pytester).outcomes[0]["workspace"]
-    assert (Path(kept) / "notes.txt").read_text() == "added by a conftest"
-    assert (Path(kept) / "data.txt").read_text() == "seeded by the case"
+    try:
+        assert (Path(kept) / "notes.txt").read_text() == "added by a conftest"
+        assert (Path(kept) / "data.txt").read_text() == "seeded by the case"
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)  # kept for the user: the test's to remove
 
 
 def test_a_directory_conftest_replaces_the_runner_for_its_skills_only(
