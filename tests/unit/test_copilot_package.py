@@ -30,10 +30,10 @@ from pytest_skill_lens.run.product_sandbox import (
 from pytest_skill_lens.run.products import copilot_package, preflight
 from pytest_skill_lens.run.products.copilot import PRESET
 from pytest_skill_lens.run.products.copilot_package import VARIABLE, PackageCaches
-from pytest_skill_lens.run.products.description import table_problem
 from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
 from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
+from pytest_skill_lens.run.products.table_rules import table_problem
 from pytest_skill_lens.run.sandbox import system_temp_dir
 from pytest_skill_lens.run.temp_parent import parent_of
 from pytest_skill_lens.settings import ProductTable, Settings

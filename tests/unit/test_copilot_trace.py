@@ -14,8 +14,9 @@ import pytest
 
 from pytest_skill_lens.run.products.copilot import PRESET
 from pytest_skill_lens.run.products.copilot_trace import read_trace
-from pytest_skill_lens.run.products.description import argv, table_problem
+from pytest_skill_lens.run.products.description import argv
 from pytest_skill_lens.run.products.env import product_env, signs_in
+from pytest_skill_lens.run.products.table_rules import table_problem
 from pytest_skill_lens.run.products.trace import Ending, Expect
 from pytest_skill_lens.run.result import RunResult, ToolCall, problems
 from pytest_skill_lens.settings import ProductTable

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_skill_lens.credentials import names_credential
 from pytest_skill_lens.run.cassettes.marker import error_line
-from pytest_skill_lens.run.products.description import passes_credential
+from pytest_skill_lens.run.products.table_rules import passes_credential
 from pytest_skill_lens.settings import ProductTable
 
 

@@ -13,14 +13,10 @@ import pytest
 from pytest_skill_lens.run.products.claude_code import PRESET
 from pytest_skill_lens.run.products.claude_code import PRESET as CLAUDE_CODE
 from pytest_skill_lens.run.products.delivery import DeliveryFailed, deliver
-from pytest_skill_lens.run.products.description import (
-    MAX_PROMPT_BYTES,
-    argv,
-    prompt_for,
-    table_problem,
-)
+from pytest_skill_lens.run.products.description import MAX_PROMPT_BYTES, argv, prompt_for
 from pytest_skill_lens.run.products.env import product_env, signs_in
 from pytest_skill_lens.run.products.runner import ProductRunner
+from pytest_skill_lens.run.products.table_rules import table_problem
 from pytest_skill_lens.settings import ProductTable, Settings
 from pytest_skill_lens.suite.model import EvalCase
 from pytest_skill_lens.suite.skill import Skill, load_skill

@@ -21,15 +21,9 @@ import string
 
 from ...settings import ProductTable, Settings
 from ...suite.paths import path_problem
-from .description import (
-    PROMPT_PLACEHOLDER,
-    Preset,
-    Problem,
-    TraceReader,
-    command_problem,
-    pass_env_problem,
-)
+from .description import PROMPT_PLACEHOLDER, Preset, Problem, TraceReader
 from .env import isolation_of
+from .table_rules import command_problem, pass_env_problem
 
 NAME = "cli"
 KEY = f"[runners.{NAME}]"

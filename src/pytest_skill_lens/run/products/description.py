@@ -1,4 +1,4 @@
-"""A product's description (:class:`Preset`), its ``[runners.<name>]`` table's rules, its argv.
+"""A product's description (:class:`Preset`), its argv and its prompt.
 
 A product runner starts an agent product (Claude Code, Copilot CLI, any CLI) in its
 non-interactive mode, with the skill delivered where the product discovers skills
@@ -6,19 +6,17 @@ non-interactive mode, with the skill delivered where the product discovers skill
 (:mod:`.env`), bounded by the shared process layer (:mod:`.process`), and reads its
 trace (:mod:`.runner`). Everything that differs between products is a field of its
 :class:`Preset`, one row of :mod:`.table`; this module holds that description and the
-pure part every product shares: the table's rules, the argv and the prompt.
+pure part every product shares: the argv and the prompt (a table's rules: :mod:`.table_rules`).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...credentials import names_credential
 from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.product_config import CONFIG_PATHS, ConfigPath
@@ -36,7 +34,6 @@ PROMPT_PLACEHOLDER = "{prompt}"
 SEPARATOR = "--"  # after it, a product's parser reads every argument as an operand
 # The prompt travels as one argument, and Linux caps one at 128 KiB.
 MAX_PROMPT_BYTES = 100 * 1024
-_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 Problem = tuple[str, str]  # (what is wrong, how to fix it), as run/requirements.py has it
 # A trace reader: the trace (stdout), what the product left in its run directory
@@ -263,74 +260,6 @@ class Preset:
             return True
         base = os.path.basename(table.command[0])
         return base.removesuffix(".exe").lower() == self.executable
-
-
-def table_problem(preset: Preset, table: ProductTable) -> Problem | None:
-    """A ``[runners.<name>]`` table the preset cannot run, with the fix; ``None`` if fine."""
-    key = f"[runners.{preset.name}]"
-    for unused in ("skills_dir", "invoke"):
-        if getattr(table, unused) is not None:
-            return (
-                f"{key} {unused} is for the cli runner; {preset.name} has its own "
-                f"({preset.skills_dir}/<name>/, /<name> <task>)",
-                f"remove {unused} from {key}",
-            )
-    if any(PROMPT_PLACEHOLDER in arg for arg in table.args):
-        return (
-            f"{key} args may not hold {PROMPT_PLACEHOLDER}: args are appended after the prompt",
-            f"put the whole argv, with {PROMPT_PLACEHOLDER}, in {key} command instead",
-        )
-    if table.command is not None:
-        problem = command_problem(table.command)
-        if problem is not None:
-            return (f"{key} command {problem}", _COMMAND_FIX)
-    return pass_env_problem(preset, table)
-
-
-_COMMAND_FIX = (
-    "write the argv as a list with the prompt as an element of its own, e.g. command = "
-    '["claude", "-p", "{prompt}", "--output-format", "stream-json", "--verbose"]'
-)
-
-
-def command_problem(command: list[str]) -> str | None:
-    """Why ``command`` cannot carry the prompt, or ``None``: exactly one ``{prompt}``
-    element, not the first, and no element that holds it inside other text."""
-    if not command or not command[0].strip():
-        return "must name an executable first"
-    whole = [arg for arg in command if arg == PROMPT_PLACEHOLDER]
-    if any(PROMPT_PLACEHOLDER in arg and arg != PROMPT_PLACEHOLDER for arg in command):
-        return f"holds {PROMPT_PLACEHOLDER} inside another argument; it is substituted only alone"
-    if len(whole) != 1:
-        return f"must hold exactly one {PROMPT_PLACEHOLDER} element (it has {len(whole)})"
-    if command[0] == PROMPT_PLACEHOLDER:
-        return f"cannot start with {PROMPT_PLACEHOLDER}: the first element is the executable"
-    return None
-
-
-def pass_env_problem(preset: Preset, table: ProductTable) -> Problem | None:
-    """``pass_env`` names variables, and none the isolation itself sets (in any case)."""
-    from .env import isolation_sets
-
-    key = f"[runners.{preset.name}] pass_env"
-    taken = {name.upper() for name in isolation_sets(preset)}
-    for name in table.pass_env or []:
-        if not _VARIABLE_NAME.fullmatch(name):
-            return (
-                f"{key} takes variable names only; {name!r} is not one",
-                "list names such as HTTPS_PROXY; their values are read from the environment",
-            )
-        if name.upper() in taken:
-            return (
-                f"{key} names {name}, which home isolation sets itself",
-                f"remove {name} from pass_env (skill-lens sets it for every run)",
-            )
-    return None
-
-
-def passes_credential(table: ProductTable) -> bool:
-    """Whether ``pass_env`` names a credential-like variable (a region or a profile does not)."""
-    return any(names_credential(name) for name in table.pass_env or [])
 
 
 def argv(preset: Preset, table: ProductTable, prompt: str) -> list[str]:

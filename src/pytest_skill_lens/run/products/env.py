@@ -159,7 +159,7 @@ def shared_env(preset: Preset, table: ProductTable, env: Mapping[str, str]) -> d
 def signs_in(preset: Preset, table: ProductTable, source: Mapping[str, str] | None = None) -> bool:
     """Whether an isolated run can sign in: one of the preset's auth variables set and
     non-empty, or a credential-like name in ``pass_env``."""
-    from .description import passes_credential
+    from .table_rules import passes_credential
 
     source = os.environ if source is None else source
     if any(source.get(name, "").strip() for name in preset.sign_in_variables):

@@ -12,9 +12,10 @@ from __future__ import annotations
 import shutil
 
 from ...settings import ProductTable, Settings
-from .description import Preset, Problem, table_problem
+from .description import Preset, Problem
 from .env import isolation_of, make_home, product_env, shared_env, signs_in
 from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
+from .table_rules import table_problem
 
 VERSION_TIMEOUT = 30.0  # seconds; a product whose --version hangs will not run a case either
 _VERSION_BYTES = 4_000
