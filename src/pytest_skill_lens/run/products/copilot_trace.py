@@ -33,6 +33,7 @@ from .trace import (
     declared_names,
     json_events,
     load_failed,
+    loaded_by_call,
     said,
     text_of,
     triggered_skills,
@@ -177,16 +178,13 @@ def _loaded(read: _Read, expect: Expect) -> tuple[bool | None, str | None]:
     model as typed), so a loaded case loads only if the model then calls the tool
     itself. ``None``: the arm has no skill.
     """
-    skill = expect.skill
-    if skill is None:
-        return None, None
-    if skill in read.launched:
-        return True, None
-    if expect.mode == "offered":
-        return False, None  # the measured negative: skill_triggered says it
-    return False, (
-        f"the skill never loaded: {PRODUCT} does not expand /{skill} in -p mode (the task "
-        f"reached the model as typed), and the model did not load it with its skill tool"
+    return loaded_by_call(
+        expect,
+        read.launched,
+        lambda skill: (
+            f"the skill never loaded: {PRODUCT} does not expand /{skill} in -p mode (the task "
+            f"reached the model as typed), and the model did not load it with its skill tool"
+        ),
     )
 
 

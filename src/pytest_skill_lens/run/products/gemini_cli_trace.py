@@ -32,6 +32,7 @@ from .trace import (
     declared_names,
     json_events,
     load_failed,
+    loaded_by_call,
     said,
     text_of,
     triggered_skills,
@@ -152,16 +153,13 @@ def _loaded(read: _Read, expect: Expect) -> tuple[bool | None, str | None]:
     expand ``/<name>`` (verified against 0.61.0: the text reaches the model as typed).
     ``None``: the arm has no skill.
     """
-    skill = expect.skill
-    if skill is None:
-        return None, None
-    if skill in read.launched:
-        return True, None
-    if expect.mode == "offered":
-        return False, None  # the measured negative: skill_triggered says it
-    return False, (
-        f"the skill never loaded: the model did not call {SKILL_TOOL} for {skill!r} "
-        f"({PRODUCT} does not expand /{skill} in -p mode)"
+    return loaded_by_call(
+        expect,
+        read.launched,
+        lambda skill: (
+            f"the skill never loaded: the model did not call {SKILL_TOOL} for {skill!r} "
+            f"({PRODUCT} does not expand /{skill} in -p mode)"
+        ),
     )
 
 

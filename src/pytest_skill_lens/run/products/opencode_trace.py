@@ -40,6 +40,7 @@ from .trace import (
     declared_names,
     json_events,
     load_failed,
+    loaded_by_call,
     said,
     triggered_skills,
 )
@@ -213,16 +214,13 @@ def _triggered(read: _Read, expect: Expect) -> bool | None:
 def _loaded(read: _Read, expect: Expect) -> tuple[bool | None, str | None]:
     """Whether the trace shows the skill's text reached the model (its ``skill`` tool
     completed for it), and why not. ``None``: the arm has no skill."""
-    skill = expect.skill
-    if skill is None:
-        return None, None
-    if skill in read.loaded:
-        return True, None
-    if expect.mode == "offered":
-        return False, None  # the measured negative: skill_triggered says it
-    return False, (
-        f"the skill never loaded: {PRODUCT} run does not expand /{skill} (the task reached "
-        "the model as typed), and the model did not load it with its skill tool"
+    return loaded_by_call(
+        expect,
+        read.loaded,
+        lambda skill: (
+            f"the skill never loaded: {PRODUCT} run does not expand /{skill} (the task reached "
+            "the model as typed), and the model did not load it with its skill tool"
+        ),
     )
 
 

@@ -4,7 +4,7 @@ and what the run was. Shared by every product's trace reader."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -100,6 +100,24 @@ def load_failed(product: str, skill: str, how: str) -> str:
     failed to load it; ``how`` says how it showed that, in its own words (:func:`said`).
     Such a run says nothing about the skill: never a verdict on it."""
     return f"{product} failed to load the skill {skill!r}: {how}"
+
+
+def loaded_by_call(
+    expect: Expect, loaded: Container[str], why_not: Callable[[str], str]
+) -> tuple[bool | None, str | None]:
+    """Whether the case's skill reached the model in a product that loads a skill only when
+    the model calls for it (``loaded``: the skills such a call loaded), and why not:
+    ``None`` for an arm with no skill; an offered case that left it alone is the measured
+    negative (``skill_triggered`` says it), with no note; a loaded case gets
+    ``why_not(skill)``."""
+    skill = expect.skill
+    if skill is None:
+        return None, None
+    if skill in loaded:
+        return True, None
+    if expect.mode == "offered":
+        return False, None
+    return False, why_not(skill)
 
 
 def said(words: str) -> str:
