@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,7 @@ def test_a_pull_request_s_previous_arm_is_main_s_candidate_at_no_model_call(
         for p in case.iter("property")
     }
     reused_props = [v for (_, name), v in properties.items() if name == "reused_from"]
-    assert len(reused_props) == 2 and all(main[:8] in v for v in reused_props)
+    assert len(reused_props) == 2 and all(main[:8] in str(v) for v in reused_props)
 
 
 def test_a_changed_runner_setting_is_a_miss_naming_it(
@@ -199,3 +200,25 @@ def test_a_corrupt_or_linked_store_entry_errors_the_item_naming_it(
     assert any(str(broken) in m and "not valid JSON" in m for m in messages)
     assert any(str(linked) in m and "symbolic link" in m for m in messages)
     assert json.loads(elsewhere.read_text())  # the link's target was not written through
+
+
+def test_xdist_records_and_the_concurrency_pool_reuses_each_repeat_its_own(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    main_branch(pytester)
+    server.script.update({task: list(replies) for task, replies in SCRIPT.items()})
+    argv = (*served_by(server.url), "--skill-lens-reuse", "store", "--skill-lens-repeat", "3")
+    in_processes = replace(lens, subprocess=True)
+    assert in_processes(pytester, *argv, "-n", "2", "-p", "no:cacheprovider").ret == 0
+    assert len(server.requests) == 6  # two cases, three repeats: each recorded once
+    entries = list((pytester.path / "store" / "outcomes").glob("*.json"))
+    assert len(entries) == 6  # the repeat index is content: one entry each
+
+    assert lens(pytester, *argv, "--skill-lens-concurrency", "3").ret == 0
+
+    assert len(server.requests) == 6
+    outcomes = lens.report(pytester).outcomes
+    assert len(outcomes) == 6
+    for outcome in outcomes:
+        assert outcome["reused_from"]["item"]["repeat"] == outcome["repeat_index"] + 1
+        assert outcome["reused_from"]["item"]["case"] == outcome["case_name"]
