@@ -222,3 +222,36 @@ def test_xdist_records_and_the_concurrency_pool_reuses_each_repeat_its_own(
     for outcome in outcomes:
         assert outcome["reused_from"]["item"]["repeat"] == outcome["repeat_index"] + 1
         assert outcome["reused_from"]["item"]["case"] == outcome["case_name"]
+
+
+def test_reuse_beside_record_is_refused_before_anything_runs(
+    pytester: pytest.Pytester, server: ScriptedModelServer
+) -> None:
+    main_branch(pytester)
+    write_file(pytester.path / "skill-lens.toml", 'reuse = "store"\nrecord = "once"\n')
+
+    result = lens(pytester, *served_by(server.url))
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(
+        ["*reuse in skill-lens.toml and record in skill-lens.toml both choose where*"]
+    )
+    assert server.requests == [] and not (pytester.path / "store").exists()
+
+
+def test_the_toml_key_is_read_against_its_file_s_directory(
+    pytester: pytest.Pytester, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    main_branch(pytester)
+    write_file(pytester.path / "skill-lens.toml", 'retry_backoff_seconds = 0.0\nreuse = "cache"\n')
+    server.script.update({task: list(replies) for task, replies in SCRIPT.items()})
+    below = pytester.path / "below"
+    below.mkdir()
+    monkeypatch.chdir(below)  # started below the file: the store is still beside it
+    skills = str(pytester.path / "skills")
+
+    result = replace(lens, skills=skills)(pytester, *served_by(server.url))
+
+    assert result.ret == 0
+    assert len(list((pytester.path / "cache" / "outcomes").glob("*.json"))) == 2
+    assert not (below / "cache").exists()

@@ -43,7 +43,8 @@ from .tape import Mode, Tape, TapeReport
 
 MAX_ITEM_BYTES = 1024 * 1024  # an item file holds a key and a few names
 _FIX = "delete it from the reuse store (the item then runs and is added again)"
-_FIXES = (_FIX, _FIX)
+# What a Tape's messages advise: after "delete it and" (an unusable entry), and alone.
+_FIXES = ("run the item again: it is then added afresh", _FIX)
 _MODE: Mode = "once"  # what is found is replayed, what is missing is recorded
 
 
