@@ -87,7 +87,9 @@ def test_an_entry_of_the_wrong_shape_is_refused_naming_it(tmp_path: Path) -> Non
     tape.path.write_text(json.dumps({"cassette": 1, "item": {}, "key": {}, "calls": "x"}))
     refused = StoreTape(tmp_path, KEY, _item())
     assert refused.refusal is not None and str(tape.path) in refused.refusal
-    assert "wrong shape" in refused.refusal and "delete it from the reuse store" in refused.refusal
+    assert "wrong shape" in refused.refusal and refused.refusal.endswith(
+        "delete it and run the item again: it is then added afresh"
+    )
 
 
 def test_the_json_report_reads_back_what_reuse_said() -> None:
