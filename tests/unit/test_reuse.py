@@ -80,6 +80,10 @@ def test_a_hostile_item_file_errors_the_item_naming_it(tmp_path: Path) -> None:
     item_file.symlink_to(tmp_path / "elsewhere.json")
     linked = StoreTape(tmp_path, KEY, _item())
     assert linked.refusal is not None and "symbolic link" in linked.refusal
+    item_file.unlink()
+    item_file.write_text(" " * (1024 * 1024 + 1))  # past an item file's bound, never parsed
+    large = StoreTape(tmp_path, KEY, _item())
+    assert large.refusal is not None and "1,048,577 bytes" in large.refusal
 
 
 def test_an_entry_of_the_wrong_shape_is_refused_naming_it(tmp_path: Path) -> None:
