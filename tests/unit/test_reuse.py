@@ -97,6 +97,26 @@ def test_an_entry_of_the_wrong_shape_is_refused_naming_it(tmp_path: Path) -> Non
     )
 
 
+def test_an_entry_naming_no_item_it_could_come_from_is_refused(tmp_path: Path) -> None:
+    tape = StoreTape(tmp_path, KEY, _item())
+    stored = {"cassette": 1, "item": {"skill": ["x"]}, "key": {}, "calls": []}
+    stored["key"] = {p.name: {"seat": p.seat, "what": p.what, "sha256": p.sha256} for p in KEY}
+    tape.path.parent.mkdir(parents=True)
+    tape.path.write_text(json.dumps(stored))
+    refused = StoreTape(tmp_path, KEY, _item())
+    assert refused.refusal is not None and str(tape.path) in refused.refusal
+    assert "item: skill" in refused.refusal
+    stored["item"] = _item("candidate")
+    tape.path.write_text(json.dumps(stored))
+    found = StoreTape(tmp_path, KEY, _item())
+    assert found.refusal is None and found.reused_from() == {
+        "commit": None,
+        "recorded_at": None,
+        "item": _item("candidate"),
+        "entry": key_digest(KEY),
+    }
+
+
 def test_the_json_report_reads_back_what_reuse_said() -> None:
     record = _record()
     again = read_report(render_json(record, GateResult(True, 0)))

@@ -147,7 +147,7 @@ def with_replay(outcome: Outcome, taping: Taping, report: TapeReport | None) -> 
         if outcome.replayed:
             outcome.reused_from = taping.tape.reused_from()
         else:  # ran (or errored): why it was not reused, when the store can say
-            outcome.reuse_note = taping.tape.note
+            outcome.reuse_note = taping.tape.note or taping.tape.rerecorded
     return outcome
 
 

@@ -26,8 +26,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from ...labels import Arm
 from ..previous_git import Git, GitFailed, find_git
 from .files import (
     CassetteError,
@@ -36,6 +37,7 @@ from .files import (
     cassette_path,
     digest,
     parse_strict,
+    shape_error,
 )
 from .key import KeyPart, stale_parts
 from .place import read_under, write_under
@@ -60,6 +62,22 @@ class ItemFile(BaseModel):
     origin: Origin
 
 
+Name = Annotated[str, Field(max_length=100_000)]  # far past any real name; a report stays small
+
+
+class StoredItem(BaseModel):
+    """The item an entry says recorded it: reported as ``reused_from.item``, so read as
+    strictly as the rest (an entry's ``item`` is free-form in a cassette)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    skill: Name
+    case: Name
+    runner: Name
+    arm: Arm
+    repeat: Annotated[int, Field(ge=1, le=1_000_000)]
+
+
 class StoreTape(Tape):
     """An item's tape whose file is found by content in the reuse store."""
 
@@ -71,7 +89,16 @@ class StoreTape(Tape):
             path, _MODE, key, item, root=store, origin=recording_origin(), fixes=_FIXES
         )
         self.note: str | None = None  # why the item is not reused
-        if self.found is None and self.refusal is None:
+        self.recorder: StoredItem | None = None  # the item that recorded what was found
+        if self.found is not None:
+            try:
+                self.recorder = StoredItem.model_validate(self.found.item)
+            except ValidationError as exc:
+                self.refusal = (
+                    f"reuse store unusable: {path} has the wrong shape: item: {shape_error(exc)}; "
+                    f"{_FIX}"
+                )
+        elif self.refusal is None:
             try:
                 self.note = self._miss()
             except CassetteError as exc:  # the store's file, not the case: errored, named
@@ -80,14 +107,14 @@ class StoreTape(Tape):
     def reused_from(self) -> dict[str, Any] | None:
         """The outcome's ``reused_from``: the run, commit and item that recorded it."""
         found = self.found
-        if found is None:
+        if found is None or self.recorder is None:
             return None
         origin = found.origin
         dates = sorted(call.recorded_at for call in found.calls)
         return {
             "commit": origin.commit if origin is not None else None,
             "recorded_at": origin.at if origin is not None else (dates[0] if dates else None),
-            "item": dict(found.item),
+            "item": self.recorder.model_dump(),
             "entry": self.digest,
         }
 
