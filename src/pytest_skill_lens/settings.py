@@ -89,6 +89,8 @@ class Settings(_Strict):
     # once replays what exists and records what is missing, all records everything.
     record: Literal["", "none", "once", "all"] = ""
     cassettes: str = ""  # their directory; "": cassettes/ beside each eval file
+    # Outcomes reused by content (docs/reuse.md): the store's directory; "": off.
+    reuse: str = ""
     # Every departure of a SKILL.md from the Agent Skills specification stops the run
     # (exit 2) instead of being a warning.
     strict_skill_md: bool = False

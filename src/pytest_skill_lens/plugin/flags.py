@@ -288,6 +288,13 @@ FLAGS: tuple[Flag, ...] = (
         "where cassettes live (default: cassettes/ by each eval file)",
         "cassettes",
     ),
+    Flag(
+        "reuse",
+        "DIR",
+        "reuse outcomes recorded by content in DIR (a directory CI caches); run the rest "
+        "and add them to it",
+        "reuse",
+    ),
 )
 BY_NAME = {flag.name: flag for flag in FLAGS}
 BY_KEY = {flag.key: flag for flag in FLAGS if flag.key is not None}

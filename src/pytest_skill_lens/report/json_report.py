@@ -36,6 +36,7 @@ from .matrix_json import matrix_dict
 from .multiplicity_view import multiplicity_list
 from .product_lines import product_dict, unsandboxed
 from .replay_lines import CassetteAccount, ReplayShare
+from .reuse_lines import ReuseShare
 from .wiring import FakeShare
 
 REPORT_TOOL = "pytest-skill-lens"  # the run block's "tool": what wrote the report
@@ -235,6 +236,8 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "judge_price_sources": list(totals.judge_price_sources),
         # Additive: outcomes replayed from cassettes, and the oldest recording (null: none).
         "replay": ReplayShare.of(record).as_dict(len(record.outcomes)),
+        # Additive: outcomes reused by content, and why others were not (null: no store).
+        "reuse": ReuseShare.of(record).as_dict(len(record.outcomes)),
         # Additive: products that ran with no skill-lens sandbox ([]: none; null: no
         # product named, or a merge, whose shards' products are not carried over).
         "unsandboxed_products": unsandboxed(record),
@@ -316,6 +319,9 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         # case expected of its own skill (docs/eval-files.md, neighbours).
         "skills_triggered": o.skills_triggered,
         "trigger_expected": o.trigger_expected,
+        # Additive: reused by content from the store (docs/reuse.md), or why not.
+        "reused_from": o.reused_from,
+        "reuse_note": o.reuse_note,
     }
 
 

@@ -28,6 +28,7 @@ from .multiplicity_view import multiplicity_block
 from .printable import printable
 from .product_lines import product_lines
 from .replay_lines import CassetteAccount, ReplayShare, replay_word
+from .reuse_lines import ReuseShare, origin_words
 from .terminal import (
     COST_NOTE,
     JUDGE_NOTE,
@@ -79,6 +80,7 @@ def render_markdown(
         head.append(f"> ⚠️ {inline(wiring)}")
     if replayed := ReplayShare.of(record).line(len(record.outcomes)):  # in the head too
         head.append(f"> ⏪ {inline(replayed)}")
+    head.extend(f"> ♻️ {inline(line)}" for line in ReuseShare.of(record).lines(len(record.outcomes)))
     if account := CassetteAccount.of(record):  # what a recording run wrote, and where
         head.append(f"> ⏺️ {inline(account.lines()[0])}")
     blocks = [
@@ -231,6 +233,8 @@ def failure_entry(outcome: Outcome, excerpt: Excerpt, repeats: int) -> str:
         case += f" [run {outcome.repeat_index + 1}/{repeats}]"
     replayed = replay_word(outcome)
     recorded = f", recorded {outcome.recorded_at}" if replayed and outcome.recorded_at else ""
+    if outcome.reused_from is not None:
+        recorded = f", recorded {origin_words(outcome.reused_from)}"
     parts = [
         f"**{code(outcome.skill_name)} :: {code(case)}** ({inline(outcome.runner)})"
         f" — {outcome.status}" + (f" ({replayed}{recorded})" if replayed else "")

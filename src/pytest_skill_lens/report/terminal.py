@@ -24,6 +24,7 @@ from .multiplicity_view import multiplicity_lines
 from .printable import one_line
 from .product_lines import product_lines, unsandboxed_note
 from .replay_lines import ReplayShare, cassette_lines
+from .reuse_lines import ReuseShare
 from .wiring import WHAT_HOLDS, FakeShare
 
 NOT_RUN_SHOWN = 20  # a -x run can leave hundreds; the count is in the gate reason
@@ -207,7 +208,8 @@ def replay_lines(record: RunRecord) -> list[str]:
     """How many outcomes came from cassettes, how old the oldest is; what a recording
     wrote, kept and did not write, where, and why."""
     line = ReplayShare.of(record).line(len(record.outcomes))
-    return [*([line] if line else []), *cassette_lines(record)]
+    reuse = ReuseShare.of(record).lines(len(record.outcomes))
+    return [*([line] if line else []), *reuse, *cassette_lines(record)]
 
 
 def arm_spend_lines(record: RunRecord) -> list[str]:
