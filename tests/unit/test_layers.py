@@ -1,10 +1,11 @@
 """The layers of docs/architecture.md, checked on the source: nothing imports upward.
 
 Bottom to top: suite, run, score, perform, gate, report, plugin. The top-level helpers
-(settings.py, labels.py, matching.py, wellformed.py, gcpause.py, atomic_file.py) sit
-beside suite/ and import nothing above it; authoring/ imports only suite/; merge/ reads
-reports below plugin/; cli/ (the console script) never imports plugin/, and nothing below
-them imports merge/ or cli/. Only plugin/ imports pytest, and the agent
+(settings.py, labels.py, matching.py, wellformed.py, gcpause.py, atomic_file.py,
+formatting.py) sit beside suite/ and import nothing above it; authoring/ imports only
+suite/; merge/ reads reports below plugin/; cli/ (the console script) never imports
+plugin/, and nothing below them imports merge/ or cli/. report/ reads the gate's figures
+and calls none of its functions. Only plugin/ imports pytest, and the agent
 frameworks are imported only inside a function, never when a module loads (collection
 stays light), except by the one framework seam, which is itself imported only inside a
 function.
