@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run-phase module
@@ -11,6 +12,7 @@ if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run
     from ..run.product_sandbox import ProductEntry
     from .changed_skills import ChangedSelection
     from .delta import BaselineNote, Delta
+    from .figures import RunFigures
     from .fingerprint import Selection
     from .matrix import Matrix
     from .multiplicity import Multiplicity
@@ -112,3 +114,19 @@ class RunRecord:
     @property
     def candidates(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.arm == "candidate"]
+
+    @cached_property
+    def figures(self) -> RunFigures:
+        """The candidate arm's counts and rates (:mod:`.figures`), computed on first read:
+        the gate's verdict and every report read this one computation. A record is whole
+        before it is read (a session's end, a merge, a report read back); one changed
+        after would keep its first figures."""
+        from .figures import run_figures
+
+        return run_figures(self.outcomes, self.not_run)
+
+    @property
+    def filtered_skills(self) -> list[str]:
+        """Skills whose every case the -k/-m selection removed, without duplicates."""
+        lists = (self.deselected_skills, self.tag_filtered_skills, self.case_filtered_skills)
+        return list(dict.fromkeys(name for names in lists for name in names))

@@ -1,4 +1,4 @@
-"""The JSON report, and the summary figures (:class:`Counts`, :class:`Totals`) every report shares.
+"""The JSON report, and the spend figures (:class:`Totals`) every report shares.
 
 Consumers of the original tool's report keep working: every upstream key is
 here with its meaning, and what we add (``deselected_skills``, and per outcome
@@ -23,13 +23,12 @@ from typing import Any
 
 from .. import __version__
 from ..gate.record import GateResult, GateSettings, RunRecord
-from ..gate.verdict import pass_rate, pass_rate_by_skill
 from ..labels import Arm
 from ..perform.outcome import Outcome
 from ..run.price_source import distinct
 from ..score.check import Score
 from .changed_json import changed_dict
-from .confusion_view import confusion_dict, triggering_of
+from .confusion_view import confusion_dict
 from .delta_json import delta_dict, note_dict
 from .json_stream import Each, file_chunks
 from .matrix_json import matrix_dict
@@ -100,7 +99,7 @@ def report_parts(record: RunRecord, gate: GateResult) -> list[tuple[str, Any]]:
         # reasons, the unchanged skills it deselected (null without the flag).
         ("changed", changed_dict(record.changed)),
         # Additive: offered cases' triggering, written for x taken (null: none checked it).
-        ("triggering", confusion_dict(triggering_of(record.outcomes))),
+        ("triggering", confusion_dict(record.figures.triggering)),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         ("run", run_dict(record)),
     ]
@@ -181,33 +180,10 @@ class Totals:
         )
 
 
-@dataclass(frozen=True)
-class Counts:
-    """The candidate arm's verdicts; baseline outcomes never count here."""
-
-    total: int
-    passed: int
-    failed: int
-    errored: int
-    not_run: int  # candidate items that never produced an outcome
-    pass_rate: float
-
-    @classmethod
-    def of(cls, record: RunRecord) -> Counts:
-        statuses = [o.status for o in record.candidates]
-        return cls(
-            total=len(statuses),
-            passed=statuses.count("passed"),
-            failed=statuses.count("failed"),
-            errored=statuses.count("errored"),
-            not_run=sum(item.get("arm", "candidate") == "candidate" for item in record.not_run),
-            pass_rate=pass_rate(record.candidates),
-        )
-
-
 def summary(record: RunRecord) -> dict[str, Any]:
-    """Counts and rates from the candidate arm; spend and latency from both arms."""
-    counts = Counts.of(record)
+    """Counts and rates from the candidate arm (the gate's figures); spend and latency
+    from both arms."""
+    counts = record.figures
     totals = Totals.of(record)
     fake = FakeShare.of(record)
     return {
@@ -217,7 +193,7 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "errored": counts.errored,
         "baseline_errored": totals.baseline_errored,
         "pass_rate": counts.pass_rate,
-        "pass_rate_by_skill": pass_rate_by_skill(record.candidates),
+        "pass_rate_by_skill": dict(counts.pass_rate_by_skill),
         "total_tokens": totals.tokens,
         "total_cost_usd": totals.cost_usd,
         "total_latency_ms": totals.latency_ms,

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from ..formatting import usd
 from ..gate.record import GateResult, RunRecord
-from ..gate.spend import usd
-from ..gate.verdict import pass_rate_by_skill
 from ..perform.outcome import Outcome
 from ..run.price_source import NOT_PRICED
-from .confusion_view import confusion_block, triggering_of
+from .confusion_view import confusion_block
 from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
-from .json_report import Counts, Totals
+from .json_report import Totals
 from .matrix_markdown import matrix_block
 from .multiplicity_view import multiplicity_block
 from .printable import printable
@@ -40,6 +40,9 @@ from .terminal import (
     skip_lines,
 )
 from .wiring import FakeShare
+
+if TYPE_CHECKING:  # annotations only
+    from ..gate.figures import RunFigures
 
 TRUNCATED_NOTE = "_Truncated — see the JSON report artifact._"
 ABORTED_HEADING = "## skill-lens — ❌ run aborted, no gate was computed"
@@ -67,7 +70,7 @@ def render_markdown(
     """
     if max_chars is not None and max_chars < 1:
         raise ValueError("max_chars must be at least 1")
-    counts = Counts.of(record)
+    counts = record.figures
     if record.aborted is not None:
         head = [ABORTED_HEADING]
         if record.outcomes:  # what ran before the stop, so it is not lost
@@ -91,7 +94,7 @@ def render_markdown(
             delta_block(record, inline),
             multiplicity_block(record, inline),
             matrix_block(record, inline),
-            confusion_block(triggering_of(record.outcomes), inline),
+            confusion_block(record.figures.triggering, inline),
             failures_block(record, full_output or record.full_output),
             not_run_block(record),
             skipped_block(record),
@@ -140,7 +143,7 @@ def verdict_heading(gate: GateResult) -> str:
     return "## skill-lens — ✅ gate passed" if gate.passed else "## skill-lens — ❌ gate failed"
 
 
-def summary_line(counts: Counts) -> str:
+def summary_line(counts: RunFigures) -> str:
     not_run = f" · {counts.not_run} not run" if counts.not_run else ""
     return (
         f"**{counts.passed}/{counts.total} passed** · {counts.failed} failed"
@@ -205,7 +208,7 @@ def per_skill_block(record: RunRecord) -> str | None:
         "| Skill | Pass rate | Passed | Failed | Errored |",
         "|---|---|---|---|---|",
     ]
-    for skill, rate in pass_rate_by_skill(candidates).items():
+    for skill, rate in record.figures.pass_rate_by_skill.items():
         mine = [o.status for o in candidates if o.skill_name == skill]
         counts = " | ".join(str(mine.count(s)) for s in ("passed", "failed", "errored"))
         lines.append(f"| {inline(skill)} | {rate:.0%} | {counts} |")
