@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from .. import __version__
-from ..run.mocktools import MockTool, build_mock_tools
+from ..run.tools.bridge_calls import CallsFileError
+from ..run.tools.bridge_spec import BridgeSpec
+from ..run.tools.mocktools import MockTool, build_mock_tools
 from . import jsonrpc
-from .calls_file import CallsFileError
-from .spec import BridgeSpec
 
 SERVER_NAME = "skill-lens"
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")

@@ -11,7 +11,7 @@ import pytest
 
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..run.runner import Runner
-    from ..run.sandbox import SandboxDecision
+    from ..run.sandbox.script_sandbox import SandboxDecision
     from ..score.check import Evaluator
     from ..score.judge import Judge
     from ..suite.inputs import SkillInputs

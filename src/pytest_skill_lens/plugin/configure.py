@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from ..run.process.temp_parent import FIX, UnsafeParent, own_parent
 from ..run.products.table import NAMES
-from ..run.temp_parent import FIX, UnsafeParent, own_parent
 from ..settings import Settings, find_config, load_settings
 from ..suite.discovery import directory_problem
 from ..suite.errors import ConfigError

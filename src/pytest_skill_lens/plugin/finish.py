@@ -14,8 +14,8 @@ import pytest
 
 from ..gate.fingerprint import Selection
 from ..gate.record import GateResult, RunRecord
-from ..run.product_sandbox import adopted
 from ..run.products.entries import product_entries
+from ..run.sandbox.product_sandbox import adopted
 from .aborted import abort_reason, aborted_code, aborted_gate, first_line, interrupted
 from .changed import selection_of
 from .facts import CollectionFacts
@@ -24,7 +24,7 @@ from .run_config import RunConfig
 from .state import listing_only
 
 if TYPE_CHECKING:
-    from ..run.product_sandbox import ProductEntry
+    from ..run.sandbox.product_sandbox import ProductEntry
     from .state import SessionState
 
 # pytest's own verdicts we never overrule: the run was stopped or broke.

@@ -45,7 +45,7 @@ def prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str 
     """
     if not settings.allow_scripts or collect_only:
         return None
-    from ..run.sandbox import decide, hide_harness_environment
+    from ..run.sandbox.script_sandbox import decide, hide_harness_environment
 
     decision = decide(settings.script_sandbox)
     if settings.script_sandbox == "required" and decision.backend == "none":
@@ -69,8 +69,8 @@ def decide_product_sandbox(settings: Settings, *, collect_only: bool) -> None:
     exits 2 here. Listing cases starts no product, nor does a replay-only run (nothing
     is probed for one).
     """
-    from ..run.product_sandbox import adopt, decide, replay_only
     from ..run.products.entries import product_names
+    from ..run.sandbox.product_sandbox import adopt, decide, replay_only
 
     if collect_only or not product_names(settings.runner_names, settings.judge):
         adopt(None)
@@ -91,7 +91,7 @@ def decide_product_sandbox(settings: Settings, *, collect_only: bool) -> None:
 
 def preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
     """Endpoint, model and API key of each built-in runner, checked before anything is spent."""
-    from ..run.providers import base_url_problem
+    from ..run.models.providers import base_url_problem
 
     if settings.base_url:
         problem = base_url_problem(settings.base_url)

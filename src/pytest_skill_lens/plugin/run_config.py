@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..gate.record import RunSettings
-    from ..run.changed import Changes
+    from ..run.history.changed import Changes
     from ..settings import Settings
 
 

@@ -18,7 +18,7 @@ from ..gate.record import GateResult, RunRecord
 from ..gate.spend import usd
 from ..gate.verdict import pass_rate_by_skill
 from ..perform.outcome import Outcome
-from ..run.price_source import NOT_PRICED
+from ..run.models.price_source import NOT_PRICED
 from .confusion_view import confusion_block, triggering_of
 from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt

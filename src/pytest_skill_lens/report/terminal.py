@@ -15,7 +15,7 @@ from ..gate.record import GateResult, RunRecord
 from ..gate.spend import usd
 from ..gate.verdict import filtered_skills
 from ..labels import case_label
-from ..run.price_source import NOT_PRICED
+from ..run.models.price_source import NOT_PRICED
 from .confusion_view import confusion_lines, triggering_of
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index

@@ -13,7 +13,7 @@ from ..suite.skill import Skill
 
 if TYPE_CHECKING:  # annotations only: configure and collection never check a result
     from .result import RunResult
-    from .sandbox import SandboxDecision
+    from .sandbox.script_sandbox import SandboxDecision
 
 
 @runtime_checkable

@@ -21,7 +21,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..containment import Refused, hard_linked, kind_of, why, write_within
+from ..workspace.containment import Refused, hard_linked, kind_of, why, write_within
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -29,14 +29,14 @@ from typing import Any
 
 from ...settings import ProductTable, Settings
 from ...suite.model import ToolSpec
-from ..bridge_config import (
+from ..result import RunResult
+from ..tools.bridge_config import (
     BridgeLog,
     BridgeSetupError,
     bridge_for,
     check_bridge,
     read_calls_data,
 )
-from ..result import RunResult
 from .description import (
     BridgeForm,
     LaunchContext,

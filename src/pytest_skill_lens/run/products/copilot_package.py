@@ -37,8 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..containment import why
-from ..product_sandbox import share_read_only, unshare
+from ..sandbox.product_sandbox import share_read_only, unshare
+from ..workspace.containment import why
 from .copilot import PACKAGE_VARIABLE
 from .env import ENV_ALLOWLIST, home_env, make_home
 from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version, wait_removed

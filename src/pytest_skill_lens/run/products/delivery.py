@@ -30,8 +30,8 @@ from ...suite.paths import path_problem
 from ...suite.placebo import PLACEBO_VARIANT, skill_md_text
 from ...suite.product_config import ConfigPath, config_path_problem
 from ...suite.skill import Skill
-from ..bundle import MAX_BUNDLE_BYTES, Bundle
-from ..containment import Refused, read_regular, why, write_within
+from ..workspace.bundle import MAX_BUNDLE_BYTES, Bundle
+from ..workspace.containment import Refused, read_regular, why, write_within
 from .description import delivers_no_skill
 
 SKILL_FILE = "SKILL.md"

@@ -11,7 +11,7 @@ import shutil
 from collections.abc import Sequence
 
 from ...settings import Settings
-from ..product_sandbox import REPLAY_ONLY_TRUST, ProductEntry, ProductSandbox
+from ..sandbox.product_sandbox import REPLAY_ONLY_TRUST, ProductEntry, ProductSandbox
 from .table import BY_NAME
 
 

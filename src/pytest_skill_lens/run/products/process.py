@@ -35,12 +35,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..containment import why
-from ..leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_tree
-from ..product_sandbox import adopted, wrap
-from ..scripts import Captured, Finished, StartFailed, run_process
-from ..temp_parent import make_dir, parent_of
-from ..workspace import workspace_label
+from ..process.leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_tree
+from ..process.start import Captured, Finished, StartFailed, run_process
+from ..process.temp_parent import make_dir, parent_of
+from ..sandbox.product_sandbox import adopted, wrap
+from ..workspace.containment import why
+from ..workspace.workspace import workspace_label
 
 __all__ = [
     "Finished",

@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from ..suite.errors import AuthoringError
-from ..suite.skill import Skill, parse_skill_text
-from ..suite.yamlload import read_text
-from .containment import why
-from .leftovers import PREFIX, owner_mark, remove_tree
+from ...suite.errors import AuthoringError
+from ...suite.skill import Skill, parse_skill_text
+from ...suite.yamlload import read_text
+from ..process.leftovers import PREFIX, owner_mark, remove_tree
+from ..process.temp_parent import make_dir
+from ..workspace.containment import why
 from .previous_git import (
     GIT_TIMEOUT,
     SKILL_FILE,
@@ -43,7 +44,6 @@ from .previous_git import (
     find_git,
     list_tree,
 )
-from .temp_parent import make_dir
 
 MAX_COMMITS = 50
 _COMMIT = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256

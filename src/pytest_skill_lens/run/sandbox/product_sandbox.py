@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .leftovers import owner_mark, remove_tree
-from .sandbox import ISOLATION, probe_isolation, run_probe, system_temp_dir
-from .temp_parent import make_dir, own_parent, parent_of
+from ..process.leftovers import owner_mark, remove_tree
+from ..process.temp_parent import make_dir, own_parent, parent_of
+from .script_sandbox import ISOLATION, probe_isolation, run_probe, system_temp_dir
 
 Mode = Literal["auto", "required", "off"]
 Backend = Literal["bwrap", "none"]
@@ -292,8 +292,8 @@ def bwrap_argv(
     that vanished before the start would stop bwrap (it cannot make a mount point on
     the read-only root), which is also why an earlier version's ``skill-lens-*``
     directories beside the parent are not hidden (docs/security.md says so).
-    ``/proc`` is read-only for the reason run/sandbox.py gives (a root harness's child
-    is uid 0 to the kernel's sysctl check).
+    ``/proc`` is read-only for the reason run/sandbox/script_sandbox.py gives (a root
+    harness's child is uid 0 to the kernel's sysctl check).
     """
     parent = str(parent_of(temp))
     return [

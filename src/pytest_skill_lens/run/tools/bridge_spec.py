@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..suite.model import ToolSpec
+from ...suite.model import ToolSpec
 
 FORMAT_KEY = "skill_lens_bridge"
 FORMAT = 1

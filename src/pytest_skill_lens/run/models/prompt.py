@@ -3,7 +3,7 @@ differ only in what is measured, never in how the skill is put in front of the m
 
 from __future__ import annotations
 
-from ..suite.skill import Skill
+from ...suite.skill import Skill
 
 NEUTRAL_PROMPT = "You are a helpful assistant."
 

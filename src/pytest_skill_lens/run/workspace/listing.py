@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..suite.paths import segment_match
+from ...suite.paths import segment_match
 from .containment import show
 
 EVIDENCE_SHOWN = 20  # workspace entries named in a check's evidence

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..suite.model import EvalCase
-from ..suite.skill import Skill
-from ..suite.tool_rules import offered_tool_name
-from .result import ToolCall
+from ...suite.model import EvalCase
+from ...suite.skill import Skill
+from ...suite.tool_rules import offered_tool_name
+from ..result import ToolCall
 from .workspace_tools import BuiltinTool
 
 # No parameters, and no others accepted: the skill is asked for, not queried.

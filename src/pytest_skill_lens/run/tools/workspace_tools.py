@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .workspace import Workspace
+from ..workspace.workspace import Workspace
 
 _PATH = {"type": "string"}
 

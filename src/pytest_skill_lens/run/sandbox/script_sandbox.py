@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .leftovers import owner_mark, remove_tree
-from .temp_parent import make_dir, system_temp
+from ..process.leftovers import owner_mark, remove_tree
+from ..process.temp_parent import make_dir, system_temp
 
 Backend = Literal["bwrap", "sandbox-exec", "none"]
 PROBE_TIMEOUT = 10.0  # seconds; a probe that hangs is a backend that does not work

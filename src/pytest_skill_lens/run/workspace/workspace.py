@@ -22,6 +22,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..process.leftovers import PREFIX, owner_mark, remove_tree
+from ..process.temp_parent import make_dir, parent_of
+from .caps import Limits, growth_refusal, size_refusal
+from .caps import usage as _usage
 from .containment import (
     ReadFailure,
     Refused,
@@ -35,13 +39,9 @@ from .containment import (
     why,
     write_within,
 )
-from .leftovers import PREFIX, owner_mark, remove_tree
-from .temp_parent import make_dir, parent_of
-from .workspace_caps import Limits, growth_refusal, size_refusal
-from .workspace_caps import usage as _usage
-from .workspace_listing import GlobMatch, entries, regular_target
-from .workspace_listing import glob as _glob
-from .workspace_listing import listing as _listing
+from .listing import GlobMatch, entries, regular_target
+from .listing import glob as _glob
+from .listing import listing as _listing
 
 __all__ = [
     "CHECK_MAX_BYTES",

@@ -33,7 +33,7 @@ import stat
 from functools import cache
 from pathlib import Path
 
-from .scripts import open_pidfd
+from .start import open_pidfd
 from .temp_parent import check_parent, parent_of, system_temp
 
 PREFIX = "skill-lens-"

@@ -20,13 +20,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..settings import Settings
-from .bundle import SCRIPTS_DIR, Bundle
-from .leftovers import owner_mark, remove_tree
-from .sandbox import CannotWrap, SandboxDecision, decide, wrap
-from .scripts import Finished, StartFailed, run_process, script_env
-from .temp_parent import make_dir
-from .workspace import Workspace
+from ...settings import Settings
+from ..process.leftovers import owner_mark, remove_tree
+from ..process.start import Finished, StartFailed, run_process, script_env
+from ..process.temp_parent import make_dir
+from ..sandbox.script_sandbox import CannotWrap, SandboxDecision, decide, wrap
+from ..workspace.bundle import SCRIPTS_DIR, Bundle
+from ..workspace.workspace import Workspace
 from .workspace_tools import BuiltinTool
 
 NAME = "run_script"
