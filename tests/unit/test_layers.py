@@ -62,6 +62,18 @@ def test_the_mcp_bridge_is_run_layer_code() -> None:
     assert found == []
 
 
+def test_run_never_imports_the_mcp_bridge() -> None:
+    # The bridge serves run/'s mock tools, so it sits above run/; what both sides need (the
+    # mock tools, the spec and calls files, the server's name) is in run/tools/, below both.
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / "run").rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] == "mcp_bridge"
+    ]
+    assert found == []
+
+
 def test_the_authoring_tools_import_only_suite() -> None:
     # Their logic (scaffold, listing reader, converter) is checked by the loader a run uses,
     # so it may import suite/ and the top-level helpers, and no layer that acts or scores.

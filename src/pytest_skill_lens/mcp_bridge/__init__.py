@@ -8,8 +8,11 @@ appends what it served to the calls file so the runner can read it back. It is
 built on the standard library: it starts once per session of every case, and the
 ``mcp`` SDK's server import alone costs seconds (``benchmarks/mcp_bridge_start.py``).
 
-Importing this package starts nothing; the harness side is
-:mod:`pytest_skill_lens.run.tools.bridge_config`.
+Importing this package starts nothing. The harness side is
+:mod:`pytest_skill_lens.run.tools.bridge_config`; the files both sides read and write
+(:mod:`~pytest_skill_lens.run.tools.bridge_spec`,
+:mod:`~pytest_skill_lens.run.tools.bridge_calls`) are in ``run/tools/`` beside the mock
+tools, below both, so ``run/`` never imports this package.
 """
 
 from __future__ import annotations
