@@ -73,14 +73,8 @@ def equip(
 
 
 def run_sandbox(state: SessionState) -> SandboxDecision | None:
-    """The run's sandbox decision, made once: ``None`` when scripts are off."""
-    caches = state.caches
-    if caches.sandbox is None:
-        from ..run.sandbox.script_sandbox import decide
-
-        settings = state.run.settings
-        caches.sandbox = (decide(settings.script_sandbox) if settings.allow_scripts else None,)
-    return caches.sandbox[0]
+    """The run's script sandbox decision, made at configure: ``None`` when scripts are off."""
+    return state.run.script_sandbox
 
 
 def runner_for(state: SessionState, name: str, sandbox: SandboxDecision | None) -> Runner:

@@ -15,7 +15,6 @@ import pytest
 from ..gate.fingerprint import Selection
 from ..gate.record import GateResult, RunRecord
 from ..run.products.entries import product_entries
-from ..run.sandbox.product_sandbox import adopted
 from .aborted import abort_reason, aborted_code, aborted_gate, first_line, interrupted
 from .changed import selection_of
 from .facts import CollectionFacts
@@ -58,7 +57,7 @@ def build_record(
     ]
     deselected = sorted(facts.deselected_skills)
     only = facts.deselected_by
-    products = product_entries(run.settings, adopted())
+    products = product_entries(run.settings, run.product_sandbox)
     return RunRecord(
         outcomes=outcomes,
         skipped_skills=sorted(facts.skipped_skills),
