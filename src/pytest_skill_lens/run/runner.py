@@ -37,7 +37,7 @@ class RunnerContext:
 
     ``sandbox`` is the OS sandbox bundled scripts run under (the
     ``skill_lens_sandbox`` fixture's value); a runner that offers the built-in
-    tools hands it to :func:`~.toolkit.builtin_tools`.
+    tools hands it to :func:`~.tools.toolkit.builtin_tools`.
     """
 
     name: str

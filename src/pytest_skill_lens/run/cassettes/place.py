@@ -9,7 +9,7 @@ every entry below it is opened one at a time from its parent's descriptor with
 it (:class:`LinkRefused`). The file is looked at with ``lstat`` before it is opened
 (a FIFO or a device is never opened), opened without blocking, checked again on the
 descriptor, and read no further than the cap. Writing goes through the workspace's
-own :func:`~..containment.write_within` (directories by descriptor, a fresh file
+own :func:`~..workspace.containment.write_within` (directories by descriptor, a fresh file
 renamed over the name).
 """
 

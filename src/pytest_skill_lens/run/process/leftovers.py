@@ -12,7 +12,7 @@ whose start time cannot be read) is left alone, and so is one that is not a real
 directory or not the current user's.
 
 A product's environment names its run directory (:data:`RUN_DIR_VARIABLE`). A
-product killed with its harness (``PR_SET_PDEATHSIG``, see :mod:`.scripts`) may leave
+product killed with its harness (``PR_SET_PDEATHSIG``, see :mod:`.start`) may leave
 what it started running; before a dead owner's directory is removed, every process of
 this user whose environment names it is killed (Linux ``/proc``; each is pinned by a
 pidfd before its environment is read, so a pid reused meanwhile is never signalled).

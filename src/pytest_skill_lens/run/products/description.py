@@ -59,7 +59,7 @@ class SharedDir:
 
 @dataclass(frozen=True)
 class BridgeForm:
-    """How a product takes the MCP bridge (:mod:`..bridge_config`, :mod:`.bridge`).
+    """How a product takes the MCP bridge (:mod:`..tools.bridge_config`, :mod:`.bridge`).
 
     ``flag`` hands it the config file (``{path}`` is the file), placed last among its
     flags; ``None`` for a product that takes the server entry through its

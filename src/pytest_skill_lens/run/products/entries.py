@@ -2,7 +2,7 @@
 
 A product is named once however many seats it fills (runner, judge), with the
 executable found on ``PATH``, the version its preflight probe printed, and the run's
-one sandbox decision (:mod:`..product_sandbox`).
+one sandbox decision (:mod:`..sandbox.product_sandbox`).
 """
 
 from __future__ import annotations

@@ -5,14 +5,14 @@ runner or a product judge is named; every product start in the process (runner,
 judge, ``--version`` probe) shares it:
 
 * ``off``: the whole environment and the real home; nothing is wrapped.
-* ``auto``: home isolation (:mod:`.products.env`) and, where the once-per-run
+* ``auto``: home isolation (:mod:`..products.env`) and, where the once-per-run
   probe finds a bubblewrap that works, the product inside it; otherwise home
   isolation alone, and the report says why.
-* ``required``: as ``auto``, but no working backend is exit 2 (plugin/configure.py).
+* ``required``: as ``auto``, but no working backend is exit 2 (plugin/preflight.py).
 
 Under bwrap the product sees the host read-only, a fresh ``/dev`` and ``/proc``, and the
 system temporary directory as it is, read-only, except the user's skill-lens parent
-(:mod:`.temp_parent`: every case's workspace, run directory and bridge files, of every
+(:mod:`..process.temp_parent`: every case's workspace, run directory and bridge files, of every
 session, those made after the start included), which is an empty tmpfs holding only its
 working directory and its own run directory (the temporary home, the MCP bridge's files),
 bound writable, and the directories shared by every call (:func:`share_read_only`:

@@ -2,7 +2,7 @@
 
 The decision is made once per process (the probe is cached), before any case
 runs: ``auto`` uses a backend when the probe finds one that works, ``required``
-turns "none works" into exit 2 (see :mod:`..plugin.configure`), ``off`` never
+turns "none works" into exit 2 (see :mod:`...plugin.preflight`), ``off`` never
 probes. A backend is *executed* to be believed, not merely found on ``PATH``:
 bubblewrap may be installed on a kernel that refuses unprivileged user
 namespaces, and the first line of that refusal is what the report shows.
@@ -21,7 +21,7 @@ Backends:
   and writes, re-allows writes to the workspace and scratch, denies reads under the
   temporary directory and re-allows the three areas. Not exercised by this
   project's tests (they run on Linux); see docs/scripts.md.
-* anything else: none; the portable guards of :mod:`.scripts` still apply.
+* anything else: none; the portable guards of :mod:`..process.start` still apply.
 """
 
 from __future__ import annotations

@@ -172,7 +172,8 @@ def _create_calls(path: Path) -> int:
 
 
 def _new_directory(base: Path | None) -> Path:
-    """A new directory in ``base``, or in the user's skill-lens parent (:mod:`.temp_parent`)."""
+    """A new directory in ``base``, or in the user's skill-lens parent
+    (:mod:`..process.temp_parent`)."""
     prefix = "skill-lens-bridge-"
     try:
         # Marked with this process, so a run killed mid-case has it swept by the next.

@@ -1,7 +1,7 @@
 """``mode: offered``: the skill as a tool the agent may call, and whether it did.
 
 The tool is named after the skill, normalised to what providers accept
-(:func:`~..suite.tool_rules.offered_tool_name`), is described by the skill's
+(:func:`~...suite.tool_rules.offered_tool_name`), is described by the skill's
 frontmatter description, takes no arguments, and answers a call with the
 skill's instructions (the body of ``SKILL.md``), the same text a loaded case
 puts in its system prompt. An agent that never calls it never sees them.
