@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from pytest_skill_lens.mcp_bridge.spec import encode_spec
-from pytest_skill_lens.run.bridge_config import bridge_command, bridge_env
+from pytest_skill_lens.run.tools.bridge_config import bridge_command, bridge_env
+from pytest_skill_lens.run.tools.bridge_spec import encode_spec
 from pytest_skill_lens.suite.model import ToolSpec
 
 WAIT = 60.0  # a server that has not listed its tools by then has failed, not been slow

@@ -194,7 +194,7 @@ class Bench:
 
 def sandbox_backend() -> str:
     """The backend ``auto`` adopts on this machine (bwrap, or none and why)."""
-    from pytest_skill_lens.run.product_sandbox import decide
+    from pytest_skill_lens.run.sandbox.product_sandbox import decide
 
     found = decide("auto")
     return found.backend if found.backend != "none" else f"none ({found.detail})"

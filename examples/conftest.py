@@ -4,7 +4,7 @@ This is NOT a model and it measures nothing about the skills. It answers each
 (skill, case) with the steps written in ``SCRIPTS`` below: it calls the case's
 real mock tools, and in a workspace case the real built-in tools a framework runner
 offers (``list_files``, ``write_file``, ``read_skill_file``, ``run_script``, ... from
-``pytest_skill_lens.run.toolkit.builtin_tools``, the same code path), with the
+``pytest_skill_lens.run.tools.toolkit.builtin_tools``, the same code path), with the
 arguments the script names, then writes the script's answer, filling in fields from
 the tool replies. ``run_script`` really runs the skill's bundled script (sandboxed as
 configured); its stdout is what the answer quotes. A case with no script comes
@@ -45,12 +45,12 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.run.mocktools import build_mock_tools
 from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.run.runner import RunnerContext, RunnerFactory
-from pytest_skill_lens.run.sandbox import SandboxDecision
-from pytest_skill_lens.run.toolkit import builtin_tools
-from pytest_skill_lens.run.workspace import Limits, Workspace
+from pytest_skill_lens.run.sandbox.script_sandbox import SandboxDecision
+from pytest_skill_lens.run.tools.mocktools import build_mock_tools
+from pytest_skill_lens.run.tools.toolkit import builtin_tools
+from pytest_skill_lens.run.workspace.workspace import Limits, Workspace
 from pytest_skill_lens.score.judge import (
     JudgeCheck,
     JudgeContext,

@@ -188,7 +188,7 @@ def without_on_path(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
 
 def needs_bwrap() -> pytest.MarkDecorator:
     """Skip unless the product sandbox's probe finds a working bwrap (CI installs one)."""
-    from pytest_skill_lens.run.product_sandbox import decide
+    from pytest_skill_lens.run.sandbox.product_sandbox import decide
 
     works = shutil.which("bwrap") is not None and decide("auto").backend == "bwrap"
     return pytest.mark.skipif(

@@ -16,7 +16,7 @@ from skillfactory import make_skill, write_file
 RUNNER = """
 import time
 
-from pytest_skill_lens.run.mocktools import build_mock_tools
+from pytest_skill_lens.run.tools.mocktools import build_mock_tools
 from pytest_skill_lens.run.result import RunResult, ToolCall
 
 

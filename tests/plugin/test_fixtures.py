@@ -284,9 +284,9 @@ def test_fixtures_per_test_lists_what_each_case_uses(pytester: pytest.Pytester) 
 SCRIPT_RUNNER = """
 import pytest
 from pytest_skill_lens.run.result import RunResult, ToolCall
-from pytest_skill_lens.run.sandbox import SandboxDecision
-from pytest_skill_lens.run.toolkit import builtin_tools
-from pytest_skill_lens.run.workspace import Limits, Workspace
+from pytest_skill_lens.run.sandbox.script_sandbox import SandboxDecision
+from pytest_skill_lens.run.tools.toolkit import builtin_tools
+from pytest_skill_lens.run.workspace.workspace import Limits, Workspace
 
 
 class RunsTheScript:

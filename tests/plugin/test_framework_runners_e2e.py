@@ -560,7 +560,7 @@ WORKSPACE_TOOLS = [
 def test_a_workspace_case_writes_a_file_the_assertion_reads(
     pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
 ) -> None:
-    from pytest_skill_lens.run.prompt import workspace_preamble
+    from pytest_skill_lens.run.models.prompt import workspace_preamble
 
     cases = [
         case(
@@ -676,7 +676,7 @@ def test_a_path_outside_the_workspace_is_refused_to_the_model_and_the_case_compl
 def test_session_two_reads_what_session_one_wrote(
     pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
 ) -> None:
-    from pytest_skill_lens.run.prompt import workspace_preamble
+    from pytest_skill_lens.run.models.prompt import workspace_preamble
 
     cases = [
         {

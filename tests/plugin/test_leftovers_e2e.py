@@ -85,7 +85,7 @@ def temp_root(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Pat
 
 
 def parent(root: Path) -> Path:
-    """Where every skill-lens temporary directory of this user goes (run/temp_parent.py)."""
+    """Where every skill-lens temporary directory of this user goes (run/process/temp_parent.py)."""
     return root.resolve() / f"skill-lens-{os.getuid()}"
 
 

@@ -24,7 +24,7 @@ from model_server import ScriptedModelServer, failure, text, tool_calls
 from runs import LensRun, Report, served_by
 from skillfactory import make_skill, scripted_runner_conftest, write_file
 
-from pytest_skill_lens.run.prompt import OFFERED_PROMPT, workspace_preamble
+from pytest_skill_lens.run.models.prompt import OFFERED_PROMPT, workspace_preamble
 
 SKILL_FRONTMATTER = "name: order-support\ndescription: Handles refund requests.\n"
 SKILL_BODY = "Always look up the order before you answer.\n"

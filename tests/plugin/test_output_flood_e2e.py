@@ -33,8 +33,8 @@ from model_server import ScriptedModelServer, text, tool_calls
 from runs import LensRun, Report, served_by
 from skillfactory import make_skill, write_file
 
-from pytest_skill_lens.run.product_sandbox import decide as decide_product
-from pytest_skill_lens.run.sandbox import decide
+from pytest_skill_lens.run.sandbox.product_sandbox import decide as decide_product
+from pytest_skill_lens.run.sandbox.script_sandbox import decide
 
 # slow: floods of real processes, under a real bwrap where it works
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX")]

@@ -23,7 +23,7 @@ import json
 import re
 from pathlib import Path
 
-from pytest_skill_lens.run.bundle_tools import skill_bundle
+from pytest_skill_lens.run.tools.bundle_tools import skill_bundle
 from pytest_skill_lens.run.result import RunResult
 
 

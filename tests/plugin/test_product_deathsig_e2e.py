@@ -102,7 +102,7 @@ def marker() -> str:
 
 
 def ours(root: Path) -> list[str]:
-    """What skill-lens left: in the user's parent (run/temp_parent.py), and beside it."""
+    """What skill-lens left: in the user's parent (run/process/temp_parent.py), and beside it."""
     parent = root.resolve() / f"skill-lens-{os.getuid()}"
     beside = [p for p in root.iterdir() if p.name.startswith("skill-lens-")]
     inside = list(parent.iterdir()) if parent.is_dir() else []

@@ -33,7 +33,7 @@ import pytest
 from ordinary_user import ORDINARY_UID, RUN_TIMEOUT, made_for_the_user, run_as  # noqa: F401
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
-from pytest_skill_lens.run.sandbox import decide
+from pytest_skill_lens.run.sandbox.script_sandbox import decide
 
 BWRAP = decide("auto")
 # slow: escape attempts under a real bwrap (-m "not slow" skips it)
@@ -147,8 +147,8 @@ CONFTEST = """
 import os
 
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.toolkit import builtin_tools
-from pytest_skill_lens.run.workspace import Limits, Workspace
+from pytest_skill_lens.run.tools.toolkit import builtin_tools
+from pytest_skill_lens.run.workspace.workspace import Limits, Workspace
 
 MARKER = {marker!r}
 DAEMON_SOCKET = {daemon_socket!r}

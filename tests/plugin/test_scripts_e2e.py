@@ -31,7 +31,7 @@ from model_server import ScriptedModelServer, text, tool_calls
 from runs import LensRun, Report, served_by
 from skillfactory import SPY_CALLS_FILE, make_skill, spy_runner_conftest, write_file
 
-from pytest_skill_lens.run.sandbox import HARDENING, decide, system_temp_dir
+from pytest_skill_lens.run.sandbox.script_sandbox import HARDENING, decide, system_temp_dir
 
 # slow: bundled scripts under a real bwrap, with agents (-m "not slow" skips it)
 pytestmark = pytest.mark.slow

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_skill_lens.run.product_sandbox import adopt, adopted
+from pytest_skill_lens.run.sandbox.product_sandbox import adopt, adopted
 
 
 @pytest.fixture

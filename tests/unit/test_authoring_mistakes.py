@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_skill_lens.run.models.retry import Attempt, attempts_note, run_with_retries
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.retry import Attempt, attempts_note, run_with_retries
 from pytest_skill_lens.run.runners.framework import endpoint_of
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.errors import AuthoringError, AuthoringErrors

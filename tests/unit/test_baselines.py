@@ -11,8 +11,8 @@ from pytest_skill_lens.plugin.baselines import (
     BaselineArms,
     _withholding_the_same,
 )
-from pytest_skill_lens.run.bundle_tools import skill_bundle
-from pytest_skill_lens.run.prompt import NEUTRAL_PROMPT, system_prompt
+from pytest_skill_lens.run.models.prompt import NEUTRAL_PROMPT, system_prompt
+from pytest_skill_lens.run.tools.bundle_tools import skill_bundle
 from pytest_skill_lens.suite.loaded import LoadedCase
 from pytest_skill_lens.suite.model import EvalCase
 from pytest_skill_lens.suite.skill import Skill

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.run.bundle import (
+from pytest_skill_lens.run.tools.bundle_tools import bundle_tools, skill_bundle
+from pytest_skill_lens.run.tools.toolkit import builtin_tools
+from pytest_skill_lens.run.workspace.bundle import (
     MAX_BUNDLE_BYTES,
     MAX_BUNDLE_FILES,
     TOO_MANY_BYTES,
     TOO_MANY_FILES,
     Bundle,
 )
-from pytest_skill_lens.run.bundle_tools import bundle_tools, skill_bundle
-from pytest_skill_lens.run.toolkit import builtin_tools
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.workspace.workspace import Workspace
 from pytest_skill_lens.settings import Settings
 from pytest_skill_lens.suite.skill import Skill
 

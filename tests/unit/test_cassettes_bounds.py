@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.mcp_bridge.calls_file import MAX_READ_BYTES
 from pytest_skill_lens.run.cassettes import files, product, workspace_changes
 from pytest_skill_lens.run.cassettes.files import (
     CassetteError,
@@ -29,6 +28,7 @@ from pytest_skill_lens.run.cassettes.product import capture_from
 from pytest_skill_lens.run.cassettes.seat_call import CassetteMiss
 from pytest_skill_lens.run.cassettes.tape import Tape
 from pytest_skill_lens.run.products import copilot
+from pytest_skill_lens.run.tools.bridge_calls import MAX_READ_BYTES
 
 
 def call(exchanges: int = 1, response: Any = None) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.changed_diff import (
+from pytest_skill_lens.run.history.changed_diff import (
     Change,
     decide,
     parse_name_status,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run import changed
-from pytest_skill_lens.run.changed import ChangedError, changed_skills
+from pytest_skill_lens.run.history import changed
+from pytest_skill_lens.run.history.changed import ChangedError, changed_skills
 from pytest_skill_lens.suite.inputs import SkillInputs
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

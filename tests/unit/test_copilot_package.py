@@ -16,8 +16,16 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.report.product_lines import product_line
-from pytest_skill_lens.run.leftovers import owner_mark
-from pytest_skill_lens.run.product_sandbox import (
+from pytest_skill_lens.run.process.leftovers import owner_mark
+from pytest_skill_lens.run.process.temp_parent import parent_of
+from pytest_skill_lens.run.products import copilot_package, preflight
+from pytest_skill_lens.run.products.copilot import PRESET
+from pytest_skill_lens.run.products.copilot_package import VARIABLE, PackageCaches
+from pytest_skill_lens.run.products.entries import product_entries
+from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
+from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
+from pytest_skill_lens.run.products.table_rules import table_problem
+from pytest_skill_lens.run.sandbox.product_sandbox import (
     ProductSandbox,
     adopt,
     bwrap_argv,
@@ -27,15 +35,7 @@ from pytest_skill_lens.run.product_sandbox import (
     unshare,
     wrap,
 )
-from pytest_skill_lens.run.products import copilot_package, preflight
-from pytest_skill_lens.run.products.copilot import PRESET
-from pytest_skill_lens.run.products.copilot_package import VARIABLE, PackageCaches
-from pytest_skill_lens.run.products.entries import product_entries
-from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
-from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
-from pytest_skill_lens.run.products.table_rules import table_problem
-from pytest_skill_lens.run.sandbox import system_temp_dir
-from pytest_skill_lens.run.temp_parent import parent_of
+from pytest_skill_lens.run.sandbox.script_sandbox import system_temp_dir
 from pytest_skill_lens.settings import ProductTable, Settings
 
 TEMP = system_temp_dir()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.workspace.workspace import Workspace
 from pytest_skill_lens.score.artifacts import (
     ARTIFACT_MAX_CHARS,
     ARTIFACTS_TOTAL_CHARS,

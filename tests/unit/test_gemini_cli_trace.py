@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.price_source import problem
+from pytest_skill_lens.run.models.price_source import problem
 from pytest_skill_lens.run.products.gemini_cli_trace import read_trace
 from pytest_skill_lens.run.products.trace import Ending, Expect
 from pytest_skill_lens.run.result import RunResult, ToolCall, problems

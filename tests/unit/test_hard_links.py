@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.run import containment
-from pytest_skill_lens.run import workspace as workspace_module
-from pytest_skill_lens.run.bundle import Bundle
-from pytest_skill_lens.run.containment import Refused, read_regular
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.workspace import containment
+from pytest_skill_lens.run.workspace import workspace as workspace_module
+from pytest_skill_lens.run.workspace.bundle import Bundle
+from pytest_skill_lens.run.workspace.containment import Refused, read_regular
+from pytest_skill_lens.run.workspace.workspace import Workspace
 from pytest_skill_lens.score.artifacts import HARD_LINKED, collect_artifacts
 from pytest_skill_lens.score.assertions import AssertionEvaluator
 from pytest_skill_lens.score.check import CheckResult, ScoringContext

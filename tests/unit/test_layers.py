@@ -5,7 +5,9 @@ Bottom to top: suite, run, score, perform, gate, report, plugin. The top-level h
 formatting.py) sit beside suite/ and import nothing above it; authoring/ imports only
 suite/; merge/ reads reports below plugin/; cli/ (the console script) never imports
 plugin/, and nothing below them imports merge/ or cli/. report/ reads the gate's figures
-and calls none of its functions. Only plugin/ imports pytest, and the agent
+and calls none of its functions. Inside run/, the lower parts (process/, workspace/,
+sandbox/, history/) import only the parts below them, and run/ never imports mcp_bridge/,
+which sits above it. Only plugin/ imports pytest, and the agent
 frameworks are imported only inside a function, never when a module loads (collection
 stays light), except by the one framework seam, which is itself imported only inside a
 function.
@@ -61,6 +63,49 @@ def test_the_mcp_bridge_is_run_layer_code() -> None:
         for path in sorted((PACKAGE / "mcp_bridge").rglob("*.py"))
         for target, _ in _imports(path)
         if target.split(".")[0] in above
+    ]
+    assert found == []
+
+
+# run/'s lower parts and the only parts of run/ each may import: starting a process knows
+# nothing of what runs; the workspace, the sandbox and the skill's history in git start
+# processes and read paths, and know nothing of runners, products, tools or models.
+RUN_FLOORS = {
+    "process": set(),
+    "workspace": {"process"},
+    "sandbox": {"process"},
+    "history": {"process", "workspace"},
+}
+
+
+@pytest.mark.parametrize("part", sorted(RUN_FLOORS))
+def test_the_lower_parts_of_run_import_only_the_parts_below_them(part: str) -> None:
+    allowed = {part, *RUN_FLOORS[part]}
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / "run" / part).rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.startswith("run.") and target.split(".")[1] not in allowed
+    ]
+    assert found == []
+
+
+def test_every_folder_of_run_is_a_part_the_docs_name() -> None:
+    # A new folder of run/ is placed in docs/architecture.md before it lands.
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    architecture = (docs / "architecture.md").read_text(encoding="utf-8")
+    folders = {path.parent.name for path in (PACKAGE / "run").glob("*/__init__.py")}
+    assert sorted(f for f in folders if f"  {f}/" not in architecture) == []
+
+
+def test_run_never_imports_the_mcp_bridge() -> None:
+    # The bridge serves run/'s mock tools, so it sits above run/; what both sides need (the
+    # mock tools, the spec and calls files, the server's name) is in run/tools/, below both.
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / "run").rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.split(".")[0] == "mcp_bridge"
     ]
     assert found == []
 

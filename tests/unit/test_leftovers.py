@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.leftovers import (
+from pytest_skill_lens.run.process.leftovers import (
     owner_alive,
     owner_mark,
     remove_tree,
     sweep,
     sweep_temp,
 )
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.workspace.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="start times come from Linux /proc"

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from pytest_skill_lens.run.leftovers import RUN_DIR_VARIABLE, kill_marked
+from pytest_skill_lens.run.process.leftovers import RUN_DIR_VARIABLE, kill_marked
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
 

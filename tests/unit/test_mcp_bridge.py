@@ -11,24 +11,24 @@ from typing import Any
 import pytest
 
 from pytest_skill_lens.mcp_bridge import jsonrpc
-from pytest_skill_lens.mcp_bridge.calls_file import (
+from pytest_skill_lens.mcp_bridge.check import self_test
+from pytest_skill_lens.mcp_bridge.dispatch import PROTOCOL_VERSIONS, Dispatcher
+from pytest_skill_lens.mcp_bridge.lines import Oversized, read_lines
+from pytest_skill_lens.mcp_bridge.serve import serve
+from pytest_skill_lens.run.tools.bridge_calls import (
     BridgeCall,
     CallsFile,
     CallsFileError,
     parse_calls,
 )
-from pytest_skill_lens.mcp_bridge.check import self_test
-from pytest_skill_lens.mcp_bridge.dispatch import PROTOCOL_VERSIONS, Dispatcher
-from pytest_skill_lens.mcp_bridge.lines import Oversized, read_lines
-from pytest_skill_lens.mcp_bridge.serve import serve
-from pytest_skill_lens.mcp_bridge.spec import (
+from pytest_skill_lens.run.tools.bridge_spec import (
     BridgeSpec,
     SpecError,
     encode_spec,
     load_spec,
     parse_spec,
 )
-from pytest_skill_lens.run.mocktools import unscripted_reply
+from pytest_skill_lens.run.tools.mocktools import unscripted_reply
 from pytest_skill_lens.suite.model import ToolSpec
 
 
@@ -561,7 +561,7 @@ def test_load_spec_names_an_unreadable_or_broken_file(tmp_path: Path) -> None:
 def test_load_spec_refuses_a_file_over_its_cap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("pytest_skill_lens.mcp_bridge.spec.MAX_SPEC_BYTES", 10)
+    monkeypatch.setattr("pytest_skill_lens.run.tools.bridge_spec.MAX_SPEC_BYTES", 10)
     path = tmp_path / "spec.json"
     path.write_text(encode_spec([]), encoding="utf-8")
     with pytest.raises(SpecError, match="over 10 bytes"):

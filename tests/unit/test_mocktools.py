@@ -3,7 +3,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from pytest_skill_lens.run.mocktools import MockTool, build_mock_tools
+from pytest_skill_lens.run.tools.mocktools import MockTool, build_mock_tools
 from pytest_skill_lens.suite.model import ToolSpec
 
 

@@ -14,7 +14,7 @@ from pytest_skill_lens.report.json_read import ReportError, read_report
 from pytest_skill_lens.report.json_report import render_json
 from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.run.sessions import merge_results
-from pytest_skill_lens.run.skill_tool import offered_tools, skills_triggered
+from pytest_skill_lens.run.tools.skill_tool import offered_tools, skills_triggered
 from pytest_skill_lens.score.check import CheckResult
 from pytest_skill_lens.score.neighbours import among_neighbours
 from pytest_skill_lens.score.trajectory import trajectory_checks

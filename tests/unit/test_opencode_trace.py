@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.price_source import NOT_PRICED, problem
+from pytest_skill_lens.run.models.price_source import NOT_PRICED, problem
 from pytest_skill_lens.run.products.description import LaunchContext, argv
 from pytest_skill_lens.run.products.opencode import PRESET, launch
 from pytest_skill_lens.run.products.opencode_trace import read_trace

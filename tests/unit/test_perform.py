@@ -19,7 +19,7 @@ from pytest_skill_lens.perform.outcome import (
 )
 from pytest_skill_lens.perform.pipeline import TIMED_OUT
 from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.workspace.workspace import Workspace
 from pytest_skill_lens.score.check import Score, ScoringContext
 from pytest_skill_lens.score.judge import JudgeCheck, JudgeRequest, JudgeVerdict
 from pytest_skill_lens.settings import Settings

@@ -11,11 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run import previous, previous_git
-from pytest_skill_lens.run.bundle import Bundle
-from pytest_skill_lens.run.leftovers import owner_mark
-from pytest_skill_lens.run.previous import PreviousVersion, Unresolved, resolve_previous
-from pytest_skill_lens.run.previous_git import (
+from pytest_skill_lens.run.history import previous, previous_git
+from pytest_skill_lens.run.history.previous import PreviousVersion, Unresolved, resolve_previous
+from pytest_skill_lens.run.history.previous_git import (
     ExtractionRefused,
     Git,
     GitFailed,
@@ -23,6 +21,8 @@ from pytest_skill_lens.run.previous_git import (
     extract_members,
     git_environment,
 )
+from pytest_skill_lens.run.process.leftovers import owner_mark
+from pytest_skill_lens.run.workspace.bundle import Bundle
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

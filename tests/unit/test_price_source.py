@@ -1,4 +1,4 @@
-"""Where a cost came from (run/price_source.py): made by pricing, checked at the runner seam,
+"""Where a cost came from (run/models/price_source.py): made by pricing, checked at the runner seam,
 written and read back strictly, printed beside the figures, and compared by the budget."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pytest_skill_lens.report.json_report import render_json
 from pytest_skill_lens.report.junit_properties import case_properties
 from pytest_skill_lens.report.markdown import totals_block
 from pytest_skill_lens.report.terminal import summary_lines
-from pytest_skill_lens.run.price_source import combined, problem
-from pytest_skill_lens.run.pricing import ResponseUsage, total_spend
+from pytest_skill_lens.run.models.price_source import combined, problem
+from pytest_skill_lens.run.models.pricing import ResponseUsage, total_spend
 from pytest_skill_lens.run.result import RunResult, problems
 from pytest_skill_lens.score.budget import BudgetEvaluator
 from pytest_skill_lens.score.check import Score, ScoringContext

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.run.pricing import ResponseUsage, price, provider_id, total_spend
+from pytest_skill_lens.run.models.pricing import ResponseUsage, price, provider_id, total_spend
 
 genai_prices = pytest.importorskip("genai_prices")
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import genai_prices
 import pytest
 
-from pytest_skill_lens.run.price_source import NOT_PRICED, problem
-from pytest_skill_lens.run.pricing import price_table
+from pytest_skill_lens.run.models.price_source import NOT_PRICED, problem
+from pytest_skill_lens.run.models.pricing import price_table
 from pytest_skill_lens.run.products import codex, gemini_cli, opencode
 from pytest_skill_lens.run.products.opencode_trace import read_trace
 from pytest_skill_lens.run.products.trace import Ending, Expect

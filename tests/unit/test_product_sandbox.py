@@ -30,17 +30,7 @@ from pytest_skill_lens.report.product_lines import (
     product_properties,
 )
 from pytest_skill_lens.report.terminal import summary_lines
-from pytest_skill_lens.run import product_sandbox
-from pytest_skill_lens.run.product_sandbox import (
-    OFF_TRUST,
-    PRODUCT_ISOLATION,
-    ProductEntry,
-    ProductSandbox,
-    adopt,
-    bwrap_argv,
-    decide,
-    wrap,
-)
+from pytest_skill_lens.run.process.temp_parent import make_dir, parent_of
 from pytest_skill_lens.run.products import preflight
 from pytest_skill_lens.run.products.entries import product_entries, product_names
 from pytest_skill_lens.run.products.process import (
@@ -50,8 +40,18 @@ from pytest_skill_lens.run.products.process import (
     start,
     wrap_argv,
 )
-from pytest_skill_lens.run.sandbox import system_temp_dir
-from pytest_skill_lens.run.temp_parent import make_dir, parent_of
+from pytest_skill_lens.run.sandbox import product_sandbox
+from pytest_skill_lens.run.sandbox.product_sandbox import (
+    OFF_TRUST,
+    PRODUCT_ISOLATION,
+    ProductEntry,
+    ProductSandbox,
+    adopt,
+    bwrap_argv,
+    decide,
+    wrap,
+)
+from pytest_skill_lens.run.sandbox.script_sandbox import system_temp_dir
 from pytest_skill_lens.settings import Settings
 
 # slow: real starts under the product's bwrap (-m "not slow" skips it)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.mcp_bridge.calls_file import BridgeCall, BridgeLog
 from pytest_skill_lens.run.products import bridge
 from pytest_skill_lens.run.products.bridge import (
     BridgeSetupError,
@@ -24,6 +23,7 @@ from pytest_skill_lens.run.products.runner import ProductRunner
 from pytest_skill_lens.run.products.table import BY_NAME
 from pytest_skill_lens.run.products.trace import declared_names
 from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
+from pytest_skill_lens.run.tools.bridge_calls import BridgeCall, BridgeLog
 from pytest_skill_lens.settings import ProductTable, Settings
 from pytest_skill_lens.suite.model import EvalCase, ToolSpec
 from pytest_skill_lens.suite.skill import load_skill

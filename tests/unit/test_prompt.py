@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.prompt import (
+from pytest_skill_lens.run.models.prompt import (
     NEUTRAL_PROMPT,
     WORKSPACE_PREAMBLE,
     system_prompt,

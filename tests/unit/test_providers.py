@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_skill_lens.run.providers import base_url_problem, missing_api_key, provider_of
+from pytest_skill_lens.run.models.providers import base_url_problem, missing_api_key, provider_of
 
 
 @pytest.mark.parametrize(

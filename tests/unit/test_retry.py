@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_skill_lens.run.models.retry import Attempt, run_with_retries, transient_status
 from pytest_skill_lens.run.result import RunResult
-from pytest_skill_lens.run.retry import Attempt, run_with_retries, transient_status
 
 
 class Busy(Exception):

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 from proc_watch import alive_with
-from pytest_skill_lens.run import sandbox
-from pytest_skill_lens.run.bundle import Bundle
-from pytest_skill_lens.run.sandbox import (
+from pytest_skill_lens.run.process.temp_parent import parent_of
+from pytest_skill_lens.run.sandbox import script_sandbox as sandbox
+from pytest_skill_lens.run.sandbox.script_sandbox import (
     HARDENING,
     CannotWrap,
     SandboxDecision,
@@ -39,9 +39,9 @@ from pytest_skill_lens.run.sandbox import (
     visible_executable,
     wrap,
 )
-from pytest_skill_lens.run.script_tool import run_script
-from pytest_skill_lens.run.temp_parent import parent_of
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.tools.script_tool import run_script
+from pytest_skill_lens.run.workspace.bundle import Bundle
+from pytest_skill_lens.run.workspace.workspace import Workspace
 from pytest_skill_lens.settings import Settings
 
 PY = sys.executable
@@ -360,7 +360,8 @@ def test_a_double_quote_never_reaches_a_profile() -> None:
 def test_the_harness_marks_itself_non_dumpable() -> None:
     # In a child process, so this test run's own dumpable flag is left alone.
     code = (
-        "import ctypes; from pytest_skill_lens.run.sandbox import hide_harness_environment as h\n"
+        "import ctypes\n"
+        "from pytest_skill_lens.run.sandbox.script_sandbox import hide_harness_environment as h\n"
         "note = h(); print(note); print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n"
     )
     done = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.bundle import Bundle
-from pytest_skill_lens.run.sandbox import decide, system_temp_dir, visible_executable
-from pytest_skill_lens.run.script_tool import run_script
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.sandbox.script_sandbox import decide, system_temp_dir, visible_executable
+from pytest_skill_lens.run.tools.script_tool import run_script
+from pytest_skill_lens.run.workspace.bundle import Bundle
+from pytest_skill_lens.run.workspace.workspace import Workspace
 from pytest_skill_lens.settings import Settings
 
 BWRAP = decide("auto")

@@ -20,9 +20,13 @@ from typing import Any
 import pytest
 
 from proc_watch import alive_with
-from pytest_skill_lens.run import scripts
-from pytest_skill_lens.run.bundle import Bundle
-from pytest_skill_lens.run.script_tool import (
+from pytest_skill_lens.run.process import start as scripts
+from pytest_skill_lens.run.process.start import (
+    Captured,
+    run_process,
+    script_env,
+)
+from pytest_skill_lens.run.tools.script_tool import (
     DESCRIPTION,
     SCHEMA,
     missing_interpreters,
@@ -30,13 +34,9 @@ from pytest_skill_lens.run.script_tool import (
     run_script_tool,
     with_run_script,
 )
-from pytest_skill_lens.run.scripts import (
-    Captured,
-    run_process,
-    script_env,
-)
-from pytest_skill_lens.run.workspace import Limits, Workspace
-from pytest_skill_lens.run.workspace_tools import workspace_tools
+from pytest_skill_lens.run.tools.workspace_tools import workspace_tools
+from pytest_skill_lens.run.workspace.bundle import Bundle
+from pytest_skill_lens.run.workspace.workspace import Limits, Workspace
 from pytest_skill_lens.settings import Settings
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")

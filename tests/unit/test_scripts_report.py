@@ -11,7 +11,7 @@ from pytest_skill_lens.gate.record import GateResult, RunRecord
 from pytest_skill_lens.report.json_report import render_json
 from pytest_skill_lens.report.markdown import render_markdown
 from pytest_skill_lens.report.terminal import script_lines, summary_lines
-from pytest_skill_lens.run.sandbox import HARDENING
+from pytest_skill_lens.run.sandbox.script_sandbox import HARDENING
 
 PASSED = GateResult(True, 0)
 

@@ -11,7 +11,10 @@ import pytest
 
 from pytest_skill_lens.gate.delta import BaselineNote
 from pytest_skill_lens.plugin.facts import CollectionFacts, PlannedItem
+from pytest_skill_lens.plugin.results import SessionResults
 from pytest_skill_lens.plugin.run_config import RunConfig
+from pytest_skill_lens.run.sandbox.product_sandbox import ProductSandbox
+from pytest_skill_lens.run.sandbox.script_sandbox import SandboxDecision
 from pytest_skill_lens.settings import Settings
 
 
@@ -106,3 +109,27 @@ def test_the_run_configuration_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         run.roots = ()  # type: ignore[misc]
     assert run.scripts is None and run.json_path is None
+
+
+@pytest.mark.usefixtures("no_adopted_decision")  # no process-wide decision to fall back on
+def test_the_records_sandbox_lines_come_from_the_run_configurations_typed_decisions() -> None:
+    from pytest_skill_lens.plugin.finish import build_record
+
+    product = ProductSandbox("auto", "bwrap", True, executable="/usr/bin/bwrap")
+    scripts = SandboxDecision("none", detail="bwrap not found on PATH")
+    run = RunConfig(
+        settings=Settings(default_runner="claude-code", allow_scripts=True),
+        config_path=None,
+        roots=(Path("/work/skills"),),
+        runner_names=("claude-code",),
+        script_sandbox=scripts,
+        hardening="hidden",
+        product_sandbox=product,
+    )
+    record = build_record(run, CollectionFacts(), SessionResults())
+    assert record.scripts == {
+        "sandbox": "none",
+        "detail": "bwrap not found on PATH",
+        "hardening": "hidden",
+    }
+    assert [(entry.name, entry.sandbox) for entry in record.products] == [("claude-code", product)]

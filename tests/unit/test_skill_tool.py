@@ -12,7 +12,7 @@ from pytest_skill_lens.plugin.outcome_wire import ReportFacts, compact_outcome, 
 from pytest_skill_lens.report.excerpt import build_excerpt
 from pytest_skill_lens.report.markdown import failure_entry
 from pytest_skill_lens.run.fake import FakeRunner
-from pytest_skill_lens.run.prompt import (
+from pytest_skill_lens.run.models.prompt import (
     NEUTRAL_PROMPT,
     OFFERED_PROMPT,
     WORKSPACE_PREAMBLE,
@@ -20,9 +20,9 @@ from pytest_skill_lens.run.prompt import (
 )
 from pytest_skill_lens.run.result import RunResult, ToolCall
 from pytest_skill_lens.run.sessions import merge_results
-from pytest_skill_lens.run.skill_tool import offered_tools, skill_tool, skill_triggered
-from pytest_skill_lens.run.toolkit import harness_tools
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.tools.skill_tool import offered_tools, skill_tool, skill_triggered
+from pytest_skill_lens.run.tools.toolkit import harness_tools
+from pytest_skill_lens.run.workspace.workspace import Workspace
 from pytest_skill_lens.score.check import ScoringContext
 from pytest_skill_lens.score.trajectory import TrajectoryEvaluator
 from pytest_skill_lens.settings import Settings

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run import temp_parent
-from pytest_skill_lens.run.leftovers import owner_mark
-from pytest_skill_lens.run.product_sandbox import ProductSandbox, adopt, decide, wrap
+from pytest_skill_lens.run.process import temp_parent
+from pytest_skill_lens.run.process.leftovers import owner_mark
+from pytest_skill_lens.run.process.temp_parent import UnsafeParent, make_dir, own_parent, parent_of
 from pytest_skill_lens.run.products.process import run_dir, start
-from pytest_skill_lens.run.temp_parent import UnsafeParent, make_dir, own_parent, parent_of
-from pytest_skill_lens.run.workspace import Workspace
+from pytest_skill_lens.run.sandbox.product_sandbox import ProductSandbox, adopt, decide, wrap
+from pytest_skill_lens.run.workspace.workspace import Workspace
 
 pytestmark = pytest.mark.usefixtures("no_adopted_decision")
 ROOT = os.geteuid() == 0
@@ -96,7 +96,7 @@ def test_a_file_in_its_place_is_refused(temp: Path) -> None:
 
 def test_a_workspace_names_an_unsafe_parent(temp: Path) -> None:
     parent_of().symlink_to(temp)
-    from pytest_skill_lens.run.workspace import WorkspaceError
+    from pytest_skill_lens.run.workspace.workspace import WorkspaceError
 
     with pytest.raises(WorkspaceError, match="is a symbolic link"):
         Workspace.create("case")

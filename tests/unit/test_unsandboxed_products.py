@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_skill_lens.gate.record import RunRecord
 from pytest_skill_lens.report.product_lines import unsandboxed, unsandboxed_note
-from pytest_skill_lens.run.product_sandbox import (
+from pytest_skill_lens.run.sandbox.product_sandbox import (
     REPLAY_ONLY_TRUST,
     ProductEntry,
     ProductSandbox,

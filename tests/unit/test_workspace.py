@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_skill_lens.run.workspace import (
+from pytest_skill_lens.run.workspace.workspace import (
     CHECK_MAX_BYTES,
     Limits,
     Workspace,

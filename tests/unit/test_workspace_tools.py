@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.workspace import Limits, Workspace
-from pytest_skill_lens.run.workspace_tools import BuiltinTool, workspace_tools
+from pytest_skill_lens.run.tools.workspace_tools import BuiltinTool, workspace_tools
+from pytest_skill_lens.run.workspace.workspace import Limits, Workspace
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """``--skill-lens-changed``'s selection as the record keeps it: which commit the run was
 compared with, each changed skill with its reasons, and the skills left out as unchanged.
 
-Pure data: the plugin fills it from git's answer (``run/changed.py``), the JSON report
+Pure data: the plugin fills it from git's answer (``run/history/changed.py``), the JSON report
 carries it, a merge of shards keeps it (and refuses shards whose blocks differ), and the
 gate reads one thing from it: a run where no skill changed has nothing to evaluate, so it
 passes saying so, rather than failing with "no eval cases ran".

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run-phase module
     from ..perform.outcome import Outcome
-    from ..run.product_sandbox import ProductEntry
+    from ..run.sandbox.product_sandbox import ProductEntry
     from .changed_skills import ChangedSelection
     from .delta import BaselineNote, Delta
     from .figures import RunFigures

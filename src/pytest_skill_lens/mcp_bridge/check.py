@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import __version__
+from ..run.tools.bridge_spec import BridgeSpec
 from . import jsonrpc
 from .dispatch import PROTOCOL_VERSIONS, Dispatcher
-from .spec import BridgeSpec
 
 
 class _Discard:

@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .calls_file import CallsFile, CallsFileError
+from ..run.tools.bridge_calls import CallsFile, CallsFileError
+from ..run.tools.bridge_spec import BridgeSpec, SpecError, load_spec
 from .check import self_test
 from .dispatch import Dispatcher
 from .serve import serve
-from .spec import BridgeSpec, SpecError, load_spec
 
 PROG = "python -m pytest_skill_lens.mcp_bridge"
 

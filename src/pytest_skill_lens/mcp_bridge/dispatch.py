@@ -2,10 +2,10 @@
 
 ``initialize`` echoes the client's protocol version when it is one the bridge
 speaks (the newest it speaks otherwise, as the MCP lifecycle says), ``tools/list``
-lists the case's tools and ``tools/call`` answers from :mod:`..run.mocktools`, the
+lists the case's tools and ``tools/call`` answers from :mod:`..run.tools.mocktools`, the
 one implementation of the ``returns:`` rules. Notifications get no reply, a
 message that is not a request gets a JSON-RPC error, and nothing here raises
-except a failure to record (:class:`.calls_file.CallsFileError`): a bridge that
+except a failure to record (:class:`..run.tools.bridge_calls.CallsFileError`): a bridge that
 cannot say what it served must stop rather than serve unrecorded.
 """
 
@@ -15,12 +15,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from .. import __version__
-from ..run.mocktools import MockTool, build_mock_tools
+from ..run.tools.bridge_calls import CallsFileError
+from ..run.tools.bridge_spec import SERVER_NAME, BridgeSpec
+from ..run.tools.mocktools import MockTool, build_mock_tools
 from . import jsonrpc
-from .calls_file import CallsFileError
-from .spec import BridgeSpec
 
-SERVER_NAME = "skill-lens"
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 """The MCP revisions the bridge speaks, newest first; it uses nothing past tools."""
 

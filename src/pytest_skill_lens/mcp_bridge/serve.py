@@ -15,7 +15,7 @@ def serve(
     """Answer every message on ``stdin`` until EOF.
 
     Raises ``BrokenPipeError`` when the product stops reading, and
-    :class:`.calls_file.CallsFileError` when the calls file can no longer be written.
+    :class:`..run.tools.bridge_calls.CallsFileError` when the calls file can no longer be written.
     """
     for line in read_lines(stdin, limit):
         reply: Any

@@ -16,7 +16,7 @@ from ..run.fake import is_plain_fake
 from ..run.result import RunResult, problems
 from ..run.runner import Runner
 from ..run.sessions import run_sessions
-from ..run.workspace import Workspace
+from ..run.workspace.workspace import Workspace
 from ..score.artifacts import collect_artifacts
 from ..score.judge import Judge, JudgeVerdict, build_request
 from ..suite.model import EvalCase

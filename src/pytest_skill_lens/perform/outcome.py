@@ -7,7 +7,7 @@ from operator import attrgetter
 from typing import Any
 
 from ..labels import Arm, Status
-from ..run.price_source import of_run
+from ..run.models.price_source import of_run
 from ..run.result import RunResult, ToolCall
 from ..score.check import Score
 
@@ -52,7 +52,7 @@ class Outcome:
     cost_usd: float = 0.0
     model: str = ""
     cost_note: str | None = None
-    price_source: str | None = None  # where cost_usd came from (run/price_source.py)
+    price_source: str | None = None  # where cost_usd came from (run/models/price_source.py)
     usage_note: str | None = None
     stop_note: str | None = None
     retry_cost_usd: float = 0.0

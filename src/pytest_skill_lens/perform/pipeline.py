@@ -24,7 +24,7 @@ from ..run.deadline import DeadlineExceeded, DeadlineWorker
 from ..run.fake import is_plain_fake
 from ..run.result import RunResult
 from ..run.runner import Runner
-from ..run.workspace import Workspace
+from ..run.workspace.workspace import Workspace
 from ..score.check import Evaluator, Score, ScoringContext
 from ..score.evaluate import evaluate
 from ..score.judge import Judge, JudgeVerdict, judge_name

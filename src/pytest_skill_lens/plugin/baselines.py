@@ -22,7 +22,7 @@ from ..suite.skill import Skill
 
 if TYPE_CHECKING:
     from ..gate.delta import BaselineNote
-    from ..run.previous import PreviousVersion, Unresolved
+    from ..run.history.previous import PreviousVersion, Unresolved
 
 # Our wording of the reference's note for an offered case under `none`.
 OFFERED_UNDER_NONE = "mode: offered has no skill to offer when the baseline is none"
@@ -32,7 +32,7 @@ def neutral_skill(skill: Skill) -> Skill:
     """The ``none`` baseline: the skill's name and path with nothing of its own.
 
     Empty description and instructions are what the prompt builder and the bundle
-    read as "no skill" (:func:`~..run.prompt.system_prompt`, :func:`~..run.bundle_tools.
+    read as "no skill" (:func:`~..run.models.prompt.system_prompt`, :func:`~..run.tools.bundle_tools.
     skill_bundle`), so no runner can leak the skill into this arm.
     """
     return dataclasses.replace(
@@ -56,7 +56,7 @@ class BaselineArms:
 
             return placebo_skill(skill)
         from ..gate.delta import BaselineNote  # imported on first run: a listing never asks
-        from ..run.previous import PreviousVersion, resolve_previous
+        from ..run.history.previous import PreviousVersion, resolve_previous
 
         found = self._previous.get(skill.path)
         if found is None:
@@ -67,7 +67,7 @@ class BaselineArms:
 
     def source_of(self, skill: Skill) -> dict[str, str] | None:
         """Which commit a ``previous`` baseline came from, for the report; None otherwise."""
-        from ..run.previous import PreviousVersion
+        from ..run.history.previous import PreviousVersion
 
         found = self._previous.get(skill.path)
         if not isinstance(found, PreviousVersion):
@@ -89,7 +89,7 @@ class BaselineArms:
 
     def close(self) -> None:
         """Remove every extracted bundle; safe to call more than once."""
-        from ..run.previous import PreviousVersion
+        from ..run.history.previous import PreviousVersion
 
         for found in self._previous.values():
             if isinstance(found, PreviousVersion):

@@ -1,5 +1,5 @@
-"""What a session builds or asks for once and reuses: parsed files, the sandbox decision,
-runners, the judge, markers, conftest-added evaluators, the registry check."""
+"""What a session builds or asks for once and reuses: parsed files, runners, the judge,
+markers, conftest-added evaluators, the registry check."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..run.runner import Runner
-    from ..run.sandbox import SandboxDecision
+    from ..run.sandbox.script_sandbox import SandboxDecision
     from ..score.check import Evaluator
     from ..score.judge import Judge
     from ..suite.inputs import SkillInputs
@@ -21,8 +21,6 @@ if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
 @dataclass
 class SessionCaches:
     parse_cache: ParseCache | None = None  # None without pytest's cache provider
-    # The run's script sandbox decision, made once (a 1-tuple: None is a decision too).
-    sandbox: tuple[SandboxDecision | None] | None = None
     # Built once per (runner name, sandbox decision), shared by every item.
     runners: dict[tuple[str, SandboxDecision | None], Runner] = field(default_factory=dict)
     judge: Judge | None = None

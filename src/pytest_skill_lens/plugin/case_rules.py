@@ -147,7 +147,7 @@ def preflight_interpreters(skill: Skill, settings: Settings) -> None:
     """Each bundled script's interpreter must be on PATH, or the run stops before any case."""
     if not skill.ships_scripts_dir:
         return  # nothing to run, so nothing to check (and no walk of the skill's files)
-    from ..run.script_tool import missing_interpreters
+    from ..run.tools.script_tool import missing_interpreters
 
     found = missing_interpreters(skill.directory, settings, also_withheld=skill.withheld)
     if found is None:

@@ -18,7 +18,7 @@ from .flags import user_error
 
 if TYPE_CHECKING:
     from ..gate.changed_skills import ChangedSelection
-    from ..run.changed import Changes
+    from ..run.history.changed import Changes
     from ..suite.inputs import SkillInputs
     from ..suite.loaded import SkillSuite
     from .facts import CollectionFacts
@@ -31,7 +31,7 @@ CONFIG_NAME = "skill-lens.toml"
 def read_at_configure(ask: ChangedAsk, root: Path) -> Changes:
     """What differs from REF in the repository holding ``root``; exit 2 with the fix when
     that cannot be known (no git, no repository, a shallow clone, an unknown REF)."""
-    from ..run.changed import ChangedError, read_changes
+    from ..run.history.changed import ChangedError, read_changes
 
     try:
         return read_changes(root, ask.ref)

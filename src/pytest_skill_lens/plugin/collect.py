@@ -219,7 +219,7 @@ def _note_idle_scripts(skill: Skill, settings: Settings, facts: CollectionFacts)
     """Remember a skill whose scripts will not run, so the report says so."""
     if not skill.ships_scripts_dir:
         return  # most skills ship none: no walk of their files, no script modules loaded
-    from ..run.script_tool import runnable_script_count
+    from ..run.tools.script_tool import runnable_script_count
 
     count = runnable_script_count(skill.directory, settings, also_withheld=skill.withheld)
     if count:

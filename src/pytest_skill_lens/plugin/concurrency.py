@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import pytest
 
     from ..perform.outcome import Outcome
-    from ..run.workspace import Workspace
+    from ..run.workspace.workspace import Workspace
     from .state import SessionState
 
 _OWN_FIXTURES_MODULE = "pytest_skill_lens.plugin.fixtures"

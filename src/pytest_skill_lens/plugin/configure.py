@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from ..run.process.temp_parent import FIX, UnsafeParent, own_parent
 from ..run.products.table import NAMES
-from ..run.temp_parent import FIX, UnsafeParent, own_parent
 from ..settings import Settings, find_config, load_settings
 from ..suite.discovery import directory_problem
 from ..suite.errors import ConfigError
@@ -49,7 +49,7 @@ def _check_root_kind(root: Path) -> None:
 
 def _check_temp_parent() -> None:
     """Exit 2 before any case when the directory every temporary directory of the run
-    goes in (:mod:`..run.temp_parent`) is not this user's alone."""
+    goes in (:mod:`..run.process.temp_parent`) is not this user's alone."""
     try:
         own_parent()
     except UnsafeParent as exc:
@@ -126,10 +126,10 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         option, settings.runner_names, settings.judge, judge_inherits=not settings.judge_model
     )
     refuse_unenforceable_ceiling(settings)
-    decide_product_sandbox(settings, collect_only=listing_only(config))
+    product_sandbox = decide_product_sandbox(settings, collect_only=listing_only(config))
     preflight_keyed(settings, collect_only=listing_only(config))
     preflight_judge(option, settings, collect_only=listing_only(config))
-    scripts = prepare_scripts(settings, collect_only=listing_only(config))
+    script_sandbox, hardening = prepare_scripts(settings, collect_only=listing_only(config))
 
     json_path, markdown_path = report_paths(config)
     asked = BY_NAME["changed"].value(option)
@@ -147,7 +147,9 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         markdown_path=markdown_path,
         markdown_max_chars=markdown_max,
         html_path=html_report_path(config),
-        scripts=scripts,
+        script_sandbox=script_sandbox,
+        hardening=hardening,
+        product_sandbox=product_sandbox,
         shard=shard,
         judge_source=_judge_source(option, settings, config_path),
         runner_source=_runner_source(option, settings, config_path),

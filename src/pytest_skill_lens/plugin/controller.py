@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..run.leftovers import sweep_temp
-from ..run.temp_parent import remove_parent_if_empty
+from ..run.process.leftovers import sweep_temp
+from ..run.process.temp_parent import remove_parent_if_empty
 from .aborted import note_internal_error, note_interruption, rewrite_unfinished
 from .facts import CollectionFacts
 from .items import CaseItem

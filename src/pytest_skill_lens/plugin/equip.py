@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from ..perform.outcome import CaseIdentity
     from ..perform.pipeline import Evaluators
     from ..run.runner import Runner
-    from ..run.sandbox import SandboxDecision
-    from ..run.workspace import Workspace
+    from ..run.sandbox.script_sandbox import SandboxDecision
+    from ..run.workspace.workspace import Workspace
     from ..score.check import Evaluator
     from ..score.judge import Judge
     from ..settings import Settings
@@ -73,14 +73,8 @@ def equip(
 
 
 def run_sandbox(state: SessionState) -> SandboxDecision | None:
-    """The run's sandbox decision, made once: ``None`` when scripts are off."""
-    caches = state.caches
-    if caches.sandbox is None:
-        from ..run.sandbox import decide
-
-        settings = state.run.settings
-        caches.sandbox = (decide(settings.script_sandbox) if settings.allow_scripts else None,)
-    return caches.sandbox[0]
+    """The run's script sandbox decision, made at configure: ``None`` when scripts are off."""
+    return state.run.script_sandbox
 
 
 def runner_for(state: SessionState, name: str, sandbox: SandboxDecision | None) -> Runner:
@@ -129,7 +123,7 @@ def new_workspace(case: EvalCase, identity: CaseIdentity, settings: Settings) ->
     block = case.workspace
     if block is None:  # asked of every item: no import for the common case
         return None
-    from ..run.workspace import Limits, Workspace, workspace_label
+    from ..run.workspace.workspace import Limits, Workspace, workspace_label
 
     label = workspace_label(
         identity.skill_name,
@@ -148,7 +142,7 @@ def new_workspace(case: EvalCase, identity: CaseIdentity, settings: Settings) ->
 
 def fixture_failure(exc: Exception) -> str:
     """Why an item could not be given what it acts with: its errored outcome's reason."""
-    from ..run.workspace import WorkspaceError
+    from ..run.workspace.workspace import WorkspaceError
 
     if isinstance(exc, WorkspaceError):
         return f"WorkspaceError: {exc}"

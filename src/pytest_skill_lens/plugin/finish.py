@@ -14,7 +14,6 @@ import pytest
 
 from ..gate.fingerprint import Selection
 from ..gate.record import GateResult, RunRecord
-from ..run.product_sandbox import adopted
 from ..run.products.entries import product_entries
 from .aborted import abort_reason, aborted_code, aborted_gate, first_line, interrupted
 from .changed import selection_of
@@ -24,7 +23,7 @@ from .run_config import RunConfig
 from .state import listing_only
 
 if TYPE_CHECKING:
-    from ..run.product_sandbox import ProductEntry
+    from ..run.sandbox.product_sandbox import ProductEntry
     from .state import SessionState
 
 # pytest's own verdicts we never overrule: the run was stopped or broke.
@@ -58,7 +57,7 @@ def build_record(
     ]
     deselected = sorted(facts.deselected_skills)
     only = facts.deselected_by
-    products = product_entries(run.settings, adopted())
+    products = product_entries(run.settings, run.product_sandbox)
     return RunRecord(
         outcomes=outcomes,
         skipped_skills=sorted(facts.skipped_skills),

@@ -26,8 +26,8 @@ import pytest
 from .state import get_session
 
 if TYPE_CHECKING:
-    from ..run.sandbox import SandboxDecision
-    from ..run.workspace import Workspace
+    from ..run.sandbox.script_sandbox import SandboxDecision
+    from ..run.workspace.workspace import Workspace
     from .items import CaseItem
     from .state import SessionState
 

@@ -94,7 +94,7 @@ def changed(flag: Flag, given: str | bool | None) -> ChangedAsk | None:
     """``--skill-lens-changed`` alone (``True``: argparse's const) or with its REF.
 
     A REF that is really a path (``--skill-lens-changed skills``, the flag taking the
-    skill path) is refused where git reads it (:mod:`..run.changed`), naming the fix."""
+    skill path) is refused where git reads it (:mod:`..run.history.changed`), naming the fix."""
     if given is None:
         return None
     return ChangedAsk(None if given is True else str(given))

@@ -25,8 +25,8 @@ from typing import Any
 
 from ..gate.spend import CEILING_STOPPED, spend_of, unpriced_note
 from ..perform.outcome import Outcome
-from ..run.leftovers import PREFIX, owner_mark, remove_tree
-from ..run.temp_parent import make_dir
+from ..run.process.leftovers import PREFIX, owner_mark, remove_tree
+from ..run.process.temp_parent import make_dir
 
 LEDGER_FILE = "ledger.json"
 

@@ -4,12 +4,16 @@ settings, model and key. A mistake stops the run with exit 2 and the fix."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..run.catalog import BUILTIN_RUNNERS, RunnerDescription, builtin_runner
 from ..score.judges.catalog import BUILTIN_JUDGES, JudgeDescription, builtin_judge
 from ..settings import Settings
 from .flags import user_error
+
+if TYPE_CHECKING:  # annotations only: the decisions' modules load when one is made
+    from ..run.sandbox.product_sandbox import ProductSandbox
+    from ..run.sandbox.script_sandbox import SandboxDecision
 
 
 def refuse_unenforceable_ceiling(settings: Settings) -> None:
@@ -37,15 +41,17 @@ def refuse_unenforceable_ceiling(settings: Settings) -> None:
             )
 
 
-def prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str | None] | None:
-    """The run's one sandbox decision and the harness hardening, when scripts are on.
+def prepare_scripts(
+    settings: Settings, *, collect_only: bool
+) -> tuple[SandboxDecision | None, str | None]:
+    """The run's one script sandbox decision and the harness hardening, when scripts are on.
 
     Made before any case runs, so script_sandbox = "required" without a working
     backend exits 2 before anything is spent. Listing cases runs no script.
     """
     if not settings.allow_scripts or collect_only:
-        return None
-    from ..run.sandbox import decide, hide_harness_environment
+        return None, None
+    from ..run.sandbox.script_sandbox import decide, hide_harness_environment
 
     decision = decide(settings.script_sandbox)
     if settings.script_sandbox == "required" and decision.backend == "none":
@@ -58,10 +64,10 @@ def prepare_scripts(settings: Settings, *, collect_only: bool) -> dict[str, str 
     # A script runs as our user, and a same-user process may read our environment
     # (the provider key) from /proc/<pid>/environ; non-dumpable makes that refused.
     hardening = hide_harness_environment()
-    return {"sandbox": decision.backend, "detail": decision.detail, "hardening": hardening}
+    return decision, hardening
 
 
-def decide_product_sandbox(settings: Settings, *, collect_only: bool) -> None:
+def decide_product_sandbox(settings: Settings, *, collect_only: bool) -> ProductSandbox | None:
     """The run's one product sandbox decision, shared by every product runner and judge.
 
     Made before the products' preflight, whose ``--version`` runs under it, and only
@@ -69,15 +75,24 @@ def decide_product_sandbox(settings: Settings, *, collect_only: bool) -> None:
     exits 2 here. Listing cases starts no product, nor does a replay-only run (nothing
     is probed for one).
     """
-    from ..run.product_sandbox import adopt, decide, replay_only
     from ..run.products.entries import product_names
+    from ..run.sandbox.product_sandbox import adopt, replay_only
 
     if collect_only or not product_names(settings.runner_names, settings.judge):
-        adopt(None)
-        return
-    if settings.record == "none":
-        adopt(replay_only(settings.product_sandbox))
-        return
+        decision = None
+    elif settings.record == "none":
+        decision = replay_only(settings.product_sandbox)
+    else:
+        decision = _probed_product_sandbox(settings)
+    # Every product start in this process (runner, judge, the --version probe just after)
+    # reads it from run/; the plugin reads RunConfig.product_sandbox.
+    adopt(decision)
+    return decision
+
+
+def _probed_product_sandbox(settings: Settings) -> ProductSandbox:
+    from ..run.sandbox.product_sandbox import decide
+
     decision = decide(settings.product_sandbox)
     if settings.product_sandbox == "required" and decision.backend == "none":
         user_error(
@@ -86,12 +101,12 @@ def decide_product_sandbox(settings: Settings, *, collect_only: bool) -> None:
             'product_sandbox = "auto" (home isolation alone where no backend works) or '
             '"off"; see docs/products.md',
         )
-    adopt(decision)
+    return decision
 
 
 def preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
     """Endpoint, model and API key of each built-in runner, checked before anything is spent."""
-    from ..run.providers import base_url_problem
+    from ..run.models.providers import base_url_problem
 
     if settings.base_url:
         problem = base_url_problem(settings.base_url)

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # kept out of the import path of a run without --skill-lens
     from ..gate.record import RunSettings
-    from ..run.changed import Changes
+    from ..run.history.changed import Changes
+    from ..run.sandbox.product_sandbox import ProductSandbox
+    from ..run.sandbox.script_sandbox import SandboxDecision
     from ..settings import Settings
 
 
@@ -46,8 +48,12 @@ class RunConfig:
     markdown_path: Path | None = None
     markdown_max_chars: int | None = None
     html_path: Path | None = None  # --skill-lens-html
-    # The one sandbox decision, when scripts are on: {sandbox, detail, hardening}.
-    scripts: Mapping[str, str | None] | None = None
+    # The two sandbox decisions, made once before anything is collected (plugin/preflight.py):
+    # bundled scripts' (None: scripts off, or cases only listed), with the harness's
+    # hardening note, and the products' (None: no product named, or cases only listed).
+    script_sandbox: SandboxDecision | None = None
+    hardening: str | None = None
+    product_sandbox: ProductSandbox | None = None
     shard: Shard | None = None  # --skill-lens-shard K/N
     # Where the judge's name came from ("--skill-lens-judge", "<toml>, field 'judge'", or
     # "" for the default): named when the name turns out unknown at collection.
@@ -57,6 +63,14 @@ class RunConfig:
     cassette_dir: Path | None = None  # --skill-lens-cassettes or the toml's; None: by each file
     reuse_dir: Path | None = None  # --skill-lens-reuse or the toml's reuse; None: off
     changes: Changes | None = None  # --skill-lens-changed: what differs from REF, read once
+
+    @property
+    def scripts(self) -> Mapping[str, str | None] | None:
+        """The report's ``scripts`` block: the script sandbox and the hardening note."""
+        decision = self.script_sandbox
+        if decision is None:
+            return None
+        return {"sandbox": decision.backend, "detail": decision.detail, "hardening": self.hardening}
 
     def recorded(self) -> RunSettings:
         """What the report must say of this run for a merge of shards to judge it again."""

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # built by .session, once the plugin is on
     from concurrent.futures import Future
 
     from ..perform.outcome import Outcome
-    from ..run.workspace import Workspace
+    from ..run.workspace.workspace import Workspace
     from .baselines import BaselineArms
     from .caches import SessionCaches
     from .facts import CollectionFacts

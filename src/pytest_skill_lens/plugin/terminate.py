@@ -7,7 +7,7 @@ workspace and its seeded files would stay in the temp directory. While a
 running item stops, every fixture is torn down, the session ends with pytest's
 interruption report and exit code 2, never a pass. A second SIGTERM while that
 unwinds is ignored, so the cleanup finishes; SIGKILL still stops everything, and
-:mod:`..run.leftovers` then sweeps at the next run's start.
+:mod:`..run.process.leftovers` then sweeps at the next run's start.
 
 Under pytest-xdist the controller passes the SIGTERM on to its local workers
 (:class:`.xdist_workers.LocalWorkers`), which unwind their running case the same way.

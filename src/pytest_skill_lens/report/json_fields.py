@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from ..run.price_source import problem as source_problem
+from ..run.models.price_source import problem as source_problem
 from ..wellformed import MAX_COUNT, Count, Figure
 
 RERUN = "re-run the shard with this version of pytest-skill-lens and --skill-lens-json"
@@ -201,7 +201,7 @@ class Fields:
         return None if self._get(key) is None else self.mapping(key)
 
     def price_source(self, key: str = "price_source") -> str | None:
-        """Where a cost came from, in a known form (run/price_source.py); null: nothing to say.
+        """Where a cost came from, in a known form (run/models/price_source.py); null: none.
 
         Absent from a report written before the field existed, which reads as null.
         """

@@ -25,7 +25,7 @@ from .. import __version__
 from ..gate.record import GateResult, GateSettings, RunRecord
 from ..labels import Arm
 from ..perform.outcome import Outcome
-from ..run.price_source import distinct
+from ..run.models.price_source import distinct
 from ..score.check import Score
 from .changed_json import changed_dict
 from .confusion_view import confusion_dict
@@ -158,7 +158,7 @@ class Totals:
     judge_unpriced: bool
     latency_ms: float
     baseline_errored: int
-    # Where the cost figures came from, each once (run/price_source.py), runs and judges.
+    # Where the cost figures came from, each once (run/models/price_source.py), runs and judges.
     price_sources: tuple[str, ...] = ()
     judge_price_sources: tuple[str, ...] = ()
 
@@ -280,7 +280,7 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "skill_loaded": o.skill_loaded,
         "load_note": o.load_note,
         "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in o.tool_calls],
-        # Additive: where cost_usd came from (run/price_source.py): a list price, and
+        # Additive: where cost_usd came from (run/models/price_source.py): a list price, and
         # whether your endpoint may bill otherwise; a product's figure; a stand-in's.
         "price_source": o.price_source,
         # Additive: a replayed outcome's figures are its cassette's (docs/replay.md).

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..formatting import usd
 from ..gate.record import GateResult, RunRecord
 from ..perform.outcome import Outcome
-from ..run.price_source import NOT_PRICED
+from ..run.models.price_source import NOT_PRICED
 from .confusion_view import confusion_block
 from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt

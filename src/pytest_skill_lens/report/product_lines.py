@@ -1,7 +1,7 @@
 """What every report says about the products a run started: one line per product.
 
 ``product {name}[ {version}] ({executable}): {trust}``, where the trust sentence is
-the run's product sandbox decision (run/product_sandbox.py): the terminal prints the
+the run's product sandbox decision (run/sandbox/product_sandbox.py): the terminal prints the
 lines, the JSON report carries each product with its sandbox block, JUnit joins the
 lines into one suite property and Markdown ends with them as ``<sub>`` lines. A
 product that fills the runner and the judge seat is one line.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..gate.record import RunRecord
-from ..run.product_sandbox import REPLAY_ONLY_TRUST, ProductEntry
+from ..run.sandbox.product_sandbox import REPLAY_ONLY_TRUST, ProductEntry
 
 # The property name the original skill-lens CLI writes, so tools reading its JUnit keep working.
 PRODUCTS_PROPERTY = "skill-lens.products"

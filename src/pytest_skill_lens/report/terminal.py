@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..formatting import usd
 from ..gate.record import GateResult, RunRecord
 from ..labels import case_label
-from ..run.price_source import NOT_PRICED
+from ..run.models.price_source import NOT_PRICED
 from .confusion_view import confusion_lines
 from .delta_lines import delta_lines
 from .json_report import Totals, repeat_index

@@ -101,7 +101,7 @@ class RunnerDescription:
         if self.unpriced is not None:
             return self.unpriced(settings)
         if self.reads_model:
-            from .pricing import never_priced
+            from .models.pricing import never_priced
 
             return never_priced(settings.model)
         return None

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..suite.model import EvalCase
 from ..suite.skill import Skill
 from .result import RunResult
-from .skill_tool import skill_triggered, skills_triggered
+from .tools.skill_tool import skill_triggered, skills_triggered
 
 
 class FakeRunner:

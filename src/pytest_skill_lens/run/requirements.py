@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 
 from ..settings import Settings
-from .providers import missing_api_key, provider_of
+from .models.providers import missing_api_key, provider_of
 
 Problem = tuple[str, str]  # (what is wrong, how to fix it)
 SettingsCheck = Callable[[Settings], Problem | None]

@@ -60,7 +60,7 @@ class RunResult:
     skills_triggered: list[str] | None = None
     # Why a figure is not a measurement: a 0 here must never read as "free".
     cost_note: str | None = None
-    # Where cost_usd came from, in a form of run/price_source.py ("list price of ...").
+    # Where cost_usd came from, in a form of run/models/price_source.py ("list price of ...").
     price_source: str | None = None
     usage_note: str | None = None
     stop_note: str | None = None

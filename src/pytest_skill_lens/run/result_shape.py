@@ -8,7 +8,7 @@ from pydantic import AfterValidator, JsonValue
 from pydantic_core import PydanticCustomError
 
 from ..wellformed import Count, Figure, Shape, instance_of
-from .price_source import problem
+from .models.price_source import problem
 from .result import Hook, ToolCall
 
 

@@ -13,7 +13,7 @@ from ..suite.skill import Skill
 
 if TYPE_CHECKING:  # annotations only: configure and collection never check a result
     from .result import RunResult
-    from .sandbox import SandboxDecision
+    from .sandbox.script_sandbox import SandboxDecision
 
 
 @runtime_checkable
@@ -37,7 +37,7 @@ class RunnerContext:
 
     ``sandbox`` is the OS sandbox bundled scripts run under (the
     ``skill_lens_sandbox`` fixture's value); a runner that offers the built-in
-    tools hands it to :func:`~.toolkit.builtin_tools`.
+    tools hands it to :func:`~.tools.toolkit.builtin_tools`.
     """
 
     name: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ..suite.model import EvalCase
-from .price_source import combined
+from .models.price_source import combined
 from .result import RunResult
 
 RunOne = Callable[[EvalCase], RunResult]

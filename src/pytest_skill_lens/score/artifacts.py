@@ -10,7 +10,7 @@ Contents are capped per file and in total; sentinels cost nothing.
 
 from __future__ import annotations
 
-from ..run.workspace import Workspace
+from ..run.workspace.workspace import Workspace
 from ..suite.model import ArtifactGlob
 from ..suite.model import Judge as JudgeBlock
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..matching import clip, quote
 from ..run.result import RunResult
-from ..run.workspace import Workspace, show
+from ..run.workspace.workspace import Workspace, show
 from ..suite.errors import AuthoringError, Where
 from ..suite.model import Assertion, EvalCase
 from ..suite.regex_rules import regex_problem

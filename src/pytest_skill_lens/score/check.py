@@ -10,7 +10,7 @@ from ..suite.model import EvalCase
 
 if TYPE_CHECKING:  # annotations only: configure and collection never check a result
     from ..run.result import RunResult
-    from ..run.workspace import Workspace
+    from ..run.workspace.workspace import Workspace
 
 
 # Slots: every item keeps its scores and checks to the end of the session.
@@ -33,7 +33,7 @@ class Score:
     errored: bool = False
     cost_usd: float = 0.0
     cost_note: str | None = None
-    price_source: str | None = None  # where cost_usd came from (run/price_source.py)
+    price_source: str | None = None  # where cost_usd came from (run/models/price_source.py)
 
     def to_dict(self) -> dict[str, Any]:
         # By hand: dataclasses.asdict deep-copies every leaf, a real cost per item.

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..matching import clip
-from ..run.price_source import of_run
+from ..run.models.price_source import of_run
 from ..settings import Settings
 from ..suite.model import EvalCase
 from ..suite.model import Judge as JudgeBlock
@@ -48,7 +48,7 @@ class JudgeVerdict:
     error: str | None = None
     cost_usd: float = 0.0
     cost_note: str | None = None
-    price_source: str | None = None  # where cost_usd came from (run/price_source.py)
+    price_source: str | None = None  # where cost_usd came from (run/models/price_source.py)
     tokens: int = 0
     model: str = ""
 

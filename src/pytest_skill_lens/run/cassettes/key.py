@@ -27,7 +27,7 @@ from ...suite.errors import AuthoringError
 from ...suite.model import EvalCase
 from ...suite.regular_files import read_regular
 from ...suite.skill import Skill
-from ..bundle_tools import skill_bundle
+from ..tools.bundle_tools import skill_bundle
 from .files import KeyEntry, Seat, digest
 
 # The settings that change what a workspace's tools and scripts answer.

@@ -9,7 +9,7 @@ every entry below it is opened one at a time from its parent's descriptor with
 it (:class:`LinkRefused`). The file is looked at with ``lstat`` before it is opened
 (a FIFO or a device is never opened), opened without blocking, checked again on the
 descriptor, and read no further than the cap. Writing goes through the workspace's
-own :func:`~..containment.write_within` (directories by descriptor, a fresh file
+own :func:`~..workspace.containment.write_within` (directories by descriptor, a fresh file
 renamed over the name).
 """
 
@@ -21,7 +21,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..containment import Refused, hard_linked, kind_of, why, write_within
+from ..workspace.containment import Refused, hard_linked, kind_of, why, write_within
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -31,9 +31,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ...mcp_bridge.calls_file import MAX_READ_BYTES, BridgeLog, parse_calls
 from ...suite.model import ToolSpec
-from ..mocktools import build_mock_tools
+from ..tools.bridge_calls import MAX_READ_BYTES, BridgeLog, parse_calls
+from ..tools.mocktools import build_mock_tools
 from .files import digest
 from .seat_call import CassetteMiss
 from .workspace_changes import SECRET_MIN, Change, Redactor, held_problem

@@ -6,7 +6,7 @@ key: ``DIR/outcomes/<digest>.json``. The key is every part a cassette is keyed o
 skill's content, the case, the runner and its settings, the model, the repeat index, a
 judge's settings and rubric) and deliberately not the item's arm or file: a pull
 request's ``previous`` arm, the skill as it was on main, finds the entry main's
-candidate recorded of the same content. An item found is a replay (:class:`.Tape` under
+candidate recorded of the same content. An item found is a replay (:class:`.tape.Tape` under
 ``once``: nothing is sent); one not found runs and is added.
 
 Beside the entries, ``DIR/items/<skill>/<case>-<hash>.<runner>[.baseline][.r<k>].json``

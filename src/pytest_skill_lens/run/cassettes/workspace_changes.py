@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ...suite.paths import path_problem
-from ..containment import Refused, kind_of, resolve_within, write_within
-from ..leftovers import remove_tree
+from ..process.leftovers import remove_tree
+from ..workspace.containment import Refused, kind_of, resolve_within, write_within
 
 MAX_ENTRIES = 200
 MAX_FILE_BYTES = 1_000_000  # the most any check reads of one file (CHECK_MAX_BYTES)

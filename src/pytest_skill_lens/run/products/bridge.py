@@ -1,7 +1,7 @@
 """A case's mock tools under a product: the MCP bridge around one start, and what it served.
 
 Every product invocation (every session of a case) with ``tools:`` gets a fresh
-bridge directory (:mod:`..bridge_config`) inside the call's own run directory:
+bridge directory (:mod:`..tools.bridge_config`) inside the call's own run directory:
 outside the working directory, private to the user, removed when the call ends
 (and swept with the run directory if the process dies). The product takes the
 config as the last of its flags (before a prompt after ``--``), starts the bridge
@@ -29,14 +29,14 @@ from typing import Any
 
 from ...settings import ProductTable, Settings
 from ...suite.model import ToolSpec
-from ..bridge_config import (
+from ..result import RunResult
+from ..tools.bridge_config import (
     BridgeLog,
     BridgeSetupError,
     bridge_for,
     check_bridge,
     read_calls_data,
 )
-from ..result import RunResult
 from .description import (
     BridgeForm,
     LaunchContext,

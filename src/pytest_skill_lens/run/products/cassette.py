@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...mcp_bridge.calls_file import BridgeLog
 from ...settings import ProductTable, Settings
 from ...suite.model import ToolSpec
 from ..cassettes import CassetteMiss, KeyPart, SeatCall, current_tape
@@ -45,6 +44,7 @@ from ..cassettes.workspace_changes import (
 )
 from ..result import RunResult
 from ..runners.framework import as_recorded
+from ..tools.bridge_calls import BridgeLog
 from .delivery import DeliveryFailed
 from .description import Preset
 

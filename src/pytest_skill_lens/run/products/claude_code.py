@@ -10,7 +10,7 @@ A case's ``tools:`` are served by a fresh MCP bridge per call (:mod:`.bridge`).
 
 from __future__ import annotations
 
-from ...mcp_bridge.dispatch import SERVER_NAME
+from ..tools.bridge_spec import SERVER_NAME
 from .description import BridgeForm, Preset, TraceReader
 
 PRODUCT = "claude-code"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 
-from ...mcp_bridge.dispatch import SERVER_NAME
+from ..tools.bridge_spec import SERVER_NAME
 from .description import BridgeForm, Launch, LaunchContext, LeftFile, Preset, TraceReader
 
 PRODUCT = "codex"

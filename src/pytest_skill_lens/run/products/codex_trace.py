@@ -25,12 +25,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...mcp_bridge.dispatch import SERVER_NAME
 from ...wellformed import MAX_COUNT
-from ..endpoint import calls_chosen_endpoint
-from ..price_source import NOT_PRICED, list_price
-from ..pricing import price, price_table
+from ..models.endpoint import calls_chosen_endpoint
+from ..models.price_source import NOT_PRICED, list_price
+from ..models.pricing import price, price_table
 from ..result import RunResult, ToolCall
+from ..tools.bridge_spec import SERVER_NAME
 from .codex import MCP_PREFIX, PRESET, PRODUCT
 from .trace import (
     Ending,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ...mcp_bridge.dispatch import SERVER_NAME
+from ..tools.bridge_spec import SERVER_NAME
 from .description import PROMPT_PLACEHOLDER, BridgeForm, LeftFile, Preset, SharedDir, TraceReader
 
 PRODUCT = "copilot"

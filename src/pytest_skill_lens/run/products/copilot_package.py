@@ -10,7 +10,7 @@ start of an executable in this process fills one directory, by running that exec
 directory writable), and every later isolated call of it names that directory.
 
 Once filled, the directory is shared with the product sandbox as read-only
-(:func:`..product_sandbox.share_read_only`): under bwrap no case's product can change the
+(:func:`..sandbox.product_sandbox.share_read_only`): under bwrap no case's product can change the
 package the next case runs. Without bwrap the product could write there, as it can write
 anything the user can (the home-isolation trust sentence says so).
 
@@ -20,9 +20,9 @@ fills it, and the controller lends its fills to the workers it started on this m
 (:meth:`PackageCaches.lend`, :meth:`PackageCaches.adopt`): a worker uses the controller's
 directory read-only and never removes it, so a run unpacks the package once, not once per
 worker. A worker given none fills its own, and no lock crosses processes. A cache lives
-in the skill-lens parent of the system temp directory (:mod:`..temp_parent`), marked
+in the skill-lens parent of the system temp directory (:mod:`..process.temp_parent`), marked
 with the process that filled it, removed at its exit (or swept by the next run if that
-process was killed, :mod:`..leftovers`). A fill that fails leaves nothing behind and
+process was killed, :mod:`..process.leftovers`). A fill that fails leaves nothing behind and
 is not retried: the calls then unpack into their own homes, as they would without this
 cache, and fail there honestly if the package is broken.
 """
@@ -37,8 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..containment import why
-from ..product_sandbox import share_read_only, unshare
+from ..sandbox.product_sandbox import share_read_only, unshare
+from ..workspace.containment import why
 from .copilot import PACKAGE_VARIABLE
 from .env import ENV_ALLOWLIST, home_env, make_home
 from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version, wait_removed

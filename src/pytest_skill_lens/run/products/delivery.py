@@ -2,10 +2,10 @@
 
 ``<working dir>/<skills_dir>/<name>/`` receives SKILL.md as written (its text, with
 ``\\r\\n`` normalised to ``\\n`` and no further translation) and every file the skill's
-bundle ships (:mod:`..bundle`: never the eval files, version control, dependency
+bundle ships (:mod:`..workspace.bundle`: never the eval files, version control, dependency
 directories or secret files). Each is written as a regular file, read through any
 link; a link is never copied as a link. A write never follows a link either
-(:func:`..containment.write_within`), so a link a product planted in an earlier
+(:func:`..workspace.containment.write_within`), so a link a product planted in an earlier
 session cannot redirect the next delivery outside the working directory.
 
 A placebo arm (suite/placebo.py) is delivered as its own neutral ``SKILL.md`` alone.
@@ -30,8 +30,8 @@ from ...suite.paths import path_problem
 from ...suite.placebo import PLACEBO_VARIANT, skill_md_text
 from ...suite.product_config import ConfigPath, config_path_problem
 from ...suite.skill import Skill
-from ..bundle import MAX_BUNDLE_BYTES, Bundle
-from ..containment import Refused, read_regular, why, write_within
+from ..workspace.bundle import MAX_BUNDLE_BYTES, Bundle
+from ..workspace.containment import Refused, read_regular, why, write_within
 from .description import delivers_no_skill
 
 SKILL_FILE = "SKILL.md"

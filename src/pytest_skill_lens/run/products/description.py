@@ -59,7 +59,7 @@ class SharedDir:
 
 @dataclass(frozen=True)
 class BridgeForm:
-    """How a product takes the MCP bridge (:mod:`..bridge_config`, :mod:`.bridge`).
+    """How a product takes the MCP bridge (:mod:`..tools.bridge_config`, :mod:`.bridge`).
 
     ``flag`` hands it the config file (``{path}`` is the file), placed last among its
     flags; ``None`` for a product that takes the server entry through its
@@ -185,7 +185,7 @@ class Preset:
                 f"{self.name} reports tokens but no cost, and {key} args name "
                 f"no model to price them by ({flags})"
             )
-        from ..pricing import never_priced
+        from ..models.pricing import never_priced
 
         note = never_priced(f"{self.priced_as}:{model}")
         if note is None or self.model_variable is None:
@@ -315,7 +315,7 @@ def delivers_no_skill(skill: Skill) -> bool:
     """A ``--baseline none`` arm: no skill at all, so nothing is delivered.
 
     Recognised as the bundle and the prompt builder recognise it: the baseline
-    variant with neither a description nor instructions (run/bundle_tools.py).
+    variant with neither a description nor instructions (run/tools/bundle_tools.py).
     """
     return skill.variant == "baseline" and not skill.description and not skill.instructions
 

@@ -2,7 +2,7 @@
 
 A product is named once however many seats it fills (runner, judge), with the
 executable found on ``PATH``, the version its preflight probe printed, and the run's
-one sandbox decision (:mod:`..product_sandbox`).
+one sandbox decision (:mod:`..sandbox.product_sandbox`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import shutil
 from collections.abc import Sequence
 
 from ...settings import Settings
-from ..product_sandbox import REPLAY_ONLY_TRUST, ProductEntry, ProductSandbox
+from ..sandbox.product_sandbox import REPLAY_ONLY_TRUST, ProductEntry, ProductSandbox
 from .table import BY_NAME
 
 

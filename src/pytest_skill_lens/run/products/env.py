@@ -14,7 +14,7 @@ variable, which ``pass_env`` may not name either.
 
 That alone is not a sandbox: the product can still read and write anything the user
 can. Where the run's probe found a working bwrap, ``auto`` and ``required`` also start
-the product inside it (:mod:`..product_sandbox`, through ``wrap_argv``); home
+the product inside it (:mod:`..sandbox.product_sandbox`, through ``wrap_argv``); home
 isolation is its precondition, so ``off`` is never wrapped.
 """
 

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...mcp_bridge.dispatch import SERVER_NAME
+from ..tools.bridge_spec import SERVER_NAME
 from .description import BridgeForm, Launch, LaunchContext, Preset, TraceReader
 
 if TYPE_CHECKING:

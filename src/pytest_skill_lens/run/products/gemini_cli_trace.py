@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...wellformed import MAX_COUNT
-from ..pricing import ResponseUsage, total_spend
+from ..models.pricing import ResponseUsage, total_spend
 from ..result import RunResult, ToolCall
 from .gemini_cli import MCP_PREFIX, PRODUCT, SKILL_TOOL
 from .trace import (

@@ -26,7 +26,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ...mcp_bridge.dispatch import SERVER_NAME
+from ..tools.bridge_spec import SERVER_NAME
 from .description import SEPARATOR, BridgeForm, Launch, LaunchContext, Preset, TraceReader
 
 PRODUCT = "opencode"

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...wellformed import MAX_COUNT
-from ..price_source import NOT_PRICED
-from ..pricing import ResponseUsage, total_spend
+from ..models.price_source import NOT_PRICED
+from ..models.pricing import ResponseUsage, total_spend
 from ..result import RunResult, ToolCall
 from .opencode import PRESET, PRODUCT
 from .trace import (

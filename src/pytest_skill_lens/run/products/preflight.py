@@ -32,7 +32,7 @@ def probed_version(name: str) -> str | None:
 
 
 def settings_problem(preset: Preset, settings: Settings) -> Problem | None:
-    # product_sandbox = "required" is held by the run's one decision (plugin/configure.py).
+    # product_sandbox = "required" is held by the run's one decision (plugin/preflight.py).
     if preset.names_command:  # the table names the command: cli's own rules
         from .cli import settings_problem as command_rules
 

@@ -1,7 +1,7 @@
 """One start of a product: its own temporary directories, the shared process layer, cleanup.
 
 Every call gets a fresh directory (``skill-lens-<product>-...``, marked with this
-process so a later run sweeps it if this one dies, see :mod:`..leftovers`) holding
+process so a later run sweeps it if this one dies, see :mod:`..process.leftovers`) holding
 the trace and stderr files, the temporary home under home isolation, and the
 working directory when the case has no workspace. It is deleted when the call
 ends, ``--skill-lens-keep-workspace`` or not: the home may hold what the product
@@ -11,13 +11,13 @@ delete (Codex's SQLite files and the skills it installs), and the session's end 
 for every pending one (:func:`wait_removed`).
 
 Under the run's product sandbox the start is wrapped (:func:`wrap_argv`). The
-process itself is started by :func:`..scripts.run_process`, the one
+process itself is started by :func:`..process.start.run_process`, the one
 implementation the bundled scripts use too: its own process group, stdin from
 ``/dev/null``, a timed wait, the whole group killed after every exit, each stream
 read from a pipe and the product stopped the moment one passes ``max_output_bytes``,
 and (on Linux) the product killed if the harness dies.
 
-The product's environment names its run directory (:data:`..leftovers.RUN_DIR_VARIABLE`),
+The product's environment names its run directory (:data:`..process.leftovers.RUN_DIR_VARIABLE`),
 so what it started and left running when the harness was killed is found and killed by
 the next run's sweep, as that removes the directory.
 """
@@ -35,12 +35,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..containment import why
-from ..leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_tree
-from ..product_sandbox import adopted, wrap
-from ..scripts import Captured, Finished, StartFailed, run_process
-from ..temp_parent import make_dir, parent_of
-from ..workspace import workspace_label
+from ..process.leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_tree
+from ..process.start import Captured, Finished, StartFailed, run_process
+from ..process.temp_parent import make_dir, parent_of
+from ..sandbox.product_sandbox import adopted, wrap
+from ..workspace.containment import why
+from ..workspace.workspace import workspace_label
 
 __all__ = [
     "Finished",
@@ -134,7 +134,7 @@ def wait_removed() -> None:
 def wrap_argv(
     argv: Sequence[str], run: RunDir, cwd: Path, env: Mapping[str, str] | None = None
 ) -> list[str]:
-    """``argv`` inside the run's product sandbox (:mod:`..product_sandbox`), if one applies.
+    """``argv`` inside the run's product sandbox (:mod:`..sandbox.product_sandbox`), if one applies.
 
     Writable: ``cwd`` and ``run``'s directory (the temporary home, the MCP bridge's
     files). Home isolation is the sandbox's precondition, so a start whose ``env``

@@ -19,8 +19,8 @@ from ...suite.skill import Skill
 from ..cassettes import KeyPart
 from ..cassettes.files import Seat
 from ..cassettes.product import Capture, stderr_tail
-from ..containment import Refused, read_regular
 from ..result import RunResult
+from ..workspace.containment import Refused, read_regular
 from .bridge import BridgeSetupError, settle, start_with_tools
 from .cassette import (
     NotStarted,

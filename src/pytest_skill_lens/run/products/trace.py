@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
-from ..scripts import Finished
+from ..process.start import Finished
 from .description import delivers_no_skill
 
 STDERR_TAIL = 500  # characters of stderr an error message quotes

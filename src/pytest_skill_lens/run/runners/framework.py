@@ -17,15 +17,15 @@ from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..cassettes import CassetteMiss, Figures, SeatCall, current_tape
-from ..endpoint import endpoint_named
-from ..mocktools import build_mock_tools
-from ..prompt import system_prompt
+from ..models.endpoint import endpoint_named
+from ..models.prompt import system_prompt
+from ..models.retry import Attempt, attempts_note, run_with_retries
 from ..result import RunResult
-from ..retry import Attempt, attempts_note, run_with_retries
-from ..sandbox import SandboxDecision
-from ..toolkit import harness_tools
-from ..workspace import Limits, Workspace
-from ..workspace_tools import BuiltinTool
+from ..sandbox.script_sandbox import SandboxDecision
+from ..tools.mocktools import build_mock_tools
+from ..tools.toolkit import harness_tools
+from ..tools.workspace_tools import BuiltinTool
+from ..workspace.workspace import Limits, Workspace
 
 
 class FrameworkRunner:

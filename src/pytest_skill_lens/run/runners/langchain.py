@@ -12,10 +12,10 @@ from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..cassettes import SeatCall
+from ..models.retry import Attempt, transient_status
 from ..result import RunResult
-from ..retry import Attempt, transient_status
-from ..skill_tool import skill_triggered, skills_triggered
-from ..workspace import Workspace
+from ..tools.skill_tool import skill_triggered, skills_triggered
+from ..workspace.workspace import Workspace
 from .framework import FrameworkRunner
 from .langchain_model import EXTRA_INSTALL as EXTRA_INSTALL
 from .langchain_model import PROVIDER_MODULES as PROVIDER_MODULES

@@ -38,10 +38,10 @@ from langgraph.types import Command
 
 from ...settings import Settings
 from ..cassettes import SeatCall
-from ..pricing import ResponseUsage, total_spend
-from ..providers import provider_of
+from ..models.pricing import ResponseUsage, total_spend
+from ..models.providers import provider_of
 from ..result import RunResult, ToolCall
-from ..workspace_tools import BuiltinTool
+from ..tools.workspace_tools import BuiltinTool
 from .langchain import NO_USAGE_NOTE
 from .pydantic_ai import parse_arguments
 

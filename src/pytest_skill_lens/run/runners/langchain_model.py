@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..providers import provider_of
+from ..models.providers import provider_of
 from ..requirements import Extra, form_problem, missing_module
 
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[langchain]"'

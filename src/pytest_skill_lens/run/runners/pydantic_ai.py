@@ -18,11 +18,11 @@ from ...settings import Settings
 from ...suite.model import EvalCase
 from ...suite.skill import Skill
 from ..cassettes import SeatCall
-from ..pricing import total_spend
+from ..models.pricing import total_spend
+from ..models.retry import Attempt
 from ..result import RunResult, ToolCall
-from ..retry import Attempt
-from ..skill_tool import skill_triggered, skills_triggered
-from ..workspace import Workspace
+from ..tools.skill_tool import skill_triggered, skills_triggered
+from ..workspace.workspace import Workspace
 from .framework import FrameworkRunner
 from .pydantic_ai_model import EXTRA_INSTALL as EXTRA_INSTALL
 from .pydantic_ai_model import cassette_or_model, model_problem, response_usage, run_agent

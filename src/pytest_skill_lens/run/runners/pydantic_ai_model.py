@@ -22,15 +22,15 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..providers import provider_of
+from ..models.providers import provider_of
+from ..models.retry import transient_status
 from ..requirements import Extra, form_problem, missing_module
-from ..retry import transient_status
 
 if TYPE_CHECKING:  # asyncio and ssl only once a run starts: not at collection
     import ssl
 
     from ..cassettes import SeatCall
-    from ..pricing import ResponseUsage
+    from ..models.pricing import ResponseUsage
 
 EXTRA_INSTALL = 'pip install "pytest-skill-lens[pydantic-ai]"'
 # Prefixes whose provider pydantic-ai can point at another endpoint.
@@ -177,7 +177,7 @@ def is_transient(failure: BaseException) -> bool:
 
 def response_usage(response: Any) -> ResponseUsage:
     """A pydantic-ai ``ModelResponse``'s usage (``unmeasured_requests``: none was reported)."""
-    from ..pricing import ResponseUsage  # imported on first run: the catalog never prices
+    from ..models.pricing import ResponseUsage  # imported on first run: the catalog never prices
 
     usage = response.usage
     return ResponseUsage(

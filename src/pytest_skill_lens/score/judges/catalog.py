@@ -60,7 +60,7 @@ class JudgeDescription:
             return self.unpriced(settings)
         if not self.reads_model:
             return None
-        from ...run.pricing import never_priced
+        from ...run.models.pricing import never_priced
 
         return never_priced(judge_model(settings))
 

@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ...run.cassettes import CassetteMiss, Figures, SeatCall, current_tape
-from ...run.endpoint import endpoint_named
-from ...run.price_source import combined
-from ...run.pricing import ResponseUsage, total_spend
-from ...run.retry import attempts_note
+from ...run.models.endpoint import endpoint_named
+from ...run.models.price_source import combined
+from ...run.models.pricing import ResponseUsage, total_spend
+from ...run.models.retry import attempts_note
 from ...settings import Settings
 from ..judge import JudgeRequest, JudgeVerdict
 from .prompt import JudgePrompt, build_judge_prompt

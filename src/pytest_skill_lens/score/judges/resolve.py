@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...run.providers import base_url_problem
+from ...run.models.providers import base_url_problem
 from ...run.requirements import Problem
 from ...settings import Settings
 

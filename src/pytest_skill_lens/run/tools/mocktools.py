@@ -15,8 +15,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import matching as matcher
-from ..suite.model import ReturnRule, ToolSpec
+from ... import matching as matcher
+from ...suite.model import ReturnRule, ToolSpec
 
 
 def unscripted_reply(tool: str, arguments: Any) -> str:

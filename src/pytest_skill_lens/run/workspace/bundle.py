@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..suite.paths import path_problem
-from ..suite.skill import SCRIPTS_DIR as SCRIPTS_DIR
+from ...suite.paths import path_problem
+from ...suite.skill import SCRIPTS_DIR as SCRIPTS_DIR
 from .containment import Refused, kind_of, read_regular, show, too_large, why
 from .workspace import CHECK_MAX_BYTES
 

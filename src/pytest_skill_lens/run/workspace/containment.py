@@ -29,7 +29,7 @@ import stat
 from pathlib import Path
 from typing import Literal
 
-from ..suite.paths import path_problem
+from ...suite.paths import path_problem
 
 # Flags that make a late swap (a FIFO or a link put in place after the stat) fail
 # fast instead of blocking or escaping; absent on some platforms, hence getattr.

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .bundle import MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, withheld
+from ..workspace.bundle import MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, withheld
 
 GIT_TIMEOUT = 10.0
 SKILL_FILE = "SKILL.md"

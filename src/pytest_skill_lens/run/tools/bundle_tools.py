@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..suite.placebo import PLACEBO_VARIANT
-from ..suite.skill import Skill
-from .bundle import Bundle
+from ...suite.placebo import PLACEBO_VARIANT
+from ...suite.skill import Skill
+from ..workspace.bundle import Bundle
 from .workspace_tools import BuiltinTool, _closed, _missing
 
 

@@ -2,7 +2,7 @@
 a check's evidence quotes.
 
 A wildcard stays within one directory level and ``*`` matches a leading dot (both
-from :func:`~..suite.paths.segment_match`); a link to a directory is never entered;
+from :func:`~...suite.paths.segment_match`); a link to a directory is never entered;
 a link counts when it reaches a regular file, even one outside the workspace, so the
 read that follows refuses it with evidence.
 """
@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..suite.paths import segment_match
+from ...suite.paths import segment_match
 from .containment import show
 
 EVIDENCE_SHOWN = 20  # workspace entries named in a check's evidence

@@ -12,7 +12,7 @@ whose start time cannot be read) is left alone, and so is one that is not a real
 directory or not the current user's.
 
 A product's environment names its run directory (:data:`RUN_DIR_VARIABLE`). A
-product killed with its harness (``PR_SET_PDEATHSIG``, see :mod:`.scripts`) may leave
+product killed with its harness (``PR_SET_PDEATHSIG``, see :mod:`.start`) may leave
 what it started running; before a dead owner's directory is removed, every process of
 this user whose environment names it is killed (Linux ``/proc``; each is pinned by a
 pidfd before its environment is read, so a pid reused meanwhile is never signalled).
@@ -33,7 +33,7 @@ import stat
 from functools import cache
 from pathlib import Path
 
-from .scripts import open_pidfd
+from .start import open_pidfd
 from .temp_parent import check_parent, parent_of, system_temp
 
 PREFIX = "skill-lens-"

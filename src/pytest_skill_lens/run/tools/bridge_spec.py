@@ -18,8 +18,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..suite.model import ToolSpec
+from ...suite.model import ToolSpec
 
+SERVER_NAME = "skill-lens"
+"""The bridge's name as an MCP server: in the product's config and in every tool name the
+product shows its model (``mcp__skill-lens__lookup`` and the like), which its trace
+reader takes apart."""
 FORMAT_KEY = "skill_lens_bridge"
 FORMAT = 1
 MAX_SPEC_BYTES = 64 * 1024 * 1024

@@ -7,8 +7,8 @@ unrunnable script is a fact about the skill, not an errored case.
 
 What runs is ``<interpreter argv> <the script's real path> <args...>`` with the
 workspace as the current directory, the interpreter chosen by the file's
-extension from ``script_interpreters``. The process layer (:mod:`.scripts`) adds
-the portable guards, the sandbox (:mod:`.sandbox`) the OS one.
+extension from ``script_interpreters``. The process layer (:mod:`..process.start`) adds
+the portable guards, the sandbox (:mod:`..sandbox.script_sandbox`) the OS one.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..settings import Settings
-from .bundle import SCRIPTS_DIR, Bundle
-from .leftovers import owner_mark, remove_tree
-from .sandbox import CannotWrap, SandboxDecision, decide, wrap
-from .scripts import Finished, StartFailed, run_process, script_env
-from .temp_parent import make_dir
-from .workspace import Workspace
+from ...settings import Settings
+from ..process.leftovers import owner_mark, remove_tree
+from ..process.start import Finished, StartFailed, run_process, script_env
+from ..process.temp_parent import make_dir
+from ..sandbox.script_sandbox import CannotWrap, SandboxDecision, decide, wrap
+from ..workspace.bundle import SCRIPTS_DIR, Bundle
+from ..workspace.workspace import Workspace
 from .workspace_tools import BuiltinTool
 
 NAME = "run_script"
@@ -187,8 +187,8 @@ def _under_scripts(rel: str) -> bool:
 def _scratch_dir() -> Any:
     """A fresh directory for the script's TMPDIR and its output files, deleted after the call.
 
-    It sits beside the workspace in the skill-lens parent (:mod:`.temp_parent`), never inside
-    it, so what a script leaves there is in no listing, check or judge artifact.
+    It sits beside the workspace in the skill-lens parent (:mod:`..process.temp_parent`),
+    never inside it, so what a script leaves there is in no listing, check or judge artifact.
     """
     # Marked with this process, so a run killed mid-script has it swept by the next.
     made = make_dir("skill-lens-scratch-", owner_mark())

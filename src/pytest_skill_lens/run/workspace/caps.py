@@ -8,9 +8,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..settings import Settings
+from ...settings import Settings
 from .containment import show
-from .workspace_listing import entries
+from .listing import entries
 
 
 @dataclass(frozen=True)

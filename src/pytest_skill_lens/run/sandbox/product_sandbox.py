@@ -5,14 +5,14 @@ runner or a product judge is named; every product start in the process (runner,
 judge, ``--version`` probe) shares it:
 
 * ``off``: the whole environment and the real home; nothing is wrapped.
-* ``auto``: home isolation (:mod:`.products.env`) and, where the once-per-run
+* ``auto``: home isolation (:mod:`..products.env`) and, where the once-per-run
   probe finds a bubblewrap that works, the product inside it; otherwise home
   isolation alone, and the report says why.
-* ``required``: as ``auto``, but no working backend is exit 2 (plugin/configure.py).
+* ``required``: as ``auto``, but no working backend is exit 2 (plugin/preflight.py).
 
 Under bwrap the product sees the host read-only, a fresh ``/dev`` and ``/proc``, and the
 system temporary directory as it is, read-only, except the user's skill-lens parent
-(:mod:`.temp_parent`: every case's workspace, run directory and bridge files, of every
+(:mod:`..process.temp_parent`: every case's workspace, run directory and bridge files, of every
 session, those made after the start included), which is an empty tmpfs holding only its
 working directory and its own run directory (the temporary home, the MCP bridge's files),
 bound writable, and the directories shared by every call (:func:`share_read_only`:
@@ -29,22 +29,21 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .leftovers import owner_mark, remove_tree
-from .sandbox import ISOLATION, probe_isolation, run_probe, system_temp_dir
-from .temp_parent import make_dir, own_parent, parent_of
+from ..process.temp_parent import own_parent, parent_of
+from .bwrap import Layout, bwrap_command, isolation, probe
+from .script_sandbox import system_temp_dir
 
 Mode = Literal["auto", "required", "off"]
 Backend = Literal["bwrap", "none"]
-# A script's confinement without --unshare-net: a product must reach its provider.
-PRODUCT_ISOLATION: tuple[str, ...] = tuple(flag for flag in ISOLATION if flag != "--unshare-net")
+# A script's confinement, but the network stays: a product must reach its provider.
+PRODUCT_ISOLATION = isolation(network=True)
 OFF_DETAIL = 'product_sandbox = "off"'
 MACOS_DETAIL = "no product sandbox backend on macOS yet (sandbox-exec confines scripts only)"
 
@@ -204,42 +203,28 @@ def _probe(platform: str, path: str, temp_dir: str) -> ProductSandbox:
 
 
 def _probe_bwrap(path: str, temp: Path) -> ProductSandbox:
-    executable = shutil.which("bwrap", path=path)
-    if executable is None:
-        return ProductSandbox("auto", "none", True, detail="bwrap not found on PATH")
-    found = probe_isolation(lambda flags: _run_probe(executable, temp, flags), PRODUCT_ISOLATION)
-    if found.isolation is None:
+    found = probe(path, temp, True, _probe_layout(temp))
+    if found.isolation is None or found.executable is None:
         return ProductSandbox("auto", "none", True, detail=found.detail)
     return ProductSandbox(
         "auto",
         "bwrap",
         True,
         detail=found.detail,
-        executable=executable,
+        executable=found.executable,
         isolation=found.isolation,
     )
 
 
-def _run_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str | None:
-    """``/bin/true`` under the exact argv a product start gets; ``None`` when it ran."""
-    try:
-        base = make_dir("skill-lens-probe-", owner_mark(), temp)
-    except OSError as exc:
-        return f"cannot create the bwrap probe's directory under {temp}: {exc.strerror or exc}"
-    try:
+def _probe_layout(temp: Path) -> Callable[[Path], Layout]:
+    """A product start's layout in the probe's own directory (its working directory there)."""
+
+    def layout_in(base: Path) -> Layout:
         work = base / "work"
         work.mkdir()
-        argv = bwrap_argv(
-            executable,
-            ["/bin/true"],
-            cwd=work,
-            writable=[base],
-            temp=temp,
-            isolation=isolation,
-        )
-        return run_probe("bwrap", argv)
-    finally:
-        remove_tree(base)
+        return product_layout(cwd=work, writable=[base], temp=temp)
+
+    return layout_in
 
 
 # -- wrapping one start ----------------------------------------------------------------------
@@ -279,38 +264,33 @@ def bwrap_argv(
     isolation: tuple[str, ...] = PRODUCT_ISOLATION,
     read_only: Sequence[Path] = (),
 ) -> list[str]:
-    """The bwrap command line for one product start.
+    """The bwrap command line for one product start, with the flags its probe ran with."""
+    layout = product_layout(cwd=cwd, writable=writable, temp=temp, read_only=read_only)
+    return bwrap_command(executable, layout, argv, isolation)
 
-    The temporary directory is part of the read-only root, as it is. A tmpfs hides the
-    skill-lens parent (:func:`.temp_parent.parent_of`); the binds put back the product's
-    own areas writable, then ``read_only`` (the shared directories; after the writable
-    binds, so one inside them stays read-only; ``-try``, so a product that does not use
-    one never fails because it is gone); the remount makes the tmpfs itself read-only (it
-    is not recursive, so the binds keep their own modes). One tmpfs, whatever else the
-    temp directory holds: a mount per entry cost bwrap 145 ms at 100 entries
-    (docs/performance.md). Nothing of the temp directory's own entries is named: one
-    that vanished before the start would stop bwrap (it cannot make a mount point on
-    the read-only root), which is also why an earlier version's ``skill-lens-*``
+
+def product_layout(
+    *, cwd: Path, writable: Sequence[Path], temp: Path, read_only: Sequence[Path] = ()
+) -> Layout:
+    """What a product sees: the network, and the temporary directory as it is, read-only.
+
+    The tmpfs hides the skill-lens parent (:func:`..process.temp_parent.parent_of`); the
+    binds put back the product's own areas writable, then ``read_only`` (the shared
+    directories; after the writable binds, so one inside them stays read-only; bound only
+    if present, so a product that does not use one never fails because it is gone). One
+    tmpfs, whatever else the temp directory holds: a mount per entry cost bwrap 145 ms at
+    100 entries (docs/performance.md). Nothing of the temp directory's own entries is
+    named: one that vanished before the start would stop bwrap (it cannot make a mount
+    point on the read-only root), which is also why an earlier version's ``skill-lens-*``
     directories beside the parent are not hidden (docs/security.md says so).
-    ``/proc`` is read-only for the reason run/sandbox.py gives (a root harness's child
-    is uid 0 to the kernel's sysctl check).
     """
-    parent = str(parent_of(temp))
-    return [
-        executable,
-        *("--ro-bind", "/", "/"),
-        *("--dev", "/dev"),
-        *("--proc", "/proc"),
-        *("--tmpfs", parent),
-        *(arg for path in _outermost(writable) for arg in ("--bind", str(path), str(path))),
-        *(arg for path in read_only for arg in ("--ro-bind-try", str(path), str(path))),
-        *("--remount-ro", parent),
-        *("--remount-ro", "/proc"),
-        *isolation,
-        *("--chdir", str(cwd)),
-        "--",
-        *argv,
-    ]
+    return Layout(
+        cwd=cwd,
+        hidden=parent_of(temp),
+        writable=_outermost(writable),
+        read_only_if_present=tuple(read_only),
+        network=True,
+    )
 
 
 def _outermost(paths: Sequence[Path]) -> list[Path]:

@@ -1,8 +1,8 @@
 """The process layer of ``run_script`` and of every product start: start one program,
 bound it, kill what it left.
 
-Nothing here knows about skills, bundles or sandboxes; :mod:`.script_tool` decides
-*what* runs and :mod:`.sandbox` what wraps it. This module guarantees, for every
+Nothing here knows about skills, bundles or sandboxes; :mod:`..tools.script_tool` decides
+*what* runs and :mod:`..sandbox.script_sandbox` what wraps it. This module guarantees, for every
 start:
 
 * ``shell=False``: the argv is handed to the OS as a list, never joined into a line;

@@ -9,14 +9,14 @@ A case without a workspace gets none of them.
 
 from __future__ import annotations
 
-from ..settings import Settings
-from ..suite.model import EvalCase
-from ..suite.skill import Skill
+from ...settings import Settings
+from ...suite.model import EvalCase
+from ...suite.skill import Skill
+from ..sandbox.script_sandbox import SandboxDecision
+from ..workspace.workspace import Workspace
 from .bundle_tools import bundle_tools, skill_bundle
-from .sandbox import SandboxDecision
 from .script_tool import with_run_script
 from .skill_tool import offered_tools
-from .workspace import Workspace
 from .workspace_tools import BuiltinTool, workspace_tools
 
 
@@ -34,10 +34,10 @@ def builtin_tools(
     if workspace is None:
         return []
     tools = workspace_tools(workspace)
-    # The skill's bundle (run/bundle_tools.py): only when it ships at least one file.
+    # The skill's bundle (run/tools/bundle_tools.py): only when it ships at least one file.
     bundle = skill_bundle(skill)
     tools += bundle_tools(bundle)
-    # run_script (run/script_tool.py): only under allow_scripts, with a file under scripts/.
+    # run_script (run/tools/script_tool.py): only under allow_scripts, with a file under scripts/.
     return with_run_script(tools, bundle, workspace, settings, sandbox)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: configure reads this module's statuses, not results
-    from .result import RunResult
+    from ..result import RunResult
 
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 

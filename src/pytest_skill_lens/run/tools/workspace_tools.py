@@ -1,7 +1,7 @@
 """The three built-in workspace tools as a framework runner registers them.
 
 Each is a name, a description, a closed JSON schema and a ``call`` that answers
-one call's arguments with a string: the :class:`~.workspace.Workspace` methods
+one call's arguments with a string: the :class:`~..workspace.workspace.Workspace` methods
 never raise, and neither does a call with a missing or mistyped argument (the
 framework may hand arguments over unvalidated). One definition here, so every
 framework runner offers the agent the same tools.
@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .workspace import Workspace
+from ..workspace.workspace import Workspace
 
 _PATH = {"type": "string"}
 

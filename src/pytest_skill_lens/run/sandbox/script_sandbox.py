@@ -2,7 +2,7 @@
 
 The decision is made once per process (the probe is cached), before any case
 runs: ``auto`` uses a backend when the probe finds one that works, ``required``
-turns "none works" into exit 2 (see :mod:`..plugin.configure`), ``off`` never
+turns "none works" into exit 2 (see :mod:`...plugin.preflight`), ``off`` never
 probes. A backend is *executed* to be believed, not merely found on ``PATH``:
 bubblewrap may be installed on a kernel that refuses unprivileged user
 namespaces, and the first line of that refusal is what the report shows.
@@ -14,13 +14,14 @@ Backends:
   with the workspace and the scratch directory bound writable and the bundle
   read-only; no capability at all (a root caller keeps every one unless told), in a
   user namespace of its own as uid and gid 65534, which may not make another; its
-  own IPC, network and PID namespaces; killed with its parent. The probe runs that
-  very command line (:func:`bwrap_argv`) around ``/bin/true``.
+  own IPC, network and PID namespaces; killed with its parent. The command line is
+  :mod:`.bwrap`'s, from this module's layout (:func:`script_layout`); the probe runs
+  that very command line around ``/bin/true``.
 * macOS, ``sandbox-exec``: a profile that allows everything, then denies network
   and writes, re-allows writes to the workspace and scratch, denies reads under the
   temporary directory and re-allows the three areas. Not exercised by this
   project's tests (they run on Linux); see docs/scripts.md.
-* anything else: none; the portable guards of :mod:`.scripts` still apply.
+* anything else: none; the portable guards of :mod:`..process.start` still apply.
 """
 
 from __future__ import annotations
@@ -29,36 +30,21 @@ import contextlib
 import ctypes
 import functools
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .leftovers import owner_mark, remove_tree
-from .temp_parent import make_dir, system_temp
+from ..process.temp_parent import system_temp
+from .bwrap import Layout, bwrap_command, isolation, probe, run_probe
 
 Backend = Literal["bwrap", "sandbox-exec", "none"]
-PROBE_TIMEOUT = 10.0  # seconds; a probe that hangs is a backend that does not work
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 HARDENING = "harness environment hidden from same-user processes (PR_SET_DUMPABLE)"
 _PR_SET_DUMPABLE = 4
-
-SANDBOX_ID = 65534  # the uid and gid a script has inside bwrap, whoever runs the harness
-NO_NESTED_USERNS = "--disable-userns"  # bwrap 0.8+, and not in setuid mode
-# What confines a script beyond the mounts; every call and the probe carry all of it.
-# --cap-drop ALL: as root, bwrap keeps every capability by default (mount, umount,
-# ptrace...); --unshare-user puts what is left in a namespace that owns nothing on the
-# host, so inherited mounts are locked; --disable-userns stops a script from making a
-# nested one to regain capabilities there; --unshare-ipc hides the host's SysV IPC.
-ISOLATION: tuple[str, ...] = (
-    *("--unshare-user", NO_NESTED_USERNS, "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID)),
-    *("--cap-drop", "ALL", "--unshare-ipc", "--unshare-net", "--unshare-pid"),
-    *("--die-with-parent", "--new-session"),
-)
-NESTED_USERNS_ALLOWED = "nested user namespaces allowed"
+# A script's confinement: no network (bwrap.isolation says what each flag is for).
+ISOLATION = isolation(network=False)
 
 
 @dataclass(frozen=True)
@@ -108,70 +94,24 @@ def _probe(platform: str, path: str, temp_dir: str) -> SandboxDecision:
 
 
 def _probe_bwrap(path: str, temp_dir: str) -> SandboxDecision:
-    executable = shutil.which("bwrap", path=path)
-    if executable is None:
-        return SandboxDecision("none", detail="bwrap not found on PATH")
-    temp = Path(temp_dir)
-    found = probe_isolation(lambda flags: _run_bwrap_probe(executable, temp, flags), ISOLATION)
-    if found.isolation is None:
+    found = probe(path, Path(temp_dir), False, _probe_layout(Path(temp_dir)))
+    if found.isolation is None or found.executable is None:
         return SandboxDecision("none", detail=found.detail)
     return SandboxDecision(
-        "bwrap", executable=executable, detail=found.detail, isolation=found.isolation
+        "bwrap", executable=found.executable, detail=found.detail, isolation=found.isolation
     )
 
 
-@dataclass(frozen=True)
-class ProbeFinding:
-    """The bwrap flags that ran (``None``: none did), and what the report should say."""
+def _probe_layout(temp: Path) -> Callable[[Path], Layout]:
+    """A script call's layout in the probe's own directory (its three areas made there)."""
 
-    isolation: tuple[str, ...] | None
-    detail: str | None = None
-
-
-def probe_isolation(
-    run: Callable[[tuple[str, ...]], str | None], isolation: tuple[str, ...]
-) -> ProbeFinding:
-    """Run a probe with ``isolation``; retried once without a nested-namespace refusal.
-
-    ``run`` returns ``None`` when the probe ran, else the first line of why not. An
-    older or setuid bwrap refuses only that one flag: the rest still holds, and is
-    better than no sandbox at all; the detail says what is missing. Scripts and
-    products probe their own argv through this one rule.
-    """
-    problem = run(isolation)
-    if problem is None:
-        return ProbeFinding(isolation)
-    if NO_NESTED_USERNS not in problem:
-        return ProbeFinding(None, problem)
-    relaxed = tuple(flag for flag in isolation if flag != NO_NESTED_USERNS)
-    second = run(relaxed)
-    if second is not None:
-        return ProbeFinding(None, second)
-    return ProbeFinding(relaxed, f"{NESTED_USERNS_ALLOWED}: {problem}")
-
-
-def _run_bwrap_probe(executable: str, temp: Path, isolation: tuple[str, ...]) -> str | None:
-    """Run ``/bin/true`` under the exact argv a script call gets, in directories of its own."""
-    try:
-        base = make_dir("skill-lens-probe-", owner_mark(), temp)
-    except OSError as exc:
-        return f"cannot create the bwrap probe's directory under {temp}: {exc.strerror or exc}"
-    try:
+    def layout_in(base: Path) -> Layout:
         workspace, scratch, bundle = (base / name for name in ("workspace", "scratch", "bundle"))
         for area in (workspace, scratch, bundle):
             area.mkdir()
-        argv = bwrap_argv(
-            executable,
-            ["/bin/true"],
-            workspace=workspace,
-            scratch=scratch,
-            bundle=bundle,
-            temp=temp,
-            isolation=isolation,
-        )
-        return run_probe("bwrap", argv)
-    finally:
-        remove_tree(base)
+        return script_layout(workspace=workspace, scratch=scratch, bundle=bundle, temp=temp)
+
+    return layout_in
 
 
 def _probe_sandbox_exec(temp_dir: str) -> SandboxDecision:  # pragma: no cover - macOS only
@@ -187,28 +127,6 @@ def _probe_sandbox_exec(temp_dir: str) -> SandboxDecision:  # pragma: no cover -
     if problem is not None:
         return SandboxDecision("none", detail=problem)
     return SandboxDecision("sandbox-exec", executable=SANDBOX_EXEC)
-
-
-def run_probe(name: str, argv: list[str]) -> str | None:
-    """``None`` when the probe ran and exited 0, else the first line of why not."""
-    try:
-        done = subprocess.run(  # a fixed argv, no shell
-            argv,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=PROBE_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return f"{name} probe did not finish in {PROBE_TIMEOUT:g} s"
-    except OSError as exc:
-        return f"{name} cannot start: {exc.strerror or exc}"
-    if done.returncode == 0:
-        return None
-    for line in done.stderr.decode("utf-8", errors="replace").splitlines():
-        if line.strip():
-            return line.strip()
-    return f"{name} probe exited with {done.returncode}"
 
 
 # -- wrapping one call ---------------------------------------------------------------------
@@ -286,39 +204,32 @@ def bwrap_argv(
     isolation: tuple[str, ...] = ISOLATION,
     hidden: tuple[str, ...] | None = None,
 ) -> list[str]:
-    """The bwrap command line for one script call (the layout of docs/scripts.md).
+    """The bwrap command line for one script call (the layout of docs/scripts.md), with
+    the flags the decision's probe ran with."""
+    layout = script_layout(
+        workspace=workspace, scratch=scratch, bundle=bundle, temp=temp, hidden=hidden
+    )
+    return bwrap_command(executable, layout, argv, isolation)
 
-    The order matters: the tmpfs hides everything under the temporary directory, the
-    binds put the three areas back, and the remount makes the tmpfs itself read-only
-    (it is not recursive, so the binds keep their own modes). ``isolation`` is the
-    decision's: the flags its probe ran with. ``hidden`` (default
-    :func:`runtime_dirs`) get an empty read-only tmpfs each.
 
-    ``/proc`` is remounted read-only because uid 0 needs no capability to write the
-    host's sysctls (``kernel.core_pattern`` names a program the kernel runs as root):
-    the kernel checks the file mode against uid 0 of the caller, and a root harness's
-    script is that uid on the host, whatever the namespace calls it.
-    """
-    ws, sc, bd, tmp = (str(p) for p in (workspace, scratch, bundle, temp))
-    covered = runtime_dirs() if hidden is None else hidden
-    return [
-        executable,
-        *("--ro-bind", "/", "/"),
-        *("--dev", "/dev"),
-        *("--proc", "/proc"),
-        *(arg for path in covered for arg in ("--tmpfs", path)),
-        *("--tmpfs", tmp),
-        *("--bind", ws, ws),
-        *("--bind", sc, sc),
-        *("--ro-bind", bd, bd),
-        *("--remount-ro", tmp),
-        *("--remount-ro", "/proc"),
-        *(arg for path in covered for arg in ("--remount-ro", path)),
-        *isolation,
-        *("--chdir", ws),
-        "--",
-        *argv,
-    ]
+def script_layout(
+    *,
+    workspace: Path,
+    scratch: Path,
+    bundle: Path,
+    temp: Path,
+    hidden: tuple[str, ...] | None = None,
+) -> Layout:
+    """What a script sees: the temporary directory hidden (sibling workspaces vanish) but
+    for its workspace and scratch directory, writable, and the bundle, read-only; no
+    network; and ``hidden`` (default :func:`runtime_dirs`) each hidden as well."""
+    return Layout(
+        cwd=workspace,
+        hidden=temp,
+        writable=(workspace, scratch),
+        read_only=(bundle,),
+        also_hidden=runtime_dirs() if hidden is None else hidden,
+    )
 
 
 def runtime_dirs() -> tuple[str, ...]:

@@ -27,14 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..mcp_bridge.calls_file import BridgeLog, read_calls_fd
-from ..mcp_bridge.dispatch import SERVER_NAME
-from ..mcp_bridge.spec import SpecError, encode_spec
-from ..suite.model import ToolSpec
-from .leftovers import owner_mark, remove_tree
-from .products.description import BridgeForm
-from .scripts import StartFailed, run_process
-from .temp_parent import make_dir, parent_of
+from ...suite.model import ToolSpec
+from ..process.leftovers import owner_mark, remove_tree
+from ..process.start import StartFailed, run_process
+from ..process.temp_parent import make_dir, parent_of
+from ..products.description import BridgeForm
+from .bridge_calls import BridgeLog, read_calls_fd
+from .bridge_spec import SERVER_NAME, SpecError, encode_spec
 
 MODULE = "pytest_skill_lens.mcp_bridge"
 CHECK_TIMEOUT_SECONDS = 60.0
@@ -173,7 +172,8 @@ def _create_calls(path: Path) -> int:
 
 
 def _new_directory(base: Path | None) -> Path:
-    """A new directory in ``base``, or in the user's skill-lens parent (:mod:`.temp_parent`)."""
+    """A new directory in ``base``, or in the user's skill-lens parent
+    (:mod:`..process.temp_parent`)."""
     prefix = "skill-lens-bridge-"
     try:
         # Marked with this process, so a run killed mid-case has it swept by the next.

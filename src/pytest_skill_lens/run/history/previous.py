@@ -12,7 +12,7 @@ whose rename guess is per file and cannot say which directory the skill had then
 The bundle comes from the same commit, out of the directory the skill had then, so
 old instructions never meet new scripts; a bundle-only commit made after that
 SKILL.md edit is invisible. It is extracted into a fresh directory under the system
-temp directory, marked with its owner (:func:`.leftovers.owner_mark`) so a killed
+temp directory, marked with its owner (:func:`..process.leftovers.owner_mark`) so a killed
 run's copy is swept; :meth:`PreviousVersion.close` (or leaving its ``with``) removes it.
 
 Every failure to resolve is a :class:`Unresolved`, never an exception.
@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from ..suite.errors import AuthoringError
-from ..suite.skill import Skill, parse_skill_text
-from ..suite.yamlload import read_text
-from .containment import why
-from .leftovers import PREFIX, owner_mark, remove_tree
+from ...suite.errors import AuthoringError
+from ...suite.skill import Skill, parse_skill_text
+from ...suite.yamlload import read_text
+from ..process.leftovers import PREFIX, owner_mark, remove_tree
+from ..process.temp_parent import make_dir
+from ..workspace.containment import why
 from .previous_git import (
     GIT_TIMEOUT,
     SKILL_FILE,
@@ -43,7 +44,6 @@ from .previous_git import (
     find_git,
     list_tree,
 )
-from .temp_parent import make_dir
 
 MAX_COMMITS = 50
 _COMMIT = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256
@@ -105,7 +105,7 @@ def resolve_previous(
     """The previous version of the skill whose working-copy SKILL.md is ``skill_md``.
 
     ``temp_dir`` is where its bundle goes (default: the user's skill-lens parent in the
-    system temp directory, :mod:`.temp_parent`).
+    system temp directory, :mod:`..process.temp_parent`).
     Never raises for anything the repository or git does; a note says why instead.
     """
     if max_commits < 1:
@@ -288,7 +288,7 @@ def _extract(git: Git, found: _Found, temp_dir: Path | None) -> PreviousVersion 
     if over is not None:
         return Unresolved(f"cannot extract the bundle at commit {short}: {over}")
     prefix = f"{PREFIX}previous-"
-    if temp_dir is None:  # the user's skill-lens parent (:mod:`.temp_parent`)
+    if temp_dir is None:  # the user's skill-lens parent (:mod:`..process.temp_parent`)
         target = make_dir(prefix, owner_mark())
     else:
         target = Path(tempfile.mkdtemp(prefix=prefix, suffix=owner_mark(), dir=temp_dir))

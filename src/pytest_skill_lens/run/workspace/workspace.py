@@ -5,8 +5,8 @@ root is resolved once, at creation, so every containment check compares one
 spelling of the directory (on macOS ``/tmp`` is a link to ``/private/tmp``).
 
 The rules every path obeys (lexical, then containment, then kind by ``stat``) are in
-:mod:`.containment`; the caps on writes in :mod:`.workspace_caps`; listing and
-``file_glob`` matching in :mod:`.workspace_listing`. This module puts them together.
+:mod:`.containment`; the caps on writes in :mod:`.caps`; listing and
+``file_glob`` matching in :mod:`.listing`. This module puts them together.
 
 The built-in tools (:meth:`list_files`, :meth:`read_file`, :meth:`write_file`)
 return a string for every outcome, a refusal included: the model choosing a bad
@@ -22,6 +22,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..process.leftovers import PREFIX, owner_mark, remove_tree
+from ..process.temp_parent import make_dir, parent_of
+from .caps import Limits, growth_refusal, size_refusal
+from .caps import usage as _usage
 from .containment import (
     ReadFailure,
     Refused,
@@ -35,13 +39,9 @@ from .containment import (
     why,
     write_within,
 )
-from .leftovers import PREFIX, owner_mark, remove_tree
-from .temp_parent import make_dir, parent_of
-from .workspace_caps import Limits, growth_refusal, size_refusal
-from .workspace_caps import usage as _usage
-from .workspace_listing import GlobMatch, entries, regular_target
-from .workspace_listing import glob as _glob
-from .workspace_listing import listing as _listing
+from .listing import GlobMatch, entries, regular_target
+from .listing import glob as _glob
+from .listing import listing as _listing
 
 __all__ = [
     "CHECK_MAX_BYTES",
@@ -99,10 +99,10 @@ class Workspace:
         parent: Path | None = None,
         kept: bool = False,
     ) -> Workspace:
-        """A fresh directory in the user's skill-lens parent (:mod:`.temp_parent`; or in
+        """A fresh directory in the user's skill-lens parent (:mod:`..process.temp_parent`; or in
         ``parent``), seeded with ``files``.
 
-        Its name ends with this process's mark (see :mod:`.leftovers`), so a later
+        Its name ends with this process's mark (see :mod:`..process.leftovers`), so a later
         run removes it if this process dies before :meth:`cleanup`; a ``kept``
         directory is meant to outlive the run and carries no mark.
 
@@ -279,7 +279,7 @@ class Workspace:
         A wildcard stays within one directory level and ``*`` matches a leading
         dot; a link to a directory is never entered; a link counts when it
         reaches a regular file, even one outside the workspace, so the read that
-        follows refuses it with evidence (see :mod:`.workspace_listing`).
+        follows refuses it with evidence (see :mod:`.listing`).
         """
         return _glob(self.root, patterns)
 

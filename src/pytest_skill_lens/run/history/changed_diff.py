@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from ..suite.inputs import SkillInputs
-from ..suite.quoting import shown
+from ...suite.inputs import SkillInputs
+from ...suite.quoting import shown
 
 Status = Literal["added", "modified", "deleted", "renamed", "untracked"]
 _STATUS: dict[str, Status] = {

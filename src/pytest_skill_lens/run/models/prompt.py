@@ -3,7 +3,7 @@ differ only in what is measured, never in how the skill is put in front of the m
 
 from __future__ import annotations
 
-from ..suite.skill import Skill
+from ...suite.skill import Skill
 
 NEUTRAL_PROMPT = "You are a helpful assistant."
 
@@ -32,7 +32,7 @@ def system_prompt(skill: Skill, *, workspace: bool = False, offered: bool = Fals
 
     With ``offered`` (``mode: offered``) the skill's text stays out of the prompt:
     :data:`OFFERED_PROMPT` stands in its place, and the skill reaches the agent
-    only through its tool (:mod:`.skill_tool`).
+    only through its tool (:mod:`..tools.skill_tool`).
 
     A skill whose description and instructions are both empty (what a ``none``
     baseline is) gets :data:`NEUTRAL_PROMPT` instead, without its name: the prompt

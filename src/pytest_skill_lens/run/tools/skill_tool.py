@@ -1,7 +1,7 @@
 """``mode: offered``: the skill as a tool the agent may call, and whether it did.
 
 The tool is named after the skill, normalised to what providers accept
-(:func:`~..suite.tool_rules.offered_tool_name`), is described by the skill's
+(:func:`~...suite.tool_rules.offered_tool_name`), is described by the skill's
 frontmatter description, takes no arguments, and answers a call with the
 skill's instructions (the body of ``SKILL.md``), the same text a loaded case
 puts in its system prompt. An agent that never calls it never sees them.
@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..suite.model import EvalCase
-from ..suite.skill import Skill
-from ..suite.tool_rules import offered_tool_name
-from .result import ToolCall
+from ...suite.model import EvalCase
+from ...suite.skill import Skill
+from ...suite.tool_rules import offered_tool_name
+from ..result import ToolCall
 from .workspace_tools import BuiltinTool
 
 # No parameters, and no others accepted: the skill is asked for, not queried.

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..suite.inputs import SkillInputs
-from ..suite.quoting import escaped, shown
+from ...suite.inputs import SkillInputs
+from ...suite.quoting import escaped, shown
 from .changed_diff import Change, Verdict, decide, parse_name_status, parse_untracked
 from .previous_git import Git, GitFailed, find_git, git_streamed
 

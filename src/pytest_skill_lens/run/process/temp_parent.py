@@ -4,7 +4,7 @@ Workspaces, product calls' directories and homes, MCP bridge files, scripts' scr
 directories, extracted previous versions, the spend ledger and the sandbox probes of
 every session of one user live in ``<temp>/skill-lens-<uid>`` (:func:`parent_of`). So a
 product's sandbox hides them all, those made later included, with one tmpfs over that
-directory, whatever else the temp directory holds (:mod:`.product_sandbox`).
+directory, whatever else the temp directory holds (:mod:`..sandbox.product_sandbox`).
 
 The system temp directory is shared by every user, so the parent is trusted only when
 it is a real directory (not a link) owned by the current user and closed to everyone

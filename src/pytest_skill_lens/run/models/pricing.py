@@ -126,7 +126,7 @@ class Spend:
     cost_note: str | None
     unmeasured: bool  # some response reported no usage: the sums are not a measurement
     model: str  # the last name a response reported, else the configured model's name
-    price_source: str | None = None  # where cost_usd came from (run/price_source.py)
+    price_source: str | None = None  # where cost_usd came from (run/models/price_source.py)
 
 
 def total_spend(

@@ -1,0 +1,2 @@
+"""The skill's history in git: its previous version (the ``previous`` baseline) and whether it
+changed since a ref (``--skill-lens-changed``)."""
