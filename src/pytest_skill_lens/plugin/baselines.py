@@ -32,8 +32,8 @@ def neutral_skill(skill: Skill) -> Skill:
     """The ``none`` baseline: the skill's name and path with nothing of its own.
 
     Empty description and instructions are what the prompt builder and the bundle
-    read as "no skill" (:func:`~..run.models.prompt.system_prompt`, :func:`~..run.tools.bundle_tools.
-    skill_bundle`), so no runner can leak the skill into this arm.
+    read as "no skill" (:func:`~..run.models.prompt.system_prompt`,
+    :func:`~..run.tools.bundle_tools.skill_bundle`), so no runner can leak the skill into this arm.
     """
     return dataclasses.replace(
         skill, description="", instructions="", version=None, variant="baseline", meta={}

@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from ...labels import Arm
-from ..previous_git import Git, GitFailed, find_git
+from ..history.previous_git import Git, GitFailed, find_git
 from .files import (
     CassetteError,
     KeyEntry,
