@@ -83,6 +83,19 @@ def confidence(flag: Flag, text: str | None) -> float | None:
     return value  # type: ignore[no-any-return]
 
 
+def repeat(flag: Flag, text: str | None) -> int | str | None:
+    """``N``, ``auto`` or ``auto:N`` (repeat_spec.py): a count, or ``auto:N`` as written."""
+    if text is None:
+        return None
+    from ..repeat_spec import RepeatError, parse_repeat
+
+    try:
+        spec = parse_repeat(text)
+    except RepeatError as exc:
+        user_error(f"{flag.option} {exc.problem}", exc.fix)
+    return spec.text if spec.auto else spec.count
+
+
 def choice(flag: Flag, text: str | None) -> str | None:
     if text is not None and text not in flag.choices:
         user_error(f"{flag.option} must be one of {', '.join(flag.choices)}; got {text!r}")
@@ -177,7 +190,14 @@ FLAGS: tuple[Flag, ...] = (
         key="baseline",
         **_choices("none", "previous", "placebo"),
     ),
-    Flag("repeat", "N", "run every case N times per arm", "repeat", positive),
+    Flag(
+        "repeat",
+        "N|auto[:N]",
+        "run every case N times per arm; auto[:N]: in rounds until the gate's question is "
+        "decided, N (10) at most",
+        "repeat",
+        repeat,
+    ),
     Flag(
         "min-pass-rate",
         "RATE",

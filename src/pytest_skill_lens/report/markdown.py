@@ -28,6 +28,7 @@ from .multiplicity_view import multiplicity_block
 from .printable import printable
 from .product_lines import product_lines
 from .replay_lines import CassetteAccount, ReplayShare, replay_word
+from .savings import savings_block
 from .terminal import (
     COST_NOTE,
     JUDGE_NOTE,
@@ -85,6 +86,7 @@ def render_markdown(
         block
         for block in (
             totals_block(record),
+            savings_block(record, inline),
             per_skill_block(record),
             delta_block(record, inline),
             multiplicity_block(record, inline),

@@ -24,6 +24,8 @@ from .multiplicity_view import multiplicity_lines
 from .printable import one_line
 from .product_lines import product_lines, unsandboxed_note
 from .replay_lines import ReplayShare, cassette_lines
+from .savings import Savings
+from .sequential_view import sequential_lines
 from .wiring import WHAT_HOLDS, FakeShare
 
 NOT_RUN_SHOWN = 20  # a -x run can leave hundreds; the count is in the gate reason
@@ -47,6 +49,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
             *arm_spend_lines(record),
             *replay_lines(record),
         ],
+        [*Savings.of(record).lines(), *sequential_lines(record.sequential)],
         delta_lines(record),
         multiplicity_lines(record),
         matrix_lines(record),

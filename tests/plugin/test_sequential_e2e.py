@@ -1,0 +1,158 @@
+"""``--skill-lens-repeat auto:N`` end to end: rounds, early stops, the gate and the reports.
+
+Three skills under the fake runner, whose verdict is a function of the case alone, so every
+round of a skill repeats the last and the sequential rule's decision is known by hand
+(``tests/unit/test_sequential.py`` holds the rule's arithmetic):
+
+* ``sure``: four cases that always pass, bar 70%: decided ``pass`` after round 3 of 6;
+* ``broken``: four cases that always fail, bar 50%: decided ``fail`` after round 2 of 6;
+* ``coin``: one case that passes and one that fails, bar 50%: undecided at round 6, so
+  the gate reads the fixed-sample figure (50%, which meets the bar).
+
+So ``sure`` runs 12 items and is not spent on 12, ``broken`` runs 8 and is not spent on 16,
+``coin`` runs all 12. The same numbers must come out in one process, under xdist and under
+the concurrency pool.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from runs import LensRun, Report
+from skillfactory import make_skill, write_file
+
+PASSES = {"assertions": [{"kind": "contains", "value": "handled"}]}
+FAILS = {"assertions": [{"kind": "contains", "value": "never said"}]}
+TOML = """\
+repeat = "auto:6"
+min_pass_rate = 0.0
+[per_skill_min]
+sure = 0.7
+broken = 0.5
+coin = 0.5
+"""
+LENS = LensRun(runner="fake", json="report.json", markdown="report.md")
+METHOD = "(betting test, alpha 0.05)"
+
+
+def write_suite(root: Path, toml: str = TOML) -> None:
+    skills = root / "skills"
+    make_skill(skills, "sure", [{"name": f"s{i}", "task": "t", **PASSES} for i in range(4)])
+    make_skill(skills, "broken", [{"name": f"b{i}", "task": "t", **FAILS} for i in range(4)])
+    make_skill(
+        skills,
+        "coin",
+        [{"name": "heads", "task": "t", **PASSES}, {"name": "tails", "task": "t", **FAILS}],
+    )
+    write_file(root / "skill-lens.toml", toml)
+
+
+def ran(report: Report) -> Counter[str]:
+    return Counter(o["skill_name"] for o in report.outcomes)
+
+
+def stopped(report: Report) -> dict[str, list[dict[str, Any]]]:
+    by_skill: dict[str, list[dict[str, Any]]] = {}
+    for entry in report["stopped_early"]:
+        by_skill.setdefault(entry["skill_name"], []).append(entry)
+    return by_skill
+
+
+def check_run(result: pytest.RunResult, report: Report) -> None:
+    assert result.ret == 1, result.stdout.str()
+    assert ran(report) == {"sure": 12, "broken": 8, "coin": 12}
+    early = stopped(report)
+    assert sorted(early) == ["broken", "sure"]
+    assert len(early["sure"]) == 12 and len(early["broken"]) == 16
+    assert {e["reason"] for e in early["sure"]} == {
+        f"stopped early: decided pass after round 3 of 6 {METHOD}"
+    }
+    assert {e["reason"] for e in early["broken"]} == {
+        f"stopped early: decided fail after round 2 of 6 {METHOD}"
+    }
+    # Which items: every case's repetitions after the deciding round, none before.
+    assert sorted({e["repeat_index"] for e in early["sure"]}) == [3, 4, 5]
+    assert sorted({e["repeat_index"] for e in early["broken"]}) == [2, 3, 4, 5]
+    assert report["not_run"] == []  # not spent is not "did not run": no gate reason
+    assert report.gate["reasons"] == [
+        "skill 'broken' pass rate is below the required 50%: decided after round 2 "
+        "(betting test, alpha 0.05; 0% so far)"
+    ]
+    questions = {(q["question"], q["skill_name"]): q for q in report["sequential"]["questions"]}
+    assert questions["per_skill_min", "sure"]["verdict"] == "pass"
+    assert questions["per_skill_min", "sure"]["decided_at"] == 3
+    assert questions["per_skill_min", "broken"]["verdict"] == "fail"
+    assert questions["per_skill_min", "coin"]["verdict"] == "undecided"
+    assert questions["per_skill_min", "coin"]["rounds"] == 6
+    assert "the gate read the fixed-sample figure" in questions["per_skill_min", "coin"]["text"]
+    assert report["sequential"]["max_rounds"] == 6
+    assert report.summary["not_spent"]["stopped_early"] == 28
+    assert report.summary["total"] == 32
+    text = result.stdout.str()
+    assert "28 run(s) not spent: stopped early" in text
+    assert "12 skipped" not in text and "28 skipped" in text  # pytest's own count
+
+
+def test_auto_stops_each_skill_once_its_question_is_decided(pytester: pytest.Pytester) -> None:
+    write_suite(pytester.path)
+    result = LENS(pytester)
+    report = LENS.report(pytester)
+    check_run(result, report)
+    # Round by round: every case's repetition r before any case's r + 1, within a skill.
+    sure = [
+        (o["repeat_index"], o["case_name"]) for o in report.outcomes if o["skill_name"] == "sure"
+    ]
+    assert [r for r, _ in sure] == sorted(r for r, _ in sure)
+    markdown = (pytester.path / "report.md").read_text(encoding="utf-8")
+    assert "not spent" in markdown and "stopped early" in markdown
+
+
+def test_auto_under_xdist_sends_each_skill_to_one_worker(pytester: pytest.Pytester) -> None:
+    write_suite(pytester.path)
+    lens = LensRun(runner="fake", json="report.json", subprocess=True, timeout=300)
+    result = lens(pytester, "-n", "2")
+    check_run(result, lens.report(pytester))
+
+
+def test_auto_under_the_concurrency_pool_reads_complete_rounds(pytester: pytest.Pytester) -> None:
+    write_suite(pytester.path)
+    result = LENS(pytester, "--skill-lens-concurrency", "2")
+    check_run(result, LENS.report(pytester))
+
+
+def test_the_flag_overrides_the_file_and_a_fixed_count_stops_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    write_suite(pytester.path)
+    result = LENS(pytester, "--skill-lens-repeat", "3")
+    report = LENS.report(pytester)
+    assert ran(report) == {"sure": 12, "broken": 12, "coin": 6}
+    assert report["stopped_early"] == [] and report["sequential"] is None
+    assert "skill 'broken' pass rate 0% is below its required 50%" in report.gate["reasons"]
+    assert result.ret == 1
+
+
+@pytest.mark.parametrize(
+    ("toml", "args", "said"),
+    [
+        ("", ("--skill-lens-repeat", "auto:x"), "auto:N takes a whole number of rounds, got 'x'"),
+        ("", ("--skill-lens-repeat", "auto:1"), "auto:N needs at least 2 rounds"),
+        ('repeat = "auto:0"\n', (), "field 'repeat'"),
+        ('repeat = "2"\n', (), "field 'repeat'"),
+    ],
+)
+def test_a_bad_auto_is_refused_before_anything_runs(
+    pytester: pytest.Pytester, toml: str, args: tuple[str, ...], said: str
+) -> None:
+    make_skill(pytester.path / "skills", "sure", [{"name": "s", "task": "t", **PASSES}])
+    write_file(pytester.path / "skill-lens.toml", toml)
+    result = LENS(pytester, *args)
+    assert result.ret == 2
+    assert said in result.stdout.str() + result.stderr.str()
+    assert (
+        not (pytester.path / "report.json").exists()
+        or Report.read(pytester.path / "report.json").outcomes == []
+    )
