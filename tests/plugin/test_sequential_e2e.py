@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runs import LensRun, Report
+from runs import LensRun, Report, run_merge
 from skillfactory import make_skill, write_file
 
 PASSES = {"assertions": [{"kind": "contains", "value": "handled"}]}
@@ -156,3 +156,37 @@ def test_a_bad_auto_is_refused_before_anything_runs(
         not (pytester.path / "report.json").exists()
         or Report.read(pytester.path / "report.json").outcomes == []
     )
+
+
+def test_shards_keep_each_skill_whole_and_the_merge_decides_again(
+    pytester: pytest.Pytester,
+) -> None:
+    write_suite(pytester.path)
+    for k in (1, 2):
+        lens = LensRun(runner="fake", json=f"shard-{k}.json", options=("-p", "no:cacheprovider"))
+        lens(pytester, "--skill-lens-shard", f"{k}/2")
+    shards = [Report.read(pytester.path / f"shard-{k}.json") for k in (1, 2)]
+    # Under auto the skill is the unit: no skill has outcomes on both shards.
+    on_each = [set(ran(report)) for report in shards]
+    assert on_each[0].isdisjoint(on_each[1]) and on_each[0] | on_each[1] == {
+        "sure",
+        "broken",
+        "coin",
+    }
+
+    merged = run_merge(pytester, "shard-2.json", "shard-1.json", "--json", "merged.json")
+    assert merged.returncode == 1, merged.stdout + merged.stderr
+    report = Report.read(pytester.path / "merged.json")
+    assert ran(report) == {"sure": 12, "broken": 8, "coin": 12}
+    assert report.gate["reasons"] == [
+        "skill 'broken' pass rate is below the required 50%: decided after round 2 "
+        "(betting test, alpha 0.05; 0% so far)"
+    ]
+    verdicts = {
+        q["skill_name"]: (q["verdict"], q["decided_at"])
+        for q in report["sequential"]["questions"]
+        if q["question"] == "per_skill_min"
+    }
+    assert verdicts == {"broken": ("fail", 2), "coin": ("undecided", None), "sure": ("pass", 3)}
+    assert report.summary["not_spent"]["stopped_early"] == 28
+    assert "28 run(s) not spent: stopped early" in merged.stdout

@@ -66,7 +66,8 @@ def apply_shard(
         return
     from .items import CaseItem
 
-    by_skill = get_session(config) is not None and get_session(config).run.settings.repeat_auto  # type: ignore[union-attr]
+    session = get_session(config)
+    by_skill = session is not None and session.run.settings.repeat_auto
 
     def key_of(item: pytest.Item) -> CaseKey | None:
         # Under auto:N the skill is the unit: its rounds are read where all its cases ran.
