@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from runs import LensRun, Report, run_merge
-from skillfactory import make_skill, write_file
+from skillfactory import make_skill, scripted_runner_conftest, write_file
 
 PASSES = {"assertions": [{"kind": "contains", "value": "handled"}]}
 FAILS = {"assertions": [{"kind": "contains", "value": "never said"}]}
@@ -190,3 +190,21 @@ def test_shards_keep_each_skill_whole_and_the_merge_decides_again(
     assert verdicts == {"broken": ("fail", 2), "coin": ("undecided", None), "sure": ("pass", 3)}
     assert report.summary["not_spent"]["stopped_early"] == 28
     assert "28 run(s) not spent: stopped early" in merged.stdout
+
+
+def test_a_round_the_spend_ceiling_cut_is_no_evidence(pytester: pytest.Pytester) -> None:
+    # Four cases at $1 each, a $5 ceiling: round 1 runs one case and the rest is refused.
+    cases = [{"name": f"c{i}", "task": "t", **PASSES} for i in range(4)]
+    make_skill(pytester.path / "skills", "sure", cases)
+    step = {"output": "handled", "cost_usd": 1.0}
+    pytester.makeconftest(scripted_runner_conftest({f"c{i}": step for i in range(4)}))
+    write_file(pytester.path / "skill-lens.toml", TOML)
+    lens = LensRun(runner="scripted", json="report.json")
+    result = lens(pytester, "--skill-lens-max-spend", "5")
+    report = lens.report(pytester)
+    assert result.ret == 1
+    assert len(report.outcomes) == 5 and report["stopped_early"] == []
+    assert len(report["not_run"]) == 19  # refused by the ceiling: the gate's not-run reason
+    (question,) = [q for q in report["sequential"]["questions"] if q["question"] == "per_skill_min"]
+    assert (question["verdict"], question["rounds"]) == ("continue", 1)  # round 2 was cut
+    assert any("did not run" in reason for reason in report.gate["reasons"])
