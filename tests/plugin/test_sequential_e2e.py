@@ -208,3 +208,37 @@ def test_a_round_the_spend_ceiling_cut_is_no_evidence(pytester: pytest.Pytester)
     (question,) = [q for q in report["sequential"]["questions"] if q["question"] == "per_skill_min"]
     assert (question["verdict"], question["rounds"]) == ("continue", 1)  # round 2 was cut
     assert any("did not run" in reason for reason in report.gate["reasons"])
+
+
+WITHOUT_SKILL = """
+class WithoutSkill(Scripted):
+    def run(self, skill, case, workspace):
+        if not skill.instructions.strip():  # the none baseline's emptied skill
+            return RunResult(output="plain")
+        return super().run(skill, case, workspace)
+
+
+def pytest_skill_lens_runners(config):
+    return {"scripted": lambda context: WithoutSkill()}
+"""
+
+
+def test_the_delta_is_asked_per_skill_and_a_decided_gain_stops_both_arms(
+    pytester: pytest.Pytester,
+) -> None:
+    # Three cases the skill passes and its absence fails: +100% a case, against a bar of 0.
+    cases = [{"name": f"c{i}", "task": "t", **PASSES} for i in range(3)]
+    make_skill(pytester.path / "skills", "sure", cases)
+    script = {f"c{i}": {"output": "handled"} for i in range(3)}
+    pytester.makeconftest(scripted_runner_conftest(script, WITHOUT_SKILL))
+    write_file(pytester.path / "skill-lens.toml", 'repeat = "auto:6"\nmin_pass_rate = 0.0\n')
+    lens = LensRun(runner="scripted", json="report.json")
+    result = lens(pytester, "--skill-lens-baseline", "none", "--skill-lens-min-delta", "0")
+    report = lens.report(pytester)
+    assert result.ret == 0, result.stdout.str()
+    (delta,) = [q for q in report["sequential"]["questions"] if q["question"] == "min_delta"]
+    assert (delta["runner"], delta["verdict"], delta["decided_at"]) == ("scripted", "pass", 2)
+    assert len(report.outcomes) == 12  # 3 cases x 2 arms x 2 rounds
+    early = report["stopped_early"]
+    assert len(early) == 24 and {e["arm"] for e in early} == {"candidate", "baseline"}
+    assert report.gate["reasons"] == []

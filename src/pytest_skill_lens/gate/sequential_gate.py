@@ -104,10 +104,7 @@ def record_decisions(
 ) -> SequentialRecord:
     """Every skill's questions, read after the run from what ran and what was owed."""
     expected = {planned_key(o) for o in outcomes}
-    expected |= {
-        (str(e.get("skill_name")), str(e.get("case_name")), str(e.get("runner")), str(e.get("arm")))
-        for e in not_run
-    }
+    expected |= {_owed(entry) for entry in not_run}
     skills = dict.fromkeys(o.skill_name for o in sorted(outcomes, key=planned_order))
     questions = [
         question
@@ -117,6 +114,12 @@ def record_decisions(
         )
     ]
     return SequentialRecord(max_rounds, tuple(questions))
+
+
+def _owed(entry: Mapping[str, object]) -> PlannedKey:
+    """A not-run entry's key; one without an arm is a candidate's, as the report reads it."""
+    skill, case, runner = (str(entry.get(key)) for key in ("skill_name", "case_name", "runner"))
+    return (skill, case, runner, str(entry.get("arm", "candidate")))
 
 
 def decided_skills(record: SequentialRecord | None) -> dict[str, str | None]:
@@ -160,11 +163,8 @@ def _rate_question(
 ) -> Question:
     decision = decide_rate(rounds, bar, max_rounds=max_rounds)
     bounds = anytime_bounds([rate_round(r) for r in rounds], max_rounds=max_rounds)
-    what = (
-        f"skill '{skill}' pass rate"
-        if kind == "per_skill_min"
-        else (f"skill '{skill}' share of the pass rate")
-    )
+    what = f"skill '{skill}' pass rate"
+    what += "" if kind == "per_skill_min" else " (its share of min_pass_rate)"
     return Question(kind, skill, None, decision, bounds, decision_text(what, decision))
 
 
@@ -173,7 +173,7 @@ def _delta_question(
 ) -> Question:
     decision = decide_delta(rounds, bar, max_rounds=max_rounds)
     low, high = anytime_bounds([delta_round(r) for r in rounds], max_rounds=max_rounds)
-    what = f"skill '{skill}' pass-rate delta under runner '{runner}'"
+    what = f"skill '{skill}' pass-rate delta under runner '{runner}' (its share of min_delta)"
     text = decision_text(what, decision, delta=True)
     return Question("min_delta", skill, runner, decision, (2 * low - 1, 2 * high - 1), text)
 
