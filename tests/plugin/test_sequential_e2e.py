@@ -16,6 +16,7 @@ the concurrency pool.
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -242,3 +243,28 @@ def test_the_delta_is_asked_per_skill_and_a_decided_gain_stops_both_arms(
     early = report["stopped_early"]
     assert len(early) == 24 and {e["arm"] for e in early} == {"candidate", "baseline"}
     assert report.gate["reasons"] == []
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_summary_says_what_changed_skills_and_early_stops_saved_together(
+    pytester: pytest.Pytester,
+) -> None:
+    from test_changed_e2e import commit, edit, run, suite
+
+    suite(pytester.path)  # alpha (failing), beta and gamma (passing), each two cases
+    edit(pytester.path / "skills/beta/SKILL.md")
+    commit(pytester.path, "beta says more")
+
+    # By flags: a changed skill-lens.toml would mark every skill changed.
+    auto = ("--skill-lens-repeat", "auto:6", "--skill-lens-min-pass-rate", "0.5")
+    result = run(pytester, "--skill-lens-changed", *auto)
+
+    assert result.ret == 0, result.stdout.str()
+    not_spent = Report.read(pytester.path / "out.json").summary["not_spent"]
+    assert not_spent["unchanged_skills"] == ["alpha", "gamma"]
+    assert not_spent["unchanged_since"].startswith("main (")
+    # beta's two passing cases clear 50% after round 3: 6 runs made, 6 not spent.
+    assert (not_spent["runs_made"], not_spent["stopped_early"]) == (6, 6)
+    text = result.stdout.str()
+    assert "2 skill(s) not run: unchanged since main (" in text
+    assert f"{not_spent['stopped_early']} run(s) not spent: stopped early" in text
