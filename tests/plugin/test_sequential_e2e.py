@@ -116,6 +116,7 @@ def test_auto_under_xdist_sends_each_skill_to_one_worker(pytester: pytest.Pytest
     lens = LensRun(runner="fake", json="report.json", subprocess=True, timeout=300)
     result = lens(pytester, "-n", "2")
     check_run(result, lens.report(pytester))
+    result.stdout.fnmatch_lines(["*each skill's items go to one worker (--dist loadscope)*"])
 
 
 def test_auto_under_the_concurrency_pool_reads_complete_rounds(pytester: pytest.Pytester) -> None:

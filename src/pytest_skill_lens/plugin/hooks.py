@@ -84,6 +84,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         from .changed import header_line
 
         lines.append(header_line(run.changes))
+    if run.settings.repeat_auto:
+        from .rounds import header_line as rounds_line
+
+        lines.append(rounds_line(config, run.settings.repeat_count))
     return lines
 
 

@@ -35,6 +35,17 @@ def one_worker_per_skill(config: pytest.Config) -> None:
         config.option.dist = "loadscope"
 
 
+def header_line(config: pytest.Config, max_rounds: int) -> str:
+    """What auto:N does, said once at the top of the run."""
+    line = (
+        f"skill-lens repeat auto:{max_rounds}: each skill's cases run in rounds, and stop "
+        "once every gate question about the skill is decided"
+    )
+    if getattr(config.option, "dist", "no") == "loadscope":
+        line += "; under xdist each skill's items go to one worker (--dist loadscope)"
+    return line
+
+
 class RoundWatch:
     """Each skill's early stop, read from the outcomes this process made."""
 
