@@ -28,7 +28,7 @@ def report(pytester: pytest.Pytester, browser: Any) -> Iterator[Page]:  # noqa: 
 
 def test_the_page_says_what_was_not_spent_and_each_decision(report: Page) -> None:
     savings = report.page.locator("#totals ul.savings li").all_inner_texts()
-    assert savings[0] == "Spent: 32 run(s) made, $0 new spend (as priced: see the cost sources)"
+    assert savings[0] == "Spent: 32 run(s) made, $0 new spend (no run said what it cost)"
     assert savings[1] == (
         "28 run(s) not spent: stopped early, their skill's question decided "
         "(--skill-lens-repeat auto; broken 16, sure 12)"

@@ -70,6 +70,10 @@ def test_runs_not_spent_are_never_sent_and_a_replay_stops_at_the_same_round(
     check(recorded)
     assert recorded.summary["not_spent"]["runs_made"] == 6
     assert recorded.summary["not_spent"]["replayed"] == 0
+    # A list price at an endpoint of our own: the spend says so.
+    assert recorded.summary["not_spent"]["spent_note"].endswith(
+        "your endpoint may bill differently"
+    )
 
     lens = LensRun(runner="pydantic-ai", json="report.json")
     result = lens(pytester, *served_by(stopped.url), "--skill-lens-record", "none")

@@ -124,6 +124,7 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
             "unchanged_since": None,
             "replayed": 0,
             "replayed_usd": 0.0,
+            "spent_note": "no run said what it cost",
             "note": None,
         },
     }

@@ -15,6 +15,9 @@ from pytest_skill_lens.report.terminal import summary_lines
 PASSED = GateResult(True, 0)
 
 
+LISTED = "list price of openai:gpt-4o-mini (genai-prices 0.2.5); your endpoint may bill differently"
+
+
 def outcome(case: str, *, cost: float = 0.0, replayed: bool = False) -> Outcome:
     return Outcome(
         skill_name="greet",
@@ -23,6 +26,7 @@ def outcome(case: str, *, cost: float = 0.0, replayed: bool = False) -> Outcome:
         status="passed",
         cost_usd=cost,
         replayed=replayed,
+        price_source=LISTED if cost else None,
     )
 
 
@@ -53,10 +57,11 @@ def test_the_run_says_what_it_spent_and_what_it_did_not_and_why() -> None:
         "unchanged_since": "main (01234567)",
         "replayed": 1,
         "replayed_usd": 0.25,
+        "spent_note": LISTED,  # the fresh run's source; the replayed one's is not new spend
         "note": "replayed_usd is their recorded cost, paid when they were recorded and not again",
     }
     lines = summary_lines(record(), PASSED)
-    assert "Spent: 1 run(s) made, $0.5000 new spend (as priced: see the cost sources)" in lines
+    assert f"Spent: 1 run(s) made, $0.5000 new spend ({LISTED})" in lines
     assert "  2 skill(s) not run: unchanged since main (01234567) (audit, billing)" in lines
     assert (
         "  1 outcome(s) replayed from cassettes: $0.2500, their recorded cost, paid when they "

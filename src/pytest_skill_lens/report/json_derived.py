@@ -95,6 +95,7 @@ def _summary(summary: Fields) -> None:
             by_skill.count(skill)
         not_spent.names("unchanged_skills")
         not_spent.optional_text("unchanged_since")
+        not_spent.text("spent_note")
         not_spent.optional_text("note")
     cassettes = summary.optional_child("cassettes") if "cassettes" in summary.data else None
     if cassettes is not None:

@@ -16,13 +16,14 @@ say whether a figure is a list price or a product's own. A recorded figure says 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..gate.record import RunRecord
 from ..gate.spend import spend_of
 from ..perform.outcome import Outcome
+from ..run.price_source import distinct
 
 RECORDED_NOTE = "their recorded cost, paid when they were recorded and not again"
 
@@ -45,6 +46,7 @@ class Savings:
     unchanged_since: str | None
     replayed: int
     replayed_usd: float
+    spent_note: str  # how the spend was priced, in the cost sources' words
 
     @classmethod
     def of(cls, record: RunRecord) -> Savings:
@@ -58,6 +60,7 @@ class Savings:
             unchanged_since=changed.since if changed is not None else None,
             replayed=len(replayed),
             replayed_usd=sum((o.cost_usd + o.retry_cost_usd for o in replayed), 0.0),
+            spent_note=_priced(o for o in record.outcomes if not not_paid_again(o)),
         )
 
     @property
@@ -75,6 +78,7 @@ class Savings:
             "unchanged_since": self.unchanged_since,
             "replayed": self.replayed,
             "replayed_usd": self.replayed_usd,
+            "spent_note": self.spent_note,
             "note": f"replayed_usd is {RECORDED_NOTE}" if self.replayed else None,
         }
 
@@ -84,7 +88,7 @@ class Savings:
             return []
         lines = [
             f"Spent: {self.runs_made} run(s) made, ${self.spent_usd:.4f} new spend "
-            "(as priced: see the cost sources)"
+            f"({self.spent_note})"
         ]
         if self.stopped_early:
             each = ", ".join(f"{skill} {n}" for skill, n in self.stopped_early.items())
@@ -105,6 +109,17 @@ class Savings:
                 f"${self.replayed_usd:.4f}, {RECORDED_NOTE}"
             )
         return lines
+
+
+def _priced(fresh: Iterable[Outcome]) -> str:
+    """Where the new spend's figures came from: one source named, several referred to."""
+    outcomes = list(fresh)
+    sources = distinct(
+        [o.price_source for o in outcomes] + [s.price_source for o in outcomes for s in o.scores]
+    )
+    if len(sources) == 1:
+        return sources[0]
+    return "as priced: see the cost sources" if sources else "no run said what it cost"
 
 
 def savings_block(record: RunRecord, inline: Callable[[str], str]) -> str | None:

@@ -121,7 +121,7 @@ function replayLine(replay) {
 // What the run spent anew, what it did not spend and why, as the console says it.
 function savingsLines(n) {
   if (!n || !(n.stopped_early || list(n.unchanged_skills).length || n.replayed)) return [];
-  var lines = ["Spent: " + count(n.runs_made) + " run(s) made, " + usd(n.spent_usd) + " new spend (as priced: see the cost sources)"];
+  var lines = ["Spent: " + count(n.runs_made) + " run(s) made, " + usd(n.spent_usd) + " new spend (" + String(n.spent_note) + ")"];
   if (n.stopped_early) {
     var by = n.stopped_early_by_skill || {};
     var each = Object.keys(by).map(function (s) { return s + " " + count(by[s]); }).join(", ");
