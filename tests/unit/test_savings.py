@@ -90,3 +90,26 @@ def test_an_outcome_reused_by_content_counts_as_replayed_for_now() -> None:
     fresh = Reused(skill_name="greet", case_name="c", runner="fake", status="passed")
     assert not not_paid_again(fresh)
     assert not_paid_again(dataclasses.replace(fresh, reused_from="main, 2026-12-04"))
+
+
+def test_a_thousand_skills_do_not_flood_the_console() -> None:
+    from pytest_skill_lens.gate.judging import judge_record
+    from pytest_skill_lens.gate.record import GateSettings, RunSettings
+
+    gate = GateSettings(min_pass_rate=0.0)
+    outcomes = [
+        Outcome(skill_name=f"s{i:04}", case_name="c", runner="fake", status="passed", order=i)
+        for i in range(1000)
+    ]
+    stopped = [{"skill_name": f"s{i:04}", "case_name": "c"} for i in range(1000)]
+    run = RunSettings(gate=gate, repeat=5, repeat_auto=True)
+    record, gate_result = judge_record(
+        RunRecord(outcomes=outcomes, stopped_early=stopped, run=run), gate
+    )
+    lines = summary_lines(record, gate_result)
+    assert len(lines) < 60
+    assert any("and 990 more skill(s)" in line for line in lines)
+    assert any(
+        "and 980 more question(s): see sequential in the JSON report" in line for line in lines
+    )
+    assert len(report_dict(record, gate_result)["sequential"]["questions"]) == 1000

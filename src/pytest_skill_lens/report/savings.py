@@ -25,6 +25,7 @@ from ..gate.spend import spend_of
 from ..perform.outcome import Outcome
 from ..run.price_source import distinct
 
+SKILLS_SHOWN = 10  # names on one line; the JSON report lists every one
 RECORDED_NOTE = "their recorded cost, paid when they were recorded and not again"
 
 
@@ -91,14 +92,22 @@ class Savings:
             f"({self.spent_note})"
         ]
         if self.stopped_early:
-            each = ", ".join(f"{skill} {n}" for skill, n in self.stopped_early.items())
+            named = list(self.stopped_early.items())
+            each = ", ".join(f"{skill} {n}" for skill, n in named[:SKILLS_SHOWN])
+            each += (
+                f", and {len(named) - SKILLS_SHOWN} more skill(s)"
+                if len(named) > SKILLS_SHOWN
+                else ""
+            )
             total = sum(self.stopped_early.values())
             lines.append(
                 f"  {total} run(s) not spent: stopped early, their skill's question decided "
                 f"(--skill-lens-repeat auto; {each})"
             )
         if self.unchanged_skills:
-            names = ", ".join(self.unchanged_skills)
+            names = ", ".join(self.unchanged_skills[:SKILLS_SHOWN])
+            extra = len(self.unchanged_skills) - SKILLS_SHOWN
+            names += f", and {extra} more" if extra > 0 else ""
             lines.append(
                 f"  {len(self.unchanged_skills)} skill(s) not run: unchanged since "
                 f"{self.unchanged_since} ({names})"

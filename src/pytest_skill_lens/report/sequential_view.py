@@ -82,9 +82,16 @@ def check_sequential(top: Fields) -> None:
         q.text("text")
 
 
+QUESTIONS_SHOWN = 20  # a suite of a thousand skills would print two thousand lines
+
+
 def sequential_lines(record: SequentialRecord | None) -> list[str]:
-    """The console's and Markdown's words: each question of the run, decided or not."""
+    """The console's and Markdown's words: each question of the run, decided or not (the
+    first :data:`QUESTIONS_SHOWN`; the JSON report holds every one)."""
     if record is None:
         return []
     head = f"Repeats: auto:{record.max_rounds}, {record.method}, alpha {record.alpha:g}"
-    return [head, *(f"  {q.text}" for q in record.questions)]
+    shown = record.questions[:QUESTIONS_SHOWN]
+    more = len(record.questions) - len(shown)
+    tail = [f"  ... and {more} more question(s): see sequential in the JSON report"] if more else []
+    return [head, *(f"  {q.text}" for q in shown), *tail]
