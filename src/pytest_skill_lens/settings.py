@@ -81,7 +81,9 @@ class Settings(_Strict):
     # Also require each named skill's interval, at this level, to clear its minimum.
     per_skill_min_confidence: Level | None = None
     baseline: Literal["", "none", "previous", "placebo"] = ""
-    repeat: PosInt = 1
+    # A whole number of runs, or "auto:N" (auto and auto:N as written are read into it):
+    # rounds until the gate's question is decided, N at most (repeat_spec.py).
+    repeat: int | str = 1
     min_delta: float | None = None
     # Also require the delta's interval, at this level, to clear min_delta.
     min_delta_confidence: Level | None = None
@@ -121,6 +123,31 @@ class Settings(_Strict):
     # The other skills offered beside each mode: offered case without neighbours: of its
     # own: "suite" (every other skill of the run) or paths/globs from this file's directory.
     neighbours: Literal["suite"] | list[str] | None = None
+
+    @field_validator("repeat", mode="plain")
+    @classmethod
+    def _repeat(cls, value: object) -> int | str:
+        from .repeat_spec import RepeatError, repeat_from_setting
+
+        if isinstance(value, str) and not value.startswith("auto"):
+            raise ValueError('must be a whole number (no quotes), or "auto" or "auto:N"')
+        if isinstance(value, int) and not isinstance(value, bool) and value < 1:
+            raise ValueError("must be 1 or more")  # the words of every count key (PosInt)
+        try:
+            spec = repeat_from_setting(value)
+        except RepeatError as exc:
+            raise ValueError(f"must be a whole number, auto or auto:N ({exc.problem})") from None
+        return spec.text if spec.auto else spec.count
+
+    @property
+    def repeat_count(self) -> int:
+        """The runs of every case, or under ``auto`` the most rounds."""
+        return int(str(self.repeat).removeprefix("auto:"))
+
+    @property
+    def repeat_auto(self) -> bool:
+        """Whether the cases run in rounds that stop once the gate's question is decided."""
+        return isinstance(self.repeat, str)
 
     @field_validator("min_delta")
     @classmethod

@@ -209,6 +209,7 @@ def test_the_run_block_is_the_last_key() -> None:
         "baseline_kind": "none",
         "runners": ["scripted", "other"],
         "repeat": 2,
+        "repeat_auto": False,
         "gate_settings": {
             "min_pass_rate": 0.5,
             "fail_on_error": False,

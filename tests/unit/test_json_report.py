@@ -48,6 +48,8 @@ def test_top_level_keys_in_order() -> None:
         "multiplicity",
         "changed",
         "triggering",
+        "stopped_early",
+        "sequential",
         "run",
     ]
 
@@ -114,6 +116,18 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
         "unsandboxed_products": None,  # no product was named
         "cassettes": None,  # nothing was recorded
         "reuse": None,  # no reuse store
+        "not_spent": {  # nothing was left out: every run was made and paid for
+            "runs_made": 5,
+            "spent_usd": 4.0,  # new spend of both arms, retries and judging included
+            "stopped_early": 0,
+            "stopped_early_by_skill": {},
+            "unchanged_skills": [],
+            "unchanged_since": None,
+            "replayed": 0,
+            "replayed_usd": 0.0,
+            "spent_note": "no run said what it cost",
+            "note": None,
+        },
     }
 
 

@@ -30,18 +30,21 @@ def comparison_gate_reasons(
     min_delta: float | None = None,
     min_delta_confidence: float | None = None,
     min_case_pass_rate: float | None = None,
+    delta_decided: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Why the comparison fails the gate; empty when it holds or nothing was asked.
 
     ``min_delta_confidence`` (a level such as 0.95) asks that the lower bound of the
     delta's interval at that level clears ``min_delta`` too, so "is the gain real?"
-    can be required; it means nothing without ``min_delta``.
+    can be required; it means nothing without ``min_delta``. ``delta_decided`` names the
+    runners whose delta ``auto:N``'s betting test decided pass: their figure is not held
+    to the bar again (its interval still is, under ``min_delta_confidence``).
     """
     if min_delta_confidence is not None and min_delta is None:
         raise ValueError("min_delta_confidence needs min_delta")
     reasons: list[str] = []
     if min_delta is not None:
-        reasons += _delta_reasons(delta, min_delta, min_delta_confidence)
+        reasons += _delta_reasons(delta, min_delta, min_delta_confidence, delta_decided)
         reasons += [
             f"skill '{note.skill_name}' has no resolvable baseline: {note.reason}"
             for note in notes
@@ -52,7 +55,9 @@ def comparison_gate_reasons(
     return reasons
 
 
-def _delta_reasons(delta: Delta | None, minimum: float, level: float | None) -> list[str]:
+def _delta_reasons(
+    delta: Delta | None, minimum: float, level: float | None, decided: frozenset[str]
+) -> list[str]:
     bar = signed_percent(minimum)
     if delta is None:
         return [f"no baseline arm ran, so the pass-rate delta cannot meet the required {bar}"]
@@ -62,7 +67,8 @@ def _delta_reasons(delta: Delta | None, minimum: float, level: float | None) -> 
             f"required {bar}"
         ]
     if not delta.per_runner:
-        return _figure_reasons(delta, "pass-rate delta", minimum, level)
+        one = bool(decided)  # one runner: its delta is the run's
+        return _figure_reasons(delta, "pass-rate delta", minimum, level, one)
     reasons: list[str] = []
     for runner in delta.runners:
         if not runner.comparable_cases:
@@ -72,16 +78,16 @@ def _delta_reasons(delta: Delta | None, minimum: float, level: float | None) -> 
             )
         else:
             what = f"pass-rate delta under runner '{runner.runner}'"
-            reasons += _figure_reasons(runner, what, minimum, level)
+            reasons += _figure_reasons(runner, what, minimum, level, runner.runner in decided)
     return reasons
 
 
 def _figure_reasons(
-    figures: DeltaFigures, what: str, minimum: float, level: float | None
+    figures: DeltaFigures, what: str, minimum: float, level: float | None, decided: bool = False
 ) -> list[str]:
     delta = figures.pass_rate_delta
     assert delta is not None  # a runner with a comparable case has a delta
-    if falls_short(delta, minimum):
+    if not decided and falls_short(delta, minimum):
         shown = signed_percent(delta, minimum)
         return [f"{what} {shown} is below the required {signed_percent(minimum, delta)}"]
     interval = figures.delta_interval(level) if level is not None else None

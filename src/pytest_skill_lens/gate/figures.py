@@ -7,11 +7,13 @@ the page and the terminal summary all read that one computation.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..perform.outcome import Outcome
 from .confusion import Confusion, confusion
+from .spend import spend_of
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class RunFigures:
     pass_rate: float  # 0.0 when no case ran (reports say "no pass rate")
     pass_rate_by_skill: Mapping[str, float]  # all runners and repeats pooled, first seen first
     triggering: Confusion | None  # offered cases' triggering (None: no run checked it)
+    new_spend_usd: float = 0.0  # both arms' new spend: replayed figures were paid before
 
 
 def run_figures(outcomes: Sequence[Outcome], not_run: Iterable[Mapping[str, object]]) -> RunFigures:
@@ -41,6 +44,7 @@ def run_figures(outcomes: Sequence[Outcome], not_run: Iterable[Mapping[str, obje
         pass_rate=pass_rate(candidates),
         pass_rate_by_skill=pass_rate_by_skill(candidates),
         triggering=confusion(outcomes),
+        new_spend_usd=math.fsum(spend_of(o) for o in outcomes),
     )
 
 

@@ -14,6 +14,8 @@ from .delta_gate import comparison_gate_reasons
 from .matrix import build_matrix
 from .multiplicity import adjusted_reasons, delta_multiplicity, method_named
 from .record import GateResult, GateSettings, RunRecord
+from .sequential_gate import decided_skills, delta_decided, pooled_rate_decided
+from .sequential_record import SequentialRecord
 from .skill_confidence import skill_interval_reasons, skill_multiplicity
 from .spend import spend_ceiling
 from .verdict import evaluate_gate, nothing_to_evaluate
@@ -34,6 +36,7 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
     deltas = delta_multiplicity(delta, settings.min_delta, settings.min_delta_confidence, method)
     judged = replace(
         record,
+        sequential=_sequential(record, settings),
         spend_ceiling=spend_ceiling(record.outcomes, settings.max_spend_usd),
         delta=delta,
         multiplicity=tuple(family for family in (skills, deltas) if family is not None),
@@ -51,6 +54,8 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
             min_pass_rate=settings.min_pass_rate,
             fail_on_error=settings.fail_on_error,
             per_skill_min=settings.per_skill_min,
+            decided=decided_skills(judged.sequential),
+            rate_decided=pooled_rate_decided(judged.sequential),
         )
         .adding(skill_interval_reasons(skills, judged.outcomes))
         .adding(
@@ -61,6 +66,7 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
                 min_delta=settings.min_delta,
                 min_delta_confidence=settings.min_delta_confidence,
                 min_case_pass_rate=settings.min_case_pass_rate,
+                delta_decided=delta_decided(judged.sequential),
             )
             if compared
             else []
@@ -68,3 +74,13 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
         .adding(adjusted_reasons(judged.multiplicity))
     )
     return judged, gate
+
+
+def _sequential(record: RunRecord, settings: GateSettings) -> SequentialRecord | None:
+    """Under ``auto:N``, every question decided again from the outcomes (a merge too)."""
+    run = record.run
+    if run is None or not run.repeat_auto:
+        return None
+    from .sequential_gate import record_decisions
+
+    return record_decisions(record.outcomes, record.not_run, settings, run.repeat)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run
     from .fingerprint import Selection
     from .matrix import Matrix
     from .multiplicity import Multiplicity
+    from .sequential_record import SequentialRecord
     from .spend import SpendCeiling
 
 EXIT_FAILED = 1  # the gate's code for a failed verdict (verdict.py holds the rules)
@@ -57,7 +58,9 @@ class RunSettings:
 
     gate: GateSettings = field(default_factory=GateSettings)
     runners: tuple[str, ...] = ()  # in the order given: the planned order's runner rank
-    repeat: int = 1
+    repeat: int = 1  # under repeat_auto: the most rounds
+    # --skill-lens-repeat auto:N: rounds that stop once the gate's question is decided.
+    repeat_auto: bool = False
     shard: str | None = None  # "K/N" under --skill-lens-shard
     # Each setting's digest by name (gate/fingerprint.py): shards of one run agree on all.
     fingerprint: Mapping[str, str] = field(default_factory=dict)
@@ -110,6 +113,10 @@ class RunRecord:
     skill_md_warnings: list[dict[str, object]] = field(default_factory=list)
     # --skill-lens-changed: the commit compared with, the changed and unchanged skills.
     changed: ChangedSelection | None = None
+    # --skill-lens-repeat auto:N: items not run because their skill's questions were
+    # decided (not spent, never "not run": they owe the gate nothing), and each decision.
+    stopped_early: list[dict[str, object]] = field(default_factory=list)
+    sequential: SequentialRecord | None = None
 
     @property
     def candidates(self) -> list[Outcome]:

@@ -57,15 +57,24 @@ def evaluate_gate(
     min_pass_rate: float,
     fail_on_error: bool,
     per_skill_min: Mapping[str, float],
+    decided: Mapping[str, str | None] | None = None,
+    rate_decided: bool = False,
 ) -> GateResult:
-    """The verdict for one session. The gate passes exactly when no reason applies."""
+    """The verdict for one session. The gate passes exactly when no reason applies.
+
+    Under ``auto:N`` (:mod:`.sequential_gate`), ``decided`` holds each ``per_skill_min``
+    skill the betting test decided (None: pass, no reason; else the reason), and
+    ``rate_decided`` says every skill's share of ``min_pass_rate`` was decided pass; an
+    undecided question is judged by the fixed-sample rule below.
+    """
     figures = record.figures  # computed once: every report reads the same figures
+    decided = decided or {}
     reasons = [
-        *_rate_reasons(record, figures, min_pass_rate),
+        *_rate_reasons(record, figures, 0.0 if rate_decided else min_pass_rate),
         *_errored_reasons(figures.errored, fail_on_error),
         *ceiling_reasons(record.spend_ceiling, (item.get("reason") for item in record.not_run)),
         *_not_run_reasons(record.not_run),
-        *_per_skill_reasons(record, figures.pass_rate_by_skill, per_skill_min),
+        *_per_skill_reasons(record, figures.pass_rate_by_skill, per_skill_min, decided),
     ]
     passed = not reasons
     return GateResult(passed, EXIT_PASSED if passed else EXIT_FAILED, tuple(reasons))
@@ -138,11 +147,18 @@ def _not_run_reasons(not_run: Sequence[Mapping[str, object]]) -> list[str]:
 
 
 def _per_skill_reasons(
-    record: RunRecord, rates: Mapping[str, float], per_skill_min: Mapping[str, float]
+    record: RunRecord,
+    rates: Mapping[str, float],
+    per_skill_min: Mapping[str, float],
+    decided: Mapping[str, str | None],
 ) -> list[str]:
     reasons = []
     unchanged = _unchanged(record)
     for skill, minimum in per_skill_min.items():
+        if skill in decided:
+            said = decided[skill]
+            reasons += [said] if said is not None else []
+            continue
         actual = rates.get(skill)
         if actual is None and skill in unchanged:
             continue

@@ -75,6 +75,7 @@ def merge_records(reports: Sequence[ShardReport]) -> RunRecord:
         # Every shard collects every skill: each warning is in every report, listed once.
         skill_md_warnings=_once(w for r in records for w in r.skill_md_warnings),
         changed=first.changed,  # every shard's is the same (merge/consistent.py)
+        stopped_early=[e for r in records for e in r.stopped_early],  # decisions: judge()
     )
     try:  # each report's sums were finite; all of them together must be too
         finite_totals(merged, "the merged outcomes")

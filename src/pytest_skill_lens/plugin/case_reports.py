@@ -78,6 +78,8 @@ class CaseReports:
         item.share_report_keywords(report)
         if call.when == "setup" and item.not_run_reason is not None:
             report.skill_lens_not_run = item.not_run_reason  # type: ignore[attr-defined]
+        if call.when == "setup" and item.stopped_reason is not None:
+            report.skill_lens_stopped = item.stopped_reason  # type: ignore[attr-defined]
         if item.outcome is None:
             return report
         if call.when == "setup" and call.excinfo is not None:
@@ -131,6 +133,9 @@ class CaseReports:
         not_run = getattr(report, "skill_lens_not_run", None)
         if isinstance(not_run, str):
             self.state.results.not_run_reasons[report.nodeid] = not_run
+        stopped = getattr(report, "skill_lens_stopped", None)
+        if isinstance(stopped, str):
+            self.state.results.stopped_early[report.nodeid] = stopped
         outcome = _outcome_of(report)
         if outcome is not None:
             self.state.results.outcomes[report.nodeid] = outcome

@@ -143,7 +143,7 @@ class SkillFile(SkillHooks, pytest.File):
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
         arms = ["candidate", "baseline"] if run.settings.baseline else ["candidate"]
-        repeats = run.settings.repeat
+        repeats = run.settings.repeat_count
         # Items asking for the same fixtures share their resolution, done once per file
         # (pytest shares it the same way between the items of a parametrized test).
         resolved: dict[Callable[..., None], Any] = {}

@@ -53,13 +53,28 @@ class Prefetcher:
         """Start ``item`` and the prefetchable items after it, while fewer than N are out."""
         items = item.session.items
         position = self._position_of(item, items)
+        rounds: dict[str, int] | None = {} if self.state.run.settings.repeat_auto else None
         for later in items[position:]:
             if self.closed or len(self.started) >= self.width or item.session.shouldstop:
                 return
+            if rounds is not None and not self._in_round(later, rounds):
+                continue  # auto:N: a round starts once the one before it is read
             if later.nodeid in self.started or not prefetchable(later):
                 continue
             if not self._start(later):  # type: ignore[arg-type]  # prefetchable: a CaseItem
                 return  # the ledger refused: nothing after it may start either
+
+    def _in_round(self, later: pytest.Item, rounds: dict[str, int]) -> bool:
+        """Whether ``later``'s skill has no earlier round still owed and is not stopped."""
+        if not isinstance(later, CaseItem):
+            return True
+        from .items import stopped_early
+        from .rounds import round_ready
+
+        if later.nodeid in self.started:
+            round_ready(later, rounds)  # in flight: its round is still owed
+            return True
+        return round_ready(later, rounds) and stopped_early(self.state, later) is None
 
     def take(self, item: pytest.Item) -> Started | None:
         """The item's started run, if it was started ahead; its caller waits for it."""

@@ -96,7 +96,7 @@ class Controller(Role):
             plan = plan_of(
                 planned,
                 arms=2 if settings.baseline else 1,
-                repeats=settings.repeat,
+                repeats=settings.repeat_count,
                 runners=len(run.runner_names),
                 max_spend_usd=settings.max_spend_usd,
                 processes=processes,

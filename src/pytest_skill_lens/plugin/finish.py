@@ -42,8 +42,11 @@ def build_record(
 ) -> RunRecord:
     outcomes = sorted(results.outcomes.values(), key=lambda o: o.order)
     ran = set(results.outcomes)
+    stopped = results.stopped_early
     waiting = [
-        (nodeid, identity) for nodeid, identity in facts.planned.items() if nodeid not in ran
+        (nodeid, identity)
+        for nodeid, identity in facts.planned.items()
+        if nodeid not in ran and nodeid not in stopped
     ]
     waiting.sort(key=lambda entry: entry[1].order)
     why = _NOT_RUN_REASON if aborted is None else _ABORTED_NOT_RUN
@@ -55,6 +58,14 @@ def build_record(
         }
         for nodeid, identity in waiting
     ]
+    stopped_early = sorted(
+        (
+            {"nodeid": nodeid, **facts.planned[nodeid]._asdict(), "reason": reason}
+            for nodeid, reason in stopped.items()
+            if nodeid in facts.planned
+        ),
+        key=lambda entry: facts.planned[str(entry["nodeid"])].order,
+    )
     deselected = sorted(facts.deselected_skills)
     only = facts.deselected_by
     products = product_entries(run.settings, run.product_sandbox)
@@ -84,6 +95,7 @@ def build_record(
             dict(w) for f in sorted(facts.skill_md_warnings) for w in facts.skill_md_warnings[f]
         ],
         changed=selection_of(run, facts),
+        stopped_early=stopped_early,
     )
 
 

@@ -66,6 +66,23 @@ def positive(flag: Flag, text: str | None) -> int | None:
     return value
 
 
+def repeat(flag: Flag, text: str | None) -> int | str | None:
+    """``N``, ``auto`` or ``auto:N`` (repeat_spec.py): a count, or ``auto:N`` as written.
+
+    A whole number is only parsed: its bound is the setting's, as for every count."""
+    if text is None:
+        return None
+    if text.strip().lstrip("+-").isdigit():
+        return int(text)
+    from ..repeat_spec import RepeatError, parse_repeat
+
+    try:
+        spec = parse_repeat(text)
+    except RepeatError as exc:
+        user_error(f"{flag.option} {exc.problem}", exc.fix)
+    return spec.text if spec.auto else spec.count
+
+
 def choice(flag: Flag, text: str | None) -> str | None:
     if text is not None and text not in flag.choices:
         user_error(f"{flag.option} must be one of {', '.join(flag.choices)}; got {text!r}")
@@ -160,7 +177,14 @@ FLAGS: tuple[Flag, ...] = (
         key="baseline",
         **_choices("none", "previous", "placebo"),
     ),
-    Flag("repeat", "N", "run every case N times per arm", "repeat", whole),
+    Flag(
+        "repeat",
+        "N|auto[:N]",
+        "run every case N times per arm; auto[:N]: in rounds until the gate's question is "
+        "decided, N (10) at most",
+        "repeat",
+        repeat,
+    ),
     Flag(
         "min-pass-rate",
         "RATE",

@@ -57,6 +57,10 @@ def pytest_configure(config: pytest.Config) -> None:
         if run is None:
             return
         state = start_session(config, run)
+        if run.settings.repeat_auto:
+            from .rounds import one_worker_per_skill
+
+            one_worker_per_skill(config)
         check_names_before_collection(config)
     except BaseException:
         rewrite_reports_before_state(config)  # a refused run leaves no earlier green report
@@ -80,6 +84,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         from .changed import header_line
 
         lines.append(header_line(run.changes))
+    if run.settings.repeat_auto:
+        from .rounds import header_line as rounds_line
+
+        lines.append(rounds_line(config, run.settings.repeat_count))
     return lines
 
 

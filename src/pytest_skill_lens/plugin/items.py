@@ -15,7 +15,7 @@ from ..labels import Arm, case_label
 from ..suite.loaded import LoadedCase
 from ..suite.skill import Skill
 from .isolation import SkillHooks  # hooks as the directory above the skill sees them
-from .state import SESSION_KEY, get_session
+from .state import SESSION_KEY, SessionState, get_session
 
 # Performing, its verdicts and the JUnit properties are imported where an item first
 # runs: collecting thousands of items (an IDE, --collect-only) never needs them.
@@ -57,6 +57,7 @@ class CaseItem(SkillHooks, pytest.Function):
         "report_keywords",
         "runner_name",
         "skill",
+        "stopped_reason",
         "trigger_expected",
     )
 
@@ -91,6 +92,7 @@ class CaseItem(SkillHooks, pytest.Function):
         # session knows it, see collecting.prepare_baseline).
         self.acting_skill = skill
         self.not_run_reason: str | None = None  # why the spend ledger refused it
+        self.stopped_reason: str | None = None  # auto:N: why its skill needs it no more
         self.properties_due = False  # the outcome's JUnit properties, added at teardown
         self.report_keywords: Mapping[str, Literal[1]] | None = None  # see share_report_keywords
         session = get_session(self.config)
@@ -138,20 +140,20 @@ class CaseItem(SkillHooks, pytest.Function):
             self.report_keywords = report.keywords
 
     def sort_key(self) -> tuple[str, int, int, int, int]:
+        """Skill, case, arm, runner, repeat; under ``auto:N`` the repeat (the round) comes
+        right after the skill, so a skill's rounds run one after the other."""
         session = get_session(self.config)
         runners = session.run.runner_names if session else (self.runner_name,)
-        return (
-            self.skill.name,
-            self.position,
-            0 if self.arm == "candidate" else 1,
-            runners.index(self.runner_name),
-            self.repeat_index,
-        )
+        arm = 0 if self.arm == "candidate" else 1
+        runner = runners.index(self.runner_name)
+        if session is not None and session.run.settings.repeat_auto:
+            return (self.skill.name, self.repeat_index, self.position, arm, runner)
+        return (self.skill.name, self.position, arm, runner, self.repeat_index)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # The case's line in its eval file, so an IDE jumps to the YAML.
         more = ["baseline"] if self.arm == "baseline" else []
-        repeats = self.config.stash[SESSION_KEY].run.settings.repeat
+        repeats = self.config.stash[SESSION_KEY].run.settings.repeat_count
         if repeats > 1:
             more.append(f"run {self.repeat_index + 1}/{repeats}")
         label = case_label(self.skill.name, self.case_name, self.runner_name, *more)
@@ -226,6 +228,9 @@ class CaseItem(SkillHooks, pytest.Function):
                     self.addfinalizer(started.workspace.cleanup)
                 self._settle(started.future.result())
                 return
+        self.stopped_reason = stopped_early(state, self)
+        if self.stopped_reason is not None:  # skipped, and counted as not spent
+            pytest.skip(self.stopped_reason)
         if state.ledger is not None:
             self.not_run_reason = state.ledger.refusal()
             if self.not_run_reason is not None:  # skipped, and a not-run item of the gate
@@ -289,6 +294,17 @@ class CaseItem(SkillHooks, pytest.Function):
         if isinstance(excinfo.value, CaseFailed | CaseErrored):
             return failure_text(self, excinfo.value.outcome)
         return super().repr_failure(excinfo)
+
+
+def stopped_early(state: SessionState, item: CaseItem) -> str | None:
+    """Under ``auto:N``, why the item's skill needs it no more (:mod:`.rounds`); else None."""
+    if not state.run.settings.repeat_auto:
+        return None
+    if state.rounds is None:
+        from .rounds import RoundWatch
+
+        state.rounds = RoundWatch(state)
+    return state.rounds.stop_reason(item)
 
 
 _SKILL_LENS_MARK = pytest.mark.skill_lens

@@ -16,6 +16,8 @@ class SessionResults:
     other_failures: int = 0  # failures of ordinary tests in a mixed run
     # Items the spend ledger refused: nodeid -> why (their skip report says it too).
     not_run_reasons: dict[str, str] = field(default_factory=dict)
+    # Items auto:N did not run, their skill's questions decided: nodeid -> why.
+    stopped_early: dict[str, str] = field(default_factory=dict)
     # Sandboxes a skill_lens_sandbox fixture override put scripts under (labels);
     # an xdist worker sends its own to the controller.
     sandbox_overrides: set[str] = field(default_factory=set)

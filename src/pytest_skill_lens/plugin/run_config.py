@@ -82,7 +82,8 @@ class RunConfig:
             fingerprint=settings_digests(s.model_dump(mode="json")),
             shard=self.shard.label if self.shard is not None else None,
             runners=self.runner_names,
-            repeat=s.repeat,
+            repeat=s.repeat_count,
+            repeat_auto=s.repeat_auto,
             gate=GateSettings(
                 min_pass_rate=s.min_pass_rate,
                 fail_on_error=s.fail_on_error,

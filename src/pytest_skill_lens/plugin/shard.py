@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 import pytest
 
 from .run_config import Shard
+from .state import get_session
 
 if TYPE_CHECKING:
     from ..gate.fingerprint import Selection
@@ -65,8 +66,14 @@ def apply_shard(
         return
     from .items import CaseItem
 
+    session = get_session(config)
+    by_skill = session is not None and session.run.settings.repeat_auto
+
     def key_of(item: pytest.Item) -> CaseKey | None:
-        return (item.skill.name, item.case_name) if isinstance(item, CaseItem) else None
+        # Under auto:N the skill is the unit: its rounds are read where all its cases ran.
+        if not isinstance(item, CaseItem):
+            return None
+        return (item.skill.name, "") if by_skill else (item.skill.name, item.case_name)
 
     cases = [item for item in items if isinstance(item, CaseItem)]
     facts.case_order = case_order(cases)

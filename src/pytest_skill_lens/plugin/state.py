@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
@@ -56,6 +56,12 @@ class Ahead(Protocol):
     def close(self) -> list[tuple[str, Outcome, Workspace | None]]: ...
 
 
+class Rounds(Protocol):
+    """``--skill-lens-repeat auto:N``'s early stop (:class:`.rounds.RoundWatch`)."""
+
+    def stop_reason(self, item: Any) -> str | None: ...
+
+
 @dataclass(eq=False)
 class SessionState:
     """One session's data, kept in ``config.stash`` while the plugin is on."""
@@ -69,6 +75,7 @@ class SessionState:
     ledger: SpendLedger | None = None  # the spend ceiling's account, shared with workers
     baselines: BaselineArms | None = None  # what a baseline arm acts with
     prefetch: Ahead | None = None  # --skill-lens-concurrency: items started ahead
+    rounds: Rounds | None = None  # --skill-lens-repeat auto:N: each skill's early stop
     # Under xdist: items whose outcome went to the controller (on a worker), and
     # outcomes whose teardown report has yet to arrive (on the controller).
     outcomes_sent: dict[str, Outcome] = field(default_factory=dict)

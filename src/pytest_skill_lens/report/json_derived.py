@@ -23,6 +23,7 @@ from .json_fields import (
     known_source,
 )
 from .matrix_json import check_matrix
+from .sequential_view import check_sequential
 
 _SUMMARY_COUNTS = (
     "total", "passed", "failed", "errored", "baseline_errored", "total_tokens", "not_run",
@@ -45,6 +46,7 @@ def check_derived(top: Fields) -> None:
         for family in top.objects("multiplicity"):
             _multiplicity(family)
     _gate(top.child("gate"))
+    check_sequential(top)
     if top.data.get("changed") is not None:
         _changed(top.child("changed"))
     if "products" in top.data:
@@ -89,6 +91,19 @@ def _summary(summary: Fields) -> None:
         replay.figure("replayed_usd")
         replay.optional_text("oldest_recorded_at")
         replay.optional_text("note")
+    not_spent = summary.optional_child("not_spent") if "not_spent" in summary.data else None
+    if not_spent is not None:
+        for key in ("runs_made", "stopped_early", "replayed"):
+            not_spent.count(key)
+        for key in ("spent_usd", "replayed_usd"):
+            not_spent.figure(key)
+        by_skill = not_spent.child("stopped_early_by_skill")
+        for skill in by_skill.data:
+            by_skill.count(skill)
+        not_spent.names("unchanged_skills")
+        not_spent.optional_text("unchanged_since")
+        not_spent.text("spent_note")
+        not_spent.optional_text("note")
     cassettes = summary.optional_child("cassettes") if "cassettes" in summary.data else None
     if cassettes is not None:
         for key in ("written", "kept", "not_written"):

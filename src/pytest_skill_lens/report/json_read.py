@@ -45,6 +45,7 @@ from .json_fields import (
 )
 from .json_report import REPORT_TOOL, Totals
 from .replay_lines import CASSETTE_ACTIONS
+from .sequential_view import read_stopped
 
 __all__ = ["ReportError", "read_report"]
 
@@ -90,6 +91,7 @@ def read_report(text: str) -> RunRecord:
         selection=_selection(run),
         skill_md_warnings=[_skill_md_warning(w) for w in top.objects("skill_md_warnings")],
         changed=changed,
+        stopped_early=[read_stopped(entry) for entry in _entries(top, "stopped_early")],
     )
     finite_totals(record)
     return record
@@ -306,9 +308,15 @@ def _run_settings(run: Fields) -> RunSettings | None:
         gate=settings,
         runners=runners,
         repeat=run.count("repeat", POSITIVE_COUNT),
+        repeat_auto="repeat_auto" in run.data and run.flag("repeat_auto"),
         shard=run.optional_text("shard"),
         fingerprint=_fingerprint(run),
     )
+
+
+def _entries(top: Fields, key: str) -> list[Fields]:
+    """A list of entries a report of this version always holds, none when absent."""
+    return top.objects(key) if key in top.data else []
 
 
 def _fingerprint(run: Fields) -> dict[str, str]:

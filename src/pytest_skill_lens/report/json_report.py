@@ -36,6 +36,8 @@ from .multiplicity_view import multiplicity_list
 from .product_lines import product_dict, unsandboxed
 from .replay_lines import CassetteAccount, ReplayShare
 from .reuse_lines import ReuseShare
+from .savings import Savings
+from .sequential_view import sequential_dict, stopped_dict
 from .wiring import FakeShare
 
 REPORT_TOOL = "pytest-skill-lens"  # the run block's "tool": what wrote the report
@@ -100,6 +102,10 @@ def report_parts(record: RunRecord, gate: GateResult) -> list[tuple[str, Any]]:
         ("changed", changed_dict(record.changed)),
         # Additive: offered cases' triggering, written for x taken (null: none checked it).
         ("triggering", confusion_dict(record.figures.triggering)),
+        # Additive: --skill-lens-repeat auto:N's items not run, their skill's questions
+        # decided (not spent; never "not_run"), and every decision (null: a fixed count).
+        ("stopped_early", Each(lambda: map(stopped_dict, record.stopped_early))),
+        ("sequential", sequential_dict(record.sequential)),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         ("run", run_dict(record)),
     ]
@@ -115,6 +121,8 @@ def run_dict(record: RunRecord) -> dict[str, Any]:
         "baseline_kind": record.baseline_kind or None,
         "runners": list(run.runners) if run is not None else None,
         "repeat": run.repeat if run is not None else None,
+        # Additive: true under --skill-lens-repeat auto:N (repeat is then N, the most rounds).
+        "repeat_auto": run.repeat_auto if run is not None else None,
         "gate_settings": _gate_settings_dict(run.gate) if run is not None else None,
         "skills_found": record.skills_found,
         "full_output": record.full_output,
@@ -219,6 +227,8 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "unsandboxed_products": unsandboxed(record),
         # Additive: what a recording run wrote, kept and did not write (null: none recorded).
         "cassettes": account.as_dict() if (account := CassetteAccount.of(record)) else None,
+        # Additive: what the run spent anew and what it did not spend, and why.
+        "not_spent": Savings.of(record).as_dict(),
     }
 
 

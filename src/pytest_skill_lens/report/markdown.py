@@ -29,6 +29,7 @@ from .printable import printable
 from .product_lines import product_lines
 from .replay_lines import CassetteAccount, ReplayShare, replay_word
 from .reuse_lines import ReuseShare, origin_words
+from .savings import savings_block
 from .terminal import (
     COST_NOTE,
     JUDGE_NOTE,
@@ -90,6 +91,7 @@ def render_markdown(
         block
         for block in (
             totals_block(record),
+            savings_block(record, inline),
             per_skill_block(record),
             delta_block(record, inline),
             multiplicity_block(record, inline),

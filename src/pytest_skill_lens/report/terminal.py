@@ -25,6 +25,8 @@ from .printable import one_line
 from .product_lines import product_lines, unsandboxed_note
 from .replay_lines import ReplayShare, cassette_lines
 from .reuse_lines import ReuseShare
+from .savings import Savings
+from .sequential_view import sequential_lines
 from .wiring import WHAT_HOLDS, FakeShare
 
 if TYPE_CHECKING:  # annotations only
@@ -51,6 +53,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
             *arm_spend_lines(record),
             *replay_lines(record),
         ],
+        [*Savings.of(record).lines(), *sequential_lines(record.sequential)],
         delta_lines(record),
         multiplicity_lines(record),
         matrix_lines(record),

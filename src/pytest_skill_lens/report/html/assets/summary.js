@@ -29,7 +29,7 @@ function runFacts(report) {
   var parts = [String(run.tool || "pytest-skill-lens") + " " + String(run.version || "")];
   if (list(run.runners).length) parts.push("runners: " + run.runners.join(", "));
   parts.push("baseline: " + (run.baseline_kind || "none ran"));
-  if (isNum(run.repeat)) parts.push("repeat " + run.repeat);
+  if (isNum(run.repeat)) parts.push("repeat " + (run.repeat_auto ? "auto:" : "") + run.repeat);
   if (run.shard) parts.push("shard " + run.shard);
   if (isNum(run.skills_found)) parts.push(run.skills_found + " skill(s) found");
   return h("p", { class: "muted", text: parts.join(" · ") });
@@ -90,6 +90,11 @@ function totalsSection(report) {
   if (replay) children.push(h("p", { class: "note replay", text: replay }));
   var reuse = reuseLine(sum.reuse);
   if (reuse) children.push(h("p", { class: "note replay", text: reuse }));
+  var savings = savingsLines(sum.not_spent).concat(sequentialLines(report.sequential));
+  if (savings.length) {
+    children.push(h("h3", { text: "Spent and not spent" }));
+    children.push(h("ul", { class: "savings" }, savings.map(function (l) { return h("li", { text: l }); })));
+  }
   var ceiling = report.spend_ceiling;
   if (ceiling) {
     var line = "Spend ceiling " + usd(ceiling.max_spend_usd) + ": " + usd(ceiling.spent_usd) + " spent";
@@ -123,6 +128,28 @@ function reuseLine(reuse) {
   if (list(reuse.commits).length) line += " (commit " + list(reuse.commits).map(function (c) { return String(c).slice(0, 8); }).join(", ") + ")";
   if (reuse.not_reused) line += "; " + count(reuse.not_reused) + " ran and were added to the store";
   return line + (reuse.note ? "; " + reuse.note : "");
+}
+
+// What the run spent anew, what it did not spend and why, as the console says it.
+function savingsLines(n) {
+  if (!n || !(n.stopped_early || list(n.unchanged_skills).length || n.replayed)) return [];
+  var lines = ["Spent: " + count(n.runs_made) + " run(s) made, " + usd(n.spent_usd) + " new spend (" + String(n.spent_note) + ")"];
+  if (n.stopped_early) {
+    var by = n.stopped_early_by_skill || {};
+    var each = Object.keys(by).map(function (s) { return s + " " + count(by[s]); }).join(", ");
+    lines.push(count(n.stopped_early) + " run(s) not spent: stopped early, their skill's question decided (--skill-lens-repeat auto; " + each + ")");
+  }
+  var unchanged = list(n.unchanged_skills);
+  if (unchanged.length) lines.push(unchanged.length + " skill(s) not run: unchanged since " + String(n.unchanged_since) + " (" + unchanged.join(", ") + ")");
+  if (n.replayed) lines.push(count(n.replayed) + " outcome(s) replayed from cassettes: " + usd(n.replayed_usd) + ", their recorded cost, paid when they were recorded and not again");
+  return lines;
+}
+
+// --skill-lens-repeat auto:N: each question and its decision, in the gate's words.
+function sequentialLines(s) {
+  if (!s) return [];
+  var head = "Repeats: auto:" + count(s.max_rounds) + ", " + String(s.method) + ", alpha " + String(s.alpha);
+  return [head].concat(list(s.questions).map(function (q) { return String(q.text); }));
 }
 
 function namesLine(label, names) {
