@@ -19,7 +19,9 @@ from typing import Any
 
 import pytest
 from runs import LensRun
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from test_multiplicity_e2e import GATE as HOLM_GATE
+from test_multiplicity_e2e import _run as holm_run
 from test_portability_e2e import html_page as portability_page
 
 from pytest_skill_lens.cli import console
@@ -314,3 +316,37 @@ def test_the_triggering_grid_among_neighbours_shows_with_its_names_as_text(
     assert "shipping took 1 written for greet" in section.locator("ul.confused").inner_text()
     assert page.errors == []
     page.page.close()
+
+
+def test_the_interval_decisions_show_raw_and_after_holm(
+    pytester: pytest.Pytester, browser: Any
+) -> None:
+    # The Holm suite of test_multiplicity_e2e: two runners' deltas, each shown alone at
+    # 95% (p = 0.0140) and neither after the correction (adjusted p = 0.0280).
+    write_file(pytester.path / "skill-lens.toml", 'multiplicity = "holm"\n')
+    result = holm_run(pytester, *HOLM_GATE, "--skill-lens-html", "report.html")
+    assert result.ret == 1, result.stdout.str()
+
+    page = Page(browser, pytester.path / "report.html")
+    section = page.page.locator("#multiplicity")
+    assert section.locator("h2").inner_text() == "Interval decisions"
+    assert page.page.locator('nav a[href="#multiplicity"]').inner_text() == "Decisions"
+    assert section.locator("h3").all_inner_texts() == [
+        "Interval decisions of min_delta_confidence at 95% confidence: 2 decision(s), "
+        "one-sided error 0.0250 each, Holm's step-down correction"
+    ]
+    rows = section.locator("table.decisions tbody tr")
+    assert [rows.nth(i).locator("td").all_inner_texts() for i in range(rows.count())] == [
+        [f"pass-rate delta under runner '{runner}'", "+100%", "+0%", "0.0140", "shown",
+         "0.0280", "not shown"]
+        for runner in ("left", "right")
+    ]  # fmt: skip
+    turned = "2 decision(s) shown alone are not shown after the correction"
+    assert turned in section.inner_text()
+    assert page.errors == []
+    page.page.close()
+
+
+def test_without_a_confidence_level_the_page_has_no_decisions(report: Page) -> None:
+    assert report.page.locator("#multiplicity").count() == 0
+    assert report.page.locator('nav a[href="#multiplicity"]').count() == 0
