@@ -287,9 +287,12 @@ def test_the_triggering_grid_among_neighbours_shows_with_its_names_as_text(
          "trajectory": {"skill_triggered": True}},
         {"name": "leaves", "task": "t", "mode": "offered", "neighbours": neighbours,
          "trajectory": {"skill_triggered": False}},
+        {"name": "both", "task": "t", "mode": "offered", "neighbours": neighbours,
+         "trajectory": {"skill_triggered": True}},
     ]  # fmt: skip
     script = {
         "reaches": {"output": "x", "skill_triggered": False, "skills_triggered": ["shipping"]},
+        "both": {"output": "x", "skill_triggered": True, "skills_triggered": ["shipping", "greet"]},
         "leaves": {"output": "x", "skill_triggered": False, "skills_triggered": []},
     }
     pytester.makeconftest(scripted_runner_conftest(script))
@@ -312,8 +315,12 @@ def test_the_triggering_grid_among_neighbours_shows_with_its_names_as_text(
     grid = section.locator("table.triggering-grid")
     assert grid.locator("thead th").all_inner_texts()[1:] == ["greet", "shipping", "none"]
     rows = [grid.locator("tbody tr").nth(i).locator("td").all_inner_texts() for i in range(3)]
-    assert rows == [["greet", "0", "1", "0"], ["shipping", "0", "0", "0"], ["none", "0", "0", "1"]]
+    assert rows == [["greet", "1", "1", "0"], ["shipping", "0", "0", "0"], ["none", "0", "0", "1"]]
     assert "shipping took 1 written for greet" in section.locator("ul.confused").inner_text()
+    # shipping, called beside greet on a case greet passed, is shipping's false positive.
+    assert section.locator("ul.beside").inner_text() == "shipping in 1 run(s) written for greet"
+    rates = section.locator("table").first.locator("tr", has_text="shipping")
+    assert "0% (0/2)" in rates.inner_text()
     assert page.errors == []
     page.page.close()
 
