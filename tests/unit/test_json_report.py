@@ -48,6 +48,7 @@ def test_top_level_keys_in_order() -> None:
         "multiplicity",
         "changed",
         "triggering",
+        "arms",
         "run",
     ]
 
@@ -202,6 +203,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "cassette_action": None,
         "skills_triggered": None,
         "trigger_expected": None,
+        "baseline_kind": None,
     }
     # dict equality ignores order, so check the order on its own
     assert list(data) == [
@@ -212,6 +214,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "skill_triggered_by_session", "skill_loaded", "load_note", "tool_calls",
         "price_source", "cassette", "replayed", "replayed_calls", "replayed_usd", "recorded_at",
         "cassette_note", "cassette_action", "skills_triggered", "trigger_expected",
+        "baseline_kind",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

@@ -30,20 +30,23 @@ def comparison_gate_reasons(
     min_delta: float | None = None,
     min_delta_confidence: float | None = None,
     min_case_pass_rate: float | None = None,
+    arm: str = "",
 ) -> list[str]:
     """Why the comparison fails the gate; empty when it holds or nothing was asked.
 
     ``min_delta_confidence`` (a level such as 0.95) asks that the lower bound of the
     delta's interval at that level clears ``min_delta`` too, so "is the gain real?"
-    can be required; it means nothing without ``min_delta``.
+    can be required; it means nothing without ``min_delta``. ``arm`` names the baseline
+    arm in every reason when several ran side by side (each is judged on its own).
     """
     if min_delta_confidence is not None and min_delta is None:
         raise ValueError("min_delta_confidence needs min_delta")
     reasons: list[str] = []
     if min_delta is not None:
-        reasons += _delta_reasons(delta, min_delta, min_delta_confidence)
+        reasons += _delta_reasons(delta, min_delta, min_delta_confidence, arm)
+        baseline = f"{arm} baseline" if arm else "baseline"
         reasons += [
-            f"skill '{note.skill_name}' has no resolvable baseline: {note.reason}"
+            f"skill '{note.skill_name}' has no resolvable {baseline}: {note.reason}"
             for note in notes
             if note.kind == "unavailable"
         ]
@@ -52,26 +55,30 @@ def comparison_gate_reasons(
     return reasons
 
 
-def _delta_reasons(delta: Delta | None, minimum: float, level: float | None) -> list[str]:
+def _delta_reasons(
+    delta: Delta | None, minimum: float, level: float | None, arm: str = ""
+) -> list[str]:
     bar = signed_percent(minimum)
+    baseline = f"{arm} baseline" if arm else "baseline"
+    pass_rate_delta = f"pass-rate delta vs {arm}" if arm else "pass-rate delta"
     if delta is None:
-        return [f"no baseline arm ran, so the pass-rate delta cannot meet the required {bar}"]
+        return [f"no {baseline} arm ran, so the {pass_rate_delta} cannot meet the required {bar}"]
     if not delta.comparable_cases:
         return [
-            f"no case had a comparable baseline, so the pass-rate delta cannot meet the "
+            f"no case had a comparable {baseline}, so the {pass_rate_delta} cannot meet the "
             f"required {bar}"
         ]
     if not delta.per_runner:
-        return _figure_reasons(delta, "pass-rate delta", minimum, level)
+        return _figure_reasons(delta, pass_rate_delta, minimum, level)
     reasons: list[str] = []
     for runner in delta.runners:
         if not runner.comparable_cases:
             reasons.append(
-                f"no case under runner '{runner.runner}' had a comparable baseline, "
-                f"so its pass-rate delta cannot meet the required {bar}"
+                f"no case under runner '{runner.runner}' had a comparable {baseline}, "
+                f"so its {pass_rate_delta} cannot meet the required {bar}"
             )
         else:
-            what = f"pass-rate delta under runner '{runner.runner}'"
+            what = f"{pass_rate_delta} under runner '{runner.runner}'"
             reasons += _figure_reasons(runner, what, minimum, level)
     return reasons
 

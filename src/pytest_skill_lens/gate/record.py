@@ -86,6 +86,8 @@ class RunRecord:
     baseline_kind: str = ""
     baseline_notes: list[BaselineNote] = field(default_factory=list)
     delta: Delta | None = None
+    # Every arm's delta, in the order asked (one for a one-arm run; delta is the first).
+    deltas: tuple[Delta, ...] = ()
     # The gate's interval decisions, one family per criterion asked, raw and adjusted.
     multiplicity: tuple[Multiplicity, ...] = ()
     # Each case's verdict under every runner, candidate arm (None under fewer than two).

@@ -96,7 +96,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         )
     markdown_max = BY_NAME["markdown-max-chars"].value(option)
     shard = BY_NAME["shard"].value(option)
-    if settings.min_delta is not None and not settings.baseline:
+    if settings.min_delta is not None and not settings.baselines:
         user_error(
             "a minimum delta needs a baseline arm to compare against",
             # The fix names what set it: the flag, or the key in the file (never a flag

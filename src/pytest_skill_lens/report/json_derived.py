@@ -11,6 +11,7 @@ summary field is added without breaking the reader.
 from __future__ import annotations
 
 from ..gate.multiplicity import METHODS, WHAT
+from .arms_view import check_arms
 from .confusion_view import check_triggering
 from .json_fields import (
     FINITE,
@@ -40,6 +41,7 @@ def check_derived(top: Fields) -> None:
     if delta is not None:
         _delta(delta)
     check_matrix(top)
+    check_arms(top, _delta)
     check_triggering(top)
     if "multiplicity" in top.data:
         for family in top.objects("multiplicity"):

@@ -28,6 +28,7 @@ from ..labels import Arm
 from ..perform.outcome import Outcome
 from ..run.price_source import distinct
 from ..score.check import Score
+from .arms_view import arms_dict
 from .changed_json import changed_dict
 from .confusion_view import confusion_dict, triggering_of
 from .delta_json import delta_dict, note_dict
@@ -100,6 +101,8 @@ def report_parts(record: RunRecord, gate: GateResult) -> list[tuple[str, Any]]:
         ("changed", changed_dict(record.changed)),
         # Additive: offered cases' triggering, written for x taken (null: none checked it).
         ("triggering", confusion_dict(triggering_of(record.outcomes))),
+        # Additive: several baseline arms side by side (null for one arm or none).
+        ("arms", arms_dict(record)),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         ("run", run_dict(record)),
     ]
@@ -316,6 +319,9 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         # case expected of its own skill (docs/eval-files.md, neighbours).
         "skills_triggered": o.skills_triggered,
         "trigger_expected": o.trigger_expected,
+        # Additive: which baseline arm ran it (null for the candidate), so several arms
+        # of one run stay apart (docs/comparing.md).
+        "baseline_kind": o.baseline_kind,
     }
 
 

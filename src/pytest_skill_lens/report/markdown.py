@@ -19,6 +19,8 @@ from ..gate.spend import usd
 from ..gate.verdict import pass_rate_by_skill
 from ..perform.outcome import Outcome
 from ..run.price_source import NOT_PRICED
+from .arms_markdown import arms_block
+from .arms_view import several
 from .confusion_view import confusion_block, triggering_of
 from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
@@ -86,7 +88,7 @@ def render_markdown(
         for block in (
             totals_block(record),
             per_skill_block(record),
-            delta_block(record, inline),
+            arms_block(record, inline) if several(record) else delta_block(record, inline),
             multiplicity_block(record, inline),
             matrix_block(record, inline),
             confusion_block(triggering_of(record.outcomes), inline),

@@ -16,6 +16,7 @@ from ..gate.spend import usd
 from ..gate.verdict import filtered_skills
 from ..labels import case_label
 from ..run.price_source import NOT_PRICED
+from .arms_view import arms_lines, several
 from .confusion_view import confusion_lines, triggering_of
 from .delta_lines import delta_lines
 from .json_report import Counts, Totals, repeat_index
@@ -47,7 +48,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
             *arm_spend_lines(record),
             *replay_lines(record),
         ],
-        delta_lines(record),
+        arms_lines(record) if several(record) else delta_lines(record),
         multiplicity_lines(record),
         matrix_lines(record),
         confusion_lines(triggering_of(record.outcomes)),

@@ -1,0 +1,34 @@
+"""Several baseline arms side by side in the Markdown report: each arm's delta block,
+then the table of :mod:`.arms_view` (the same words as the terminal's)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..gate.arms import arm_kinds
+from ..gate.record import RunRecord
+from .arms_view import TITLE, arm_records, arm_rows, cell_text, gate_line, rate_text
+from .delta_markdown import delta_block
+
+Escape = Callable[[str], str]
+
+
+def arms_block(record: RunRecord, inline: Escape) -> str:
+    """Each arm's Markdown delta block, then the side-by-side table."""
+    blocks = [b for view in arm_records(record) if (b := delta_block(view, inline))]
+    kinds = arm_kinds(record.baseline_kind)
+    rows = [
+        "| skill | runner | candidate | " + " | ".join(f"vs {inline(k)}" for k in kinds) + " |",
+        "|---|---|---:|" + "---:|" * len(kinds),
+    ]
+    for row in arm_rows(record.deltas):
+        by_kind = {cell.baseline_kind: cell_text(cell) for cell in row.cells}
+        names = f"| {inline(row.skill_name)} | {inline(row.runner)} |"
+        cells = [
+            rate_text(row.pass_rate_candidate),
+            *(by_kind.get(k, "no baseline ran") for k in kinds),
+        ]
+        rows.append(f"{names} {' | '.join(cells)} |")
+    said = gate_line(record)
+    table = "\n".join(rows) + (f"\n\n{said}" if said else "")
+    return "\n\n".join([*blocks, f"### {inline(TITLE.rstrip(':'))}", table])

@@ -1,0 +1,229 @@
+"""Several baseline arms side by side, in every report.
+
+Each arm's own delta block is the one a run of that arm alone prints (the record seen
+through :func:`arm_records`: that arm's delta, notes and outcomes), then one table with a
+row per skill and runner and a column per arm: the candidate's pass rate, and against
+each arm the pass-rate delta (candidate - arm) with its 95% interval and the arm's own
+rate. Rows weigh each comparable case once (its rate over its repetitions), as the
+intervals do; the ``all`` row is each arm's delta as the gate reads it. A run of one arm
+shows none of this: its reports are unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..gate.arms import arm_kinds
+from ..gate.delta import Delta, signed_percent
+from ..gate.intervals import Interval, paired_delta_interval
+from ..gate.record import RunRecord
+from .delta_json import delta_dict, interval_dict
+from .delta_lines import delta_lines
+from .json_fields import COUNT, RATE, SIGNED_RATE, Fields, check_interval
+
+Escape = Callable[[str], str]
+TITLE = "Baseline arms side by side (candidate - arm, pass-rate delta [95% interval]):"
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class ArmCell:
+    """One arm's figures in one row (None throughout when no case was comparable)."""
+
+    baseline_kind: str
+    comparable_cases: int
+    pass_rate_baseline: float | None
+    pass_rate_delta: float | None
+    interval: Interval | None
+
+
+@dataclass(frozen=True)
+class ArmRow:
+    skill_name: str  # "all" on the last row
+    runner: str
+    pass_rate_candidate: float | None
+    cells: tuple[ArmCell, ...]
+
+
+def several(record: RunRecord) -> bool:
+    """Several baseline arms were asked for: the side-by-side reports apply."""
+    return len(arm_kinds(record.baseline_kind)) > 1
+
+
+def arm_records(record: RunRecord) -> list[RunRecord]:
+    """The record as each arm alone would have it, in the order asked."""
+    views = []
+    by_kind = {delta.baseline_kind: delta for delta in record.deltas}
+    for kind in arm_kinds(record.baseline_kind):
+        outcomes = [o for o in record.outcomes if o.arm == "candidate" or o.baseline_kind == kind]
+        notes = [note for note in record.baseline_notes if note.arm == kind]
+        views.append(
+            replace(
+                record,
+                outcomes=outcomes,
+                baseline_kind=kind,
+                baseline_notes=notes,
+                delta=by_kind.get(kind),
+                baseline_sources=record.baseline_sources if kind == "previous" else [],
+            )
+        )
+    return views
+
+
+def arm_rows(deltas: Sequence[Delta]) -> list[ArmRow]:
+    """A row per skill and runner in the cases' order, then ``all`` (several rows only)."""
+    keys = list(dict.fromkeys((c.skill_name, c.runner) for d in deltas for c in d.cases))
+    rows = [_row(skill, runner, deltas) for skill, runner in keys]
+    if len(rows) > 1:
+        rows.append(
+            ArmRow(
+                ALL,
+                "",
+                deltas[0].pass_rate_candidate if deltas else None,
+                tuple(
+                    ArmCell(
+                        d.baseline_kind,
+                        d.comparable_cases,
+                        d.pass_rate_baseline,
+                        d.pass_rate_delta,
+                        d.pass_rate_delta_interval,
+                    )
+                    for d in deltas
+                ),
+            )
+        )
+    return rows
+
+
+def _row(skill: str, runner: str, deltas: Sequence[Delta]) -> ArmRow:
+    cells = []
+    candidate: list[float] = []
+    for delta in deltas:
+        mine = [c for c in delta.cases if (c.skill_name, c.runner) == (skill, runner)]
+        if not candidate:
+            candidate = [c.candidate.pass_rate for c in mine if c.candidate.pass_rate is not None]
+        pairs = [
+            (c.candidate.pass_rate, c.baseline.pass_rate)
+            for c in mine
+            if c.comparable and c.baseline is not None
+            if c.candidate.pass_rate is not None and c.baseline.pass_rate is not None
+        ]
+        cells.append(
+            ArmCell(
+                delta.baseline_kind,
+                len(pairs),
+                _mean([b for _, b in pairs]),
+                _mean([a - b for a, b in pairs]),
+                paired_delta_interval(tuple(pairs)),
+            )
+        )
+    return ArmRow(skill, runner, _mean(candidate), tuple(cells))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def cell_text(cell: ArmCell) -> str:
+    """``+50% [-19%, +100%] (50%)``: the delta, its interval, the arm's own rate."""
+    if cell.pass_rate_delta is None or cell.pass_rate_baseline is None:
+        return "no comparable case"
+    text = signed_percent(cell.pass_rate_delta)
+    if cell.interval is not None:
+        text += f" [{signed_percent(cell.interval.low)}, {signed_percent(cell.interval.high)}]"
+    return f"{text} ({cell.pass_rate_baseline:.0%})"
+
+
+def rate_text(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
+
+
+def _subject(row: ArmRow) -> str:
+    return ALL if row.skill_name == ALL else f"{row.skill_name} / {row.runner}"
+
+
+def gate_line(record: RunRecord) -> str | None:
+    gate = record.run.gate if record.run is not None else None
+    if gate is None or gate.min_delta is None:
+        return None
+    kinds = ", ".join(arm_kinds(record.baseline_kind))
+    return (
+        f"The gate holds min_delta {signed_percent(gate.min_delta)} against each baseline arm "
+        f"({kinds}): every arm must clear it."
+    )
+
+
+def arms_lines(record: RunRecord) -> list[str]:
+    """Each arm's delta block (as a run of that arm alone prints it), then the table."""
+    lines: list[str] = []
+    for view in arm_records(record):
+        lines += [*([""] if lines else []), *delta_lines(view)]
+    kinds = arm_kinds(record.baseline_kind)
+    table = [["skill / runner", "candidate", *(f"vs {kind}" for kind in kinds)]]
+    for row in arm_rows(record.deltas):
+        by_kind = {cell.baseline_kind: cell_text(cell) for cell in row.cells}
+        table.append(
+            [
+                _subject(row),
+                rate_text(row.pass_rate_candidate),
+                *(by_kind.get(k, "no baseline ran") for k in kinds),
+            ]
+        )
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    lines += ["", TITLE]
+    lines += [
+        "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table
+    ]
+    said = gate_line(record)
+    return [*lines, *([f"  {said}"] if said else [])]
+
+
+def arms_dict(record: RunRecord) -> dict[str, Any] | None:
+    """The JSON ``arms`` block: null for a run of one arm (or none)."""
+    if not several(record):
+        return None
+    return {
+        "kinds": list(arm_kinds(record.baseline_kind)),
+        "deltas": [delta_dict(delta) for delta in record.deltas],
+        "rows": [
+            {
+                "skill_name": row.skill_name,
+                "runner": row.runner,
+                "pass_rate_candidate": row.pass_rate_candidate,
+                "by_arm": [
+                    {
+                        "baseline_kind": cell.baseline_kind,
+                        "comparable_cases": cell.comparable_cases,
+                        "pass_rate_baseline": cell.pass_rate_baseline,
+                        "pass_rate_delta": cell.pass_rate_delta,
+                        "pass_rate_delta_interval": interval_dict(cell.interval),
+                    }
+                    for cell in row.cells
+                ],
+            }
+            for row in arm_rows(record.deltas)
+        ],
+    }
+
+
+def check_arms(top: Fields, check_delta: Callable[[Fields], None]) -> None:
+    """A :class:`ReportError` naming the first impossible value of ``arms``."""
+    if top.data.get("arms") is None:
+        return
+    arms = top.child("arms")
+    arms.names("kinds")
+    for delta in arms.objects("deltas"):
+        check_delta(delta)
+    for row in arms.objects("rows"):
+        row.text("skill_name")
+        row.text("runner")
+        row.optional_figure("pass_rate_candidate", RATE)
+        for cell in row.objects("by_arm"):
+            cell.text("baseline_kind")
+            cell.count("comparable_cases", COUNT)
+            cell.optional_figure("pass_rate_baseline", RATE)
+            cell.optional_figure("pass_rate_delta", SIGNED_RATE)
+            check_interval(cell.optional_child("pass_rate_delta_interval"), SIGNED_RATE)
