@@ -282,3 +282,26 @@ def test_pydantic_ai_two_arms_against_the_scripted_server_with_distinct_cassette
         "none",
         "placebo",
     ]
+
+
+def test_holm_counts_each_arms_decision_in_one_family(pytester: pytest.Pytester) -> None:
+    # none: +100% over two cases, p = 0.0140, shown alone at 95%; the placebo: +50%, not
+    # shown. Holm over the two asks the first for 0.0125: neither is shown after it.
+    _suite(pytester)
+    write_file(pytester.path / "skill-lens.toml", 'multiplicity = "holm"\n')
+    gate = ("--skill-lens-min-delta", "0", "--skill-lens-min-delta-confidence", "0.95")
+    result = lens(pytester, *ARMS, *gate)
+    assert result.ret == 1, result.stdout.str()
+    report = lens.report(pytester)
+    [family] = report["multiplicity"]
+    assert [
+        (d["arm"], d["runner"], d["raw_holds"], d["adjusted_holds"]) for d in family["decisions"]
+    ] == [("none", None, True, False), ("placebo", None, False, False)]
+    assert round(family["decisions"][0]["adjusted_p_value"], 4) == 0.028
+    reasons = report.gate["reasons"]
+    assert reasons[0].startswith("pass-rate delta vs placebo +50% is not shown at 95% confidence")
+    assert reasons[1] == (
+        "pass-rate delta vs none +100% is shown at 95% confidence alone but not after Holm's "
+        "correction over 2 decision(s): p = 0.0140, adjusted p = 0.0280, above 0.0250"
+    )
+    result.stdout.fnmatch_lines(["  pass-rate delta vs none +100% against +0%: p = 0.0140*"])

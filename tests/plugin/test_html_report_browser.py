@@ -20,6 +20,9 @@ from typing import Any
 import pytest
 from runs import LensRun
 from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from test_baseline_arms_e2e import ARMS
+from test_baseline_arms_e2e import _suite as arms_suite
+from test_baseline_arms_e2e import lens as arms_lens
 from test_multiplicity_e2e import GATE as HOLM_GATE
 from test_multiplicity_e2e import _run as holm_run
 from test_portability_e2e import html_page as portability_page
@@ -357,3 +360,34 @@ def test_the_interval_decisions_show_raw_and_after_holm(
 def test_without_a_confidence_level_the_page_has_no_decisions(report: Page) -> None:
     assert report.page.locator("#multiplicity").count() == 0
     assert report.page.locator('nav a[href="#multiplicity"]').count() == 0
+
+
+def test_several_baseline_arms_show_side_by_side(pytester: pytest.Pytester, browser: Any) -> None:
+    # The follower suite of test_baseline_arms_e2e: +100% against none, +50% against the
+    # placebo, and min_delta +60% held against each.
+    arms_suite(pytester)
+    result = arms_lens(
+        pytester, *ARMS, "--skill-lens-min-delta", "0.6", "--skill-lens-html", "r.html"
+    )
+    assert result.ret == 1, result.stdout.str()
+
+    page = Page(browser, pytester.path / "r.html")
+    section = page.page.locator("#arms")
+    assert section.locator("h2").inner_text() == "Baseline arms side by side"
+    assert page.page.locator('nav a[href="#arms"]').inner_text() == "Arms"
+    titles = section.locator("h3").all_inner_texts()
+    assert titles[:2] == ["Delta vs baseline (none)", "Delta vs baseline (placebo)"]
+    grid = section.locator("table.arms-grid")
+    assert grid.locator("thead th").all_inner_texts() == [
+        "skill", "runner", "candidate", "vs none", "vs placebo"
+    ]  # fmt: skip
+    cells = grid.locator("tbody tr").first.locator("td").all_inner_texts()
+    assert cells[:3] == ["greet", "follower", "100%"]
+    assert cells[3].startswith("+100% [") and cells[3].endswith("] (0%)")
+    assert cells[4].startswith("+50% [") and cells[4].endswith("] (50%)")
+    assert "min_delta +60% against each baseline arm (none, placebo)" in section.inner_text()
+    assert "pass-rate delta vs placebo +50% is below the required +60%" in (
+        page.page.locator("#verdict").inner_text()
+    )
+    assert page.errors == []
+    page.page.close()

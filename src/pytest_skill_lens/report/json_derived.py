@@ -153,6 +153,8 @@ def _multiplicity(family: Fields) -> None:
         decision.word("what", (WHAT[criterion],))  # type: ignore[index]
         decision.optional_text("skill")
         decision.optional_text("runner")
+        if "arm" in decision.data:
+            decision.text("arm")
         decision.figure("estimate", SIGNED_RATE)
         decision.figure("bar", SIGNED_RATE)
         for key in ("p_value", "adjusted_p_value"):

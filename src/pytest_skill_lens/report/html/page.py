@@ -27,6 +27,7 @@ SCRIPT_PARTS = (
     "summary.js",
     "charts.js",
     "delta.js",
+    "arms.js",
     "multiplicity.js",
     "portability.js",
     "triggering.js",

@@ -8,13 +8,13 @@ function levelText(level) {
 
 function decisionSubject(family, d) {
   if (family.criterion === "per_skill_min_confidence") return "skill '" + d.skill + "' pass rate";
-  return d.runner ? "pass-rate delta under runner '" + d.runner + "'" : "pass-rate delta";
+  var what = d.arm ? "pass-rate delta vs " + d.arm : "pass-rate delta";
+  return d.runner ? what + " under runner '" + d.runner + "'" : what;
 }
 
 // A delta always signed, "+0%" too, as the terminal writes it (signed_percent).
 function decisionFigure(family, value) {
-  if (family.criterion === "per_skill_min_confidence" || !isNum(value)) return pct(value);
-  return (value < 0 ? "-" : "+") + Math.abs(Math.round(value * 100)) + "%";
+  return family.criterion === "per_skill_min_confidence" ? pct(value) : plusPct(value);
 }
 
 function familyTitle(family) {
