@@ -305,3 +305,30 @@ def test_holm_counts_each_arms_decision_in_one_family(pytester: pytest.Pytester)
         "correction over 2 decision(s): p = 0.0140, adjusted p = 0.0280, above 0.0250"
     )
     result.stdout.fnmatch_lines(["  pass-rate delta vs none +100% against +0%: p = 0.0140*"])
+
+
+def test_an_arm_that_cannot_be_had_is_noted_and_gated_under_its_own_name(
+    pytester: pytest.Pytester,
+) -> None:
+    # No git here: `previous` has no version to run, `none` runs as asked.
+    _suite(pytester)
+    result = lens(pytester, "--skill-lens-baseline", "none,previous", "--skill-lens-min-delta", "0")
+    assert result.ret == 1, result.stdout.str()
+    report = lens.report(pytester)
+    [note] = report["baseline_notes"]
+    assert (note["skill_name"], note["kind"], note["arm"]) == ("greet", "unavailable", "previous")
+    assert [d["baseline_kind"] for d in report["arms"]["deltas"]] == ["none"]
+    reasons = report.gate["reasons"]
+    assert reasons[0] == (
+        "no previous baseline arm ran, so the pass-rate delta vs previous cannot meet the "
+        "required +0%"
+    )
+    assert reasons[1].startswith("skill 'greet' has no resolvable previous baseline: ")
+    assert len(reasons) == 2  # none clears +0%
+    result.stdout.fnmatch_lines(
+        [
+            "No previous baseline arm ran, so there is no delta against it.",
+            "  - greet: baseline previous unavailable — *",
+            "  greet / follower*+100% [[]*[]] (0%)*no baseline ran",
+        ]
+    )

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..gate.arms import arm_kinds
 from ..gate.record import RunRecord
-from .arms_view import TITLE, arm_records, arm_rows, cell_text, gate_line, rate_text
+from .arms_view import TITLE, arm_records, arm_rows, cell_text, gate_line, none_ran, rate_text
 from .delta_markdown import delta_block
 
 Escape = Callable[[str], str]
@@ -15,7 +15,13 @@ Escape = Callable[[str], str]
 
 def arms_block(record: RunRecord, inline: Escape) -> str:
     """Each arm's Markdown delta block, then the side-by-side table."""
-    blocks = [b for view in arm_records(record) if (b := delta_block(view, inline))]
+    blocks = []
+    for view in arm_records(record):
+        if view.delta is None:
+            head, *notes = none_ran(view)
+            blocks.append("\n".join([f"### {inline(head)}", *(inline(n.strip()) for n in notes)]))
+        elif block := delta_block(view, inline):
+            blocks.append(block)
     kinds = arm_kinds(record.baseline_kind)
     rows = [
         "| skill | runner | candidate | " + " | ".join(f"vs {inline(k)}" for k in kinds) + " |",

@@ -156,11 +156,17 @@ def gate_line(record: RunRecord) -> str | None:
     )
 
 
+def none_ran(view: RunRecord) -> list[str]:
+    """An arm that never ran (its baseline could not be had): which, and why."""
+    head = f"No {view.baseline_kind} baseline arm ran, so there is no delta against it."
+    return [head, *(f"  - {note.text}" for note in view.baseline_notes)]
+
+
 def arms_lines(record: RunRecord) -> list[str]:
     """Each arm's delta block (as a run of that arm alone prints it), then the table."""
     lines: list[str] = []
     for view in arm_records(record):
-        lines += [*([""] if lines else []), *delta_lines(view)]
+        lines += [*([""] if lines else []), *(delta_lines(view) if view.delta else none_ran(view))]
     kinds = arm_kinds(record.baseline_kind)
     table = [["skill / runner", "candidate", *(f"vs {kind}" for kind in kinds)]]
     for row in arm_rows(record.deltas):
