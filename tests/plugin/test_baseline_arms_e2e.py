@@ -332,3 +332,18 @@ def test_an_arm_that_cannot_be_had_is_noted_and_gated_under_its_own_name(
             "  greet / follower*+100% [[]*[]] (0%)*no baseline ran",
         ]
     )
+
+
+def test_two_arms_under_xdist_agree_with_a_plain_run(pytester: pytest.Pytester) -> None:
+    _suite(pytester)
+    assert lens(pytester, "--skill-lens-baseline", "none,previous").ret == 0
+    plain = lens.report(pytester)
+    spread = LensRun(runner="follower", json="out.json")
+    assert spread(pytester, "--skill-lens-baseline", "none,previous", "-n", "2").ret == 0
+    report = spread.report(pytester)
+    assert _arm_row(report) == _arm_row(plain) == [("none", 0.0, 1.0)]
+    assert report["baseline_notes"] == plain["baseline_notes"]
+    assert [n["arm"] for n in report["baseline_notes"]] == ["previous"]
+    assert sorted((o["case_name"], o["baseline_kind"] or "") for o in report.outcomes) == sorted(
+        (o["case_name"], o["baseline_kind"] or "") for o in plain.outcomes
+    )
