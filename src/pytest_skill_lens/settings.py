@@ -10,11 +10,19 @@ from __future__ import annotations
 import difflib
 import math
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .suite.errors import ConfigError, Where
 from .suite.quoting import shown
@@ -22,8 +30,24 @@ from .suite.regular_files import REGULAR_FIX, read_regular, special_kind
 from .suite.validation import field_path
 
 CONFIG_NAME = "skill-lens.toml"
-PosInt = Annotated[int, Field(gt=0)]
-PosFloat = Annotated[float, Field(gt=0)]
+
+
+def _bound(holds: Callable[[Any], bool], words: str) -> AfterValidator:
+    """A bound and its words, declared once with the type: a value from the file or from
+    its flag outside it is refused in these words (a flag's reader only parses)."""
+
+    def check(value: Any) -> Any:
+        if not holds(value):
+            raise ValueError(words)
+        return value
+
+    return AfterValidator(check)
+
+
+PosInt = Annotated[int, _bound(lambda n: n >= 1, "must be 1 or more")]
+PosFloat = Annotated[float, _bound(lambda x: x > 0, "must be more than 0")]
+Rate = Annotated[float, _bound(lambda x: 0 <= x <= 1, "must be between 0.0 and 1.0")]
+Level = Annotated[float, _bound(lambda x: 0 < x < 1, "must be more than 0 and less than 1")]
 BASELINE_ARMS = ("none", "previous", "placebo")
 
 
@@ -52,19 +76,19 @@ class Settings(_Strict):
     judge_model: str = ""
     judge_base_url: str = ""
     judge_temperature: float | Literal["unset"] = 0.0
-    min_pass_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
+    min_pass_rate: Rate = 1.0
     fail_on_error: bool = True
-    per_skill_min: dict[str, Annotated[float, Field(ge=0, le=1)]] = {}
+    per_skill_min: dict[str, Rate] = {}
     # Also require each named skill's interval, at this level, to clear its minimum.
-    per_skill_min_confidence: Annotated[float, Field(gt=0, lt=1)] | None = None
+    per_skill_min_confidence: Level | None = None
     # One arm, or several side by side (a list: each paired against the candidate).
     baseline: str | list[str] = ""
     repeat: PosInt = 1
     min_delta: float | None = None
     # Also require the delta's interval, at this level, to clear min_delta.
-    min_delta_confidence: Annotated[float, Field(gt=0, lt=1)] | None = None
+    min_delta_confidence: Level | None = None
     # Every candidate case, across its repetitions, must pass at least this often.
-    min_case_pass_rate: Annotated[float, Field(ge=0, le=1)] | None = None
+    min_case_pass_rate: Rate | None = None
     # Holm's family-wise correction over the gate's interval decisions (docs/comparing.md).
     multiplicity: Literal["holm", "none"] = "none"
     concurrency: PosInt = 1
@@ -91,6 +115,8 @@ class Settings(_Strict):
     # once replays what exists and records what is missing, all records everything.
     record: Literal["", "none", "once", "all"] = ""
     cassettes: str = ""  # their directory; "": cassettes/ beside each eval file
+    # Outcomes reused by content (docs/reuse.md): the store's directory; "": off.
+    reuse: str = ""
     # Every departure of a SKILL.md from the Agent Skills specification stops the run
     # (exit 2) instead of being a warning.
     strict_skill_md: bool = False

@@ -184,7 +184,11 @@ def test_a_keyboard_interrupt_under_xdist_rewrites_the_green_reports(
     ("setup", "flags", "reason"),
     [
         ("min_pass_rate = 5\n", (), "skill-lens: configuration error: "),
-        ("", ("--skill-lens-repeat", "0"), "skill-lens: --skill-lens-repeat must be 1 or more"),
+        (
+            "",
+            ("--skill-lens-repeat", "0"),
+            "skill-lens: configuration error: --skill-lens-repeat must be 1 or more, got 0",
+        ),
         ("", ("--skill-lens-markdown-max-chars", "x"), "skill-lens: --skill-lens-markdown-max-"),
     ],
     ids=["bad-config-value", "bad-flag-value", "bad-markdown-max-chars"],

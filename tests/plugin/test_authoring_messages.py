@@ -439,8 +439,8 @@ def test_an_unknown_runner_from_the_flag_names_the_flag(pytester: pytest.Pyteste
             (),
             [
                 "Exit: skill-lens: configuration error: */skill-lens.toml, field 'repeat': "
-                "repeat must be more than 0, got 0",
-                "  fix: change repeat in skill-lens.toml: it must be more than 0 "
+                "repeat must be 1 or more, got 0",
+                "  fix: change repeat in skill-lens.toml: it must be 1 or more "
                 "(docs/configuration.md)",
             ],
             id="a-key-in-the-file",

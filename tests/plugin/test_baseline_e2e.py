@@ -218,7 +218,7 @@ def test_min_delta_confidence_asks_the_interval_to_clear_the_bar(
                 "--skill-lens-min-delta-confidence",
                 "1",
             ],
-            "*--skill-lens-min-delta-confidence must be between 0 and 1 (exclusive), got 1.0*",
+            "*--skill-lens-min-delta-confidence must be more than 0 and less than 1, got 1.0*",
         ),
         (["--skill-lens-min-case-pass-rate", "1.5"], "*must be between 0.0 and 1.0, got 1.5*"),
         (["--skill-lens-min-delta", "0.1"], "*a minimum delta needs a baseline arm*"),

@@ -236,6 +236,34 @@ def test_the_page_of_a_merged_report_opens(pytester: pytest.Pytester, browser: A
     page.page.close()
 
 
+def test_a_reused_outcome_says_so_and_from_when(pytester: pytest.Pytester, browser: Any) -> None:
+    _suite(pytester)
+    report, page_path = pytester.path / "report.json", pytester.path / "reused.html"
+    data = json.loads(report.read_text(encoding="utf-8"))
+    item = {"skill": "s", "case": "c", "runner": "fake", "arm": "candidate", "repeat": 1}
+    origin = {"commit": "0123456789" * 4, "recorded_at": "2026-12-05T03:40:12Z", "item": item}
+    data["outcomes"][0].update(replayed=True, reused_from={**origin, "entry": "ab" * 32})
+    data["summary"]["reuse"] = {
+        "reused": 1,
+        "not_reused": 0,
+        "of": 6,
+        "commits": ["0123456789" * 4],
+        "oldest_recorded_at": "2026-12-05T03:40:12Z",
+        "note": None,
+    }
+    report.write_text(json.dumps(data), encoding="utf-8")
+    assert console(["html", str(report), "-o", str(page_path)]) == 0
+    page = Page(browser, page_path)
+    assert page.page.locator("tr.outcome .replayed").all_inner_texts() == ["(reused)"]
+    assert (
+        "Reused: 1 of 6 outcome(s) from the reuse store, the oldest recorded "
+        + ("2026-12-05T03:40:12Z (commit 01234567)")
+        in page.page.locator("#totals").inner_text()
+    )
+    assert page.errors == []
+    page.page.close()
+
+
 def test_the_portability_grid_of_two_runners_shows_with_its_names_as_text(
     pytester: pytest.Pytester, browser: Any
 ) -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_skill_lens.gate.arm_rows import ALL, arm_rows
 from pytest_skill_lens.gate.arms import DeltaAsk, arm_gate_reasons, arm_kinds, build_deltas
 from pytest_skill_lens.gate.delta import BaselineNote, build_delta
 from pytest_skill_lens.labels import Status
 from pytest_skill_lens.perform.outcome import Outcome
-from pytest_skill_lens.report.arms_view import ALL, arm_rows, cell_text
+from pytest_skill_lens.report.arms_view import cell_text
 from pytest_skill_lens.settings import Settings
 
 

@@ -114,6 +114,7 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
         "replay": None,  # no outcome had a cassette
         "unsandboxed_products": None,  # no product was named
         "cassettes": None,  # nothing was recorded
+        "reuse": None,  # no reuse store
     }
 
 
@@ -203,6 +204,8 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "cassette_action": None,
         "skills_triggered": None,
         "trigger_expected": None,
+        "reused_from": None,
+        "reuse_note": None,
         "baseline_kind": None,
     }
     # dict equality ignores order, so check the order on its own
@@ -214,7 +217,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "skill_triggered_by_session", "skill_loaded", "load_note", "tool_calls",
         "price_source", "cassette", "replayed", "replayed_calls", "replayed_usd", "recorded_at",
         "cassette_note", "cassette_action", "skills_triggered", "trigger_expected",
-        "baseline_kind",
+        "reused_from", "reuse_note", "baseline_kind",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

@@ -1,10 +1,11 @@
 """The layers of docs/architecture.md, checked on the source: nothing imports upward.
 
 Bottom to top: suite, run, score, perform, gate, report, plugin. The top-level helpers
-(settings.py, labels.py, matching.py, wellformed.py, gcpause.py, atomic_file.py) sit
-beside suite/ and import nothing above it; authoring/ imports only suite/; merge/ reads
-reports below plugin/; cli/ (the console script) never imports plugin/, and nothing below
-them imports merge/ or cli/. Only plugin/ imports pytest, and the agent
+(settings.py, labels.py, matching.py, wellformed.py, gcpause.py, atomic_file.py,
+formatting.py) sit beside suite/ and import nothing above it; authoring/ imports only
+suite/; merge/ reads reports below plugin/; cli/ (the console script) never imports
+plugin/, and nothing below them imports merge/ or cli/. report/ reads the gate's figures
+and calls none of its functions. Only plugin/ imports pytest, and the agent
 frameworks are imported only inside a function, never when a module loads (collection
 stays light), except by the one framework seam, which is itself imported only inside a
 function.
@@ -13,6 +14,8 @@ function.
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from pathlib import Path
 
 import pytest
@@ -98,6 +101,20 @@ def test_nothing_below_the_tools_imports_merge_or_the_console_script() -> None:
     assert found == []
 
 
+def test_reports_call_no_function_of_the_gate() -> None:
+    # The gate computes each figure once and keeps it on what it judged (the record's
+    # figures, delta, matrix, multiplicity): a report reads them, and one that imported a
+    # function of gate/ could compute a figure again. Types and constants it may import.
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {module}.{name}"
+        for path in sorted((PACKAGE / "report").rglob("*.py"))
+        for module, name in _imported_names(path)
+        if module.split(".")[0] == "gate"
+        and inspect.isroutine(getattr(importlib.import_module(f"pytest_skill_lens.{module}"), name))
+    ]
+    assert found == []
+
+
 def test_every_folder_of_the_package_has_its_place_here() -> None:
     # A new folder is placed in these rules before it lands, or nothing checks it.
     placed = {*LAYERS, "merge", "cli", "mcp_bridge", "authoring"}
@@ -170,6 +187,18 @@ def test_the_checker_sees_every_spelling_of_an_import(tmp_path: Path) -> None:
         ("report.markdown", True),
         ("pydantic_ai", False),
     ]
+
+
+def _imported_names(path: Path) -> list[tuple[str, str]]:
+    """Each ``from MODULE import NAME`` of ``path`` as (module relative to the package, name)."""
+    package = list(path.relative_to(PACKAGE).parent.parts)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, node.module]).removeprefix("pytest_skill_lens.")
+            found += [(module, alias.name) for alias in node.names]
+    return found
 
 
 def _imports(path: Path, source: str | None = None) -> list[tuple[str, bool]]:

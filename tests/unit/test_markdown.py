@@ -229,10 +229,9 @@ def test_code_span_and_fence_cannot_be_closed_from_inside() -> None:
 
 
 def test_a_run_with_no_case_shows_no_pass_rate_rather_than_zero_percent() -> None:
-    from pytest_skill_lens.report.json_report import Counts
     from pytest_skill_lens.report.markdown import summary_line
 
-    counts = Counts(total=0, passed=0, failed=0, errored=0, not_run=2, pass_rate=0.0)
+    counts = RunRecord(not_run=[{"skill_name": "a"}, {"skill_name": "b"}]).figures
     assert summary_line(counts) == (
         "**0/0 passed** · 0 failed · 0 errored · 2 not run · no case ran: no pass rate"
     )

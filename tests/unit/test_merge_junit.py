@@ -6,8 +6,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from pytest_skill_lens.gate.record import GateResult, RunRecord
-from pytest_skill_lens.merge.junit import junit_chunks, render_junit
 from pytest_skill_lens.perform.outcome import Outcome
+from pytest_skill_lens.report.merged_junit import junit_chunks, render_junit
 from pytest_skill_lens.report.printable import printable
 
 HOSTILE = 'a "quote" & <tag> \x1b[2J\ttab\nline\rcr \ud800 \u202e'

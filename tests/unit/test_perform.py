@@ -12,7 +12,11 @@ import pytest
 
 from pytest_skill_lens.perform import CaseIdentity, Outcome, errored_outcome, perform
 from pytest_skill_lens.perform.calls import DISCARDED
-from pytest_skill_lens.perform.outcome import UNRECORDED_RUN_FIELDS, outcome_of
+from pytest_skill_lens.perform.outcome import (
+    UNRECORDED_IDENTITY_FIELDS,
+    UNRECORDED_RUN_FIELDS,
+    outcome_of,
+)
 from pytest_skill_lens.perform.pipeline import TIMED_OUT
 from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
 from pytest_skill_lens.run.workspace import Workspace
@@ -177,6 +181,8 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
         "cassette_action": None,
         "skills_triggered": None,
         "trigger_expected": None,
+        "reused_from": None,
+        "reuse_note": None,
     }
     assert outcome.tool_calls is not result.tool_calls  # the outcome owns its lists
     assert runner.seen == [(SKILL, case(assertions=DONE), None)]
@@ -436,7 +442,7 @@ def test_an_item_that_could_not_act_is_errored_with_its_identity() -> None:
 
 def test_every_field_of_a_run_and_an_identity_is_recorded_by_name() -> None:
     run_fields = {f.name for f in fields(RunResult)}
-    identity_fields = {f.name for f in fields(CaseIdentity)}
+    identity_fields = {f.name for f in fields(CaseIdentity)} - UNRECORDED_IDENTITY_FIELDS
     outcome_fields = {f.name for f in fields(Outcome)}
     recorded = (run_fields - UNRECORDED_RUN_FIELDS) | {"tokens"}
 
@@ -444,7 +450,7 @@ def test_every_field_of_a_run_and_an_identity_is_recorded_by_name() -> None:
     assert recorded | identity_fields <= outcome_fields
     # What only the pipeline knows: the verdict, the kept workspace, what a cassette did.
     replay = {"replayed", "replayed_calls", "replayed_usd", "recorded_at", "cassette_note"}
-    replay.add("cassette_action")
+    replay |= {"cassette_action", "reused_from", "reuse_note"}
     assert outcome_fields - recorded - identity_fields == {"status", "scores", "workspace"} | replay
     outcome = outcome_of(IDENTITY, "passed", [], RunResult(output="x", model="m"))
     assert (outcome.output, outcome.model, outcome.order) == ("x", "m", 7)

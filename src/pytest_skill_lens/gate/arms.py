@@ -7,6 +7,8 @@ exactly what a run of that one arm would give; the gate holds ``min_delta`` agai
 each, naming the arm in its reasons (:func:`arm_gate_reasons`). A run of one arm is
 judged as before: nothing is named, nothing in its reports changes.
 
+The side-by-side table is :mod:`.arm_rows`'s, kept on the record for every report.
+
 An item that never ran cuts its case short in every arm (``not_run`` does not say
 which arm an item was): conservative, it can only leave a case out.
 """

@@ -383,12 +383,3 @@ def rate_of(outcomes: Sequence[Outcome]) -> float:
 def _mean(values: Iterable[float]) -> float:
     items = list(values)
     return math.fsum(items) / len(items) if items else 0.0
-
-
-def signed_percent(value: float, other: float | None = None) -> str:
-    """``value`` as a signed percentage, with more digits if it would read as ``other``."""
-    for digits in range(5):
-        text = f"{value:+.{digits}%}"
-        if other is None or text != f"{other:+.{digits}%}":
-            break
-    return text

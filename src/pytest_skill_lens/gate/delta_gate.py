@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..formatting import percent, signed_percent
 from ..perform.outcome import Outcome
 from .delta import (
     BaselineNote,
@@ -17,9 +18,8 @@ from .delta import (
     case_key,
     planned_order,
     rate_of,
-    signed_percent,
 )
-from .verdict import falls_short, percent
+from .verdict import falls_short
 
 
 def comparison_gate_reasons(

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # What a machine may set its own way without changing an outcome: how many cases run at
-# once, whether workspaces are kept, and whether reports show whole outputs.
-MACHINE_LOCAL = frozenset({"concurrency", "keep_workspace", "full_output"})
+# once, whether workspaces are kept, whether reports show whole outputs, and where its
+# reuse store is (a reused outcome counts as a fresh one, docs/reuse.md).
+MACHINE_LOCAL = frozenset({"concurrency", "keep_workspace", "full_output", "reuse"})
 
 ItemIdentity = tuple[str, str, str, str, int]  # skill, case, runner, arm, repeat index
 

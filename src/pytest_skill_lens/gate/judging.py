@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .arm_rows import arm_rows
 from .arms import DeltaAsk, arm_gate_reasons, build_deltas
 from .matrix import build_matrix
 from .multiplicity import adjusted_reasons, delta_multiplicity, method_named
@@ -36,6 +37,7 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
         spend_ceiling=spend_ceiling(record.outcomes, settings.max_spend_usd),
         delta=deltas[0] if deltas else None,  # the first arm's: a one-arm run's only one
         deltas=deltas,
+        arm_rows=tuple(arm_rows(deltas)) if len(record.baseline_kinds) > 1 else (),
         multiplicity=tuple(f for f in (skills, family) if f is not None),
         matrix=build_matrix(
             record.outcomes,

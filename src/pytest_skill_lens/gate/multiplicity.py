@@ -30,7 +30,8 @@ from functools import partial
 from statistics import NormalDist
 from typing import Literal
 
-from .delta import Delta, DeltaFigures, signed_percent
+from ..formatting import signed_percent
+from .delta import Delta, DeltaFigures
 from .verdict import TOLERANCE, falls_short
 
 Method = Literal["holm", "none"]
@@ -82,6 +83,16 @@ class Multiplicity:
     def changed(self) -> tuple[Decision, ...]:
         """Decisions the correction turned from holding to not holding."""
         return tuple(d for d in self.decisions if d.raw_holds != d.adjusted_holds)
+
+    def subject_text(self, decision: Decision) -> str:
+        """``pass-rate delta under runner 'a'``, ``pass-rate delta``, ``skill 'greet' pass
+        rate``."""
+        if self.criterion == "per_skill_min_confidence":
+            return f"skill '{decision.subject}' pass rate"
+        what = f"pass-rate delta vs {decision.arm}" if decision.arm else "pass-rate delta"
+        if decision.subject:
+            return f"{what} under runner '{decision.subject}'"
+        return what
 
 
 @dataclass(frozen=True)
@@ -203,22 +214,12 @@ def adjusted_reasons(families: Sequence[Multiplicity]) -> list[str]:
         k = len(family.decisions)
         for decision in family.changed:
             reasons.append(
-                f"{subject_text(family, decision)} {_shown(family, decision)} is shown at "
+                f"{family.subject_text(decision)} {_shown(family, decision)} is shown at "
                 f"{family.level * 100:g}% confidence alone but not after Holm's correction "
                 f"over {k} decision(s): p = {decision.p_value:.4f}, adjusted p = "
                 f"{decision.adjusted_p_value:.4f}, above {family.alpha:.4f}"
             )
     return reasons
-
-
-def subject_text(family: Multiplicity, decision: Decision) -> str:
-    """``pass-rate delta under runner 'a'``, ``pass-rate delta``, ``skill 'greet' pass rate``."""
-    if family.criterion == "per_skill_min_confidence":
-        return f"skill '{decision.subject}' pass rate"
-    what = f"pass-rate delta vs {decision.arm}" if decision.arm else "pass-rate delta"
-    if decision.subject:
-        return f"{what} under runner '{decision.subject}'"
-    return what
 
 
 def _shown(family: Multiplicity, decision: Decision) -> str:

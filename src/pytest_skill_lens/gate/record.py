@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run-phase module
     from ..perform.outcome import Outcome
     from ..run.product_sandbox import ProductEntry
+    from .arm_rows import ArmRow
     from .changed_skills import ChangedSelection
     from .delta import BaselineNote, Delta
+    from .figures import RunFigures
     from .fingerprint import Selection
     from .matrix import Matrix
     from .multiplicity import Multiplicity
@@ -86,8 +89,10 @@ class RunRecord:
     baseline_kind: str = ""
     baseline_notes: list[BaselineNote] = field(default_factory=list)
     delta: Delta | None = None
-    # Every arm's delta, in the order asked (one for a one-arm run; delta is the first).
+    # Every arm's delta, in the order asked (one for a one-arm run; delta is the first),
+    # and with several arms their side-by-side rows (gate/arms.py).
     deltas: tuple[Delta, ...] = ()
+    arm_rows: tuple[ArmRow, ...] = ()
     # The gate's interval decisions, one family per criterion asked, raw and adjusted.
     multiplicity: tuple[Multiplicity, ...] = ()
     # Each case's verdict under every runner, candidate arm (None under fewer than two).
@@ -112,5 +117,26 @@ class RunRecord:
     changed: ChangedSelection | None = None
 
     @property
+    def baseline_kinds(self) -> tuple[str, ...]:
+        """The baseline arms asked for, in order: ``none,placebo`` is two."""
+        return tuple(kind for kind in self.baseline_kind.split(",") if kind)
+
+    @property
     def candidates(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.arm == "candidate"]
+
+    @cached_property
+    def figures(self) -> RunFigures:
+        """The candidate arm's counts and rates (:mod:`.figures`), computed on first read:
+        the gate's verdict and every report read this one computation. A record is whole
+        before it is read (a session's end, a merge, a report read back); one changed
+        after would keep its first figures."""
+        from .figures import run_figures
+
+        return run_figures(self.outcomes, self.not_run)
+
+    @property
+    def filtered_skills(self) -> list[str]:
+        """Skills whose every case the -k/-m selection removed, without duplicates."""
+        lists = (self.deselected_skills, self.tag_filtered_skills, self.case_filtered_skills)
+        return list(dict.fromkeys(name for names in lists for name in names))

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+from ..formatting import percent, signed_percent
 from ..labels import Status
 from ..perform.outcome import Outcome
-from .delta import CaseKey, case_key, planned_order, signed_percent
+from .delta import CaseKey, case_key, planned_order
 from .sequential import DEFAULT_ALPHA, SequentialDecision, decide_delta, decide_rate
-from .verdict import percent
 
 Pair = tuple[Status, Status]
 T = TypeVar("T")

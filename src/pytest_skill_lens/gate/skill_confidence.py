@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 
+from ..formatting import percent
 from ..perform.outcome import Outcome
 from .delta import CaseKey, case_key, planned_order, rate_of
+from .figures import pass_rate
 from .intervals import case_rate_interval
 from .multiplicity import Method, Multiplicity, RawDecision, correct, score_test_p_value
-from .verdict import falls_short, pass_rate, percent
+from .verdict import falls_short
 
 
 def skill_multiplicity(

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..formatting import usd
 from ..labels import case_label
 
-if TYPE_CHECKING:  # annotations only: the plan (at collection) formats dollars with usd
+if TYPE_CHECKING:  # annotations only: this module loads no run-phase module
     from ..perform.outcome import Outcome
 
 # Why the ledger refused an item; the not-run reason its entry carries.
@@ -61,11 +62,6 @@ def spend_ceiling(outcomes: Sequence[Outcome], max_spend_usd: float | None) -> S
         spent_usd=math.fsum(spend_of(o) for o in outcomes),
         unpriced=next((_label(o, note) for o in outcomes if (note := unpriced_note(o))), None),
     )
-
-
-def usd(value: float) -> str:
-    """A ceiling as people write it: whole cents."""
-    return f"${value:,.2f}"
 
 
 def ceiling_reasons(ceiling: SpendCeiling | None, not_run: Iterable[object]) -> list[str]:

@@ -19,11 +19,15 @@ elides them from the end when space runs out:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ..perform.outcome import Outcome
+from ..formatting import percent
 from .record import EXIT_FAILED, GateResult, RunRecord
 from .spend import ceiling_reasons
+
+if TYPE_CHECKING:
+    from .figures import RunFigures
 
 # Pass rates are ratios of small integers, and the ones users compare (0.6 - 0.4
 # against a 0.2 bar) are often not exact in binary floating point. Anything within
@@ -47,44 +51,6 @@ def falls_short(actual: float, required: float) -> bool:
     return actual < required - TOLERANCE
 
 
-def pass_rate(outcomes: Iterable[Outcome]) -> float:
-    """Passed over all given outcomes, errored included; 0.0 for none.
-
-    Errored outcomes stay in the denominator on purpose: with
-    ``fail_on_error = false`` an errored case still lowers the rate.
-    """
-    statuses = [o.status for o in outcomes]
-    return statuses.count("passed") / len(statuses) if statuses else 0.0
-
-
-def pass_rate_by_skill(outcomes: Iterable[Outcome]) -> dict[str, float]:
-    """Candidate pass rate per skill (all runners and repeats pooled), in first-seen order."""
-    grouped: dict[str, list[Outcome]] = {}
-    for outcome in outcomes:
-        if outcome.arm == "candidate":
-            grouped.setdefault(outcome.skill_name, []).append(outcome)
-    return {skill: pass_rate(group) for skill, group in grouped.items()}
-
-
-def percent(rate: float, other: float | None = None) -> str:
-    """``rate`` as a whole percentage, with more digits if it would read as ``other``.
-
-    Without this, 299/300 against a 1.0 bar would print "100% is below the
-    required 100%".
-    """
-    for digits in range(0, 5):
-        text = f"{rate:.{digits}%}"
-        if other is None or text != f"{other:.{digits}%}":
-            return text
-    return text
-
-
-def filtered_skills(record: RunRecord) -> list[str]:
-    """Skills whose every case the -k/-m selection removed, without duplicates."""
-    lists = (record.deselected_skills, record.tag_filtered_skills, record.case_filtered_skills)
-    return list(dict.fromkeys(name for names in lists for name in names))
-
-
 def evaluate_gate(
     record: RunRecord,
     *,
@@ -93,26 +59,24 @@ def evaluate_gate(
     per_skill_min: Mapping[str, float],
 ) -> GateResult:
     """The verdict for one session. The gate passes exactly when no reason applies."""
-    candidates = record.candidates
+    figures = record.figures  # computed once: every report reads the same figures
     reasons = [
-        *_rate_reasons(record, candidates, min_pass_rate),
-        *_errored_reasons(candidates, fail_on_error),
+        *_rate_reasons(record, figures, min_pass_rate),
+        *_errored_reasons(figures.errored, fail_on_error),
         *ceiling_reasons(record.spend_ceiling, (item.get("reason") for item in record.not_run)),
         *_not_run_reasons(record.not_run),
-        *_per_skill_reasons(record, candidates, per_skill_min),
+        *_per_skill_reasons(record, figures.pass_rate_by_skill, per_skill_min),
     ]
     passed = not reasons
     return GateResult(passed, EXIT_PASSED if passed else EXIT_FAILED, tuple(reasons))
 
 
-def _rate_reasons(
-    record: RunRecord, candidates: Sequence[Outcome], min_pass_rate: float
-) -> list[str]:
-    if not candidates:
+def _rate_reasons(record: RunRecord, figures: RunFigures, min_pass_rate: float) -> list[str]:
+    if not figures.total:
         if nothing_to_evaluate(record):  # a green run that says nothing was evaluated
             return []
         return [f"no eval cases ran: {_zero_case_cause(record)}"]
-    rate = pass_rate(candidates)
+    rate = figures.pass_rate
     if falls_short(rate, min_pass_rate):
         return [
             f"pass rate {percent(rate, min_pass_rate)} is below the required "
@@ -133,7 +97,7 @@ def _unchanged(record: RunRecord) -> frozenset[str]:
 
 
 def _zero_case_cause(record: RunRecord) -> str:
-    filtered = filtered_skills(record)
+    filtered = record.filtered_skills
     if filtered:
         names = ", ".join(filtered)
         return f"the -k/-m selection deselected every case (skill(s): {names})"
@@ -149,8 +113,7 @@ def _zero_case_cause(record: RunRecord) -> str:
     return "no skills were found"
 
 
-def _errored_reasons(candidates: Sequence[Outcome], fail_on_error: bool) -> list[str]:
-    errored = sum(o.status == "errored" for o in candidates)
+def _errored_reasons(errored: int, fail_on_error: bool) -> list[str]:
     if not fail_on_error or not errored:
         return []
     return [f"{errored} case errored" if errored == 1 else f"{errored} cases errored"]
@@ -175,9 +138,8 @@ def _not_run_reasons(not_run: Sequence[Mapping[str, object]]) -> list[str]:
 
 
 def _per_skill_reasons(
-    record: RunRecord, candidates: Sequence[Outcome], per_skill_min: Mapping[str, float]
+    record: RunRecord, rates: Mapping[str, float], per_skill_min: Mapping[str, float]
 ) -> list[str]:
-    rates = pass_rate_by_skill(candidates)
     reasons = []
     unchanged = _unchanged(record)
     for skill, minimum in per_skill_min.items():

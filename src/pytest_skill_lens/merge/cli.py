@@ -25,13 +25,13 @@ from ..gate.record import GateResult, RunRecord
 from ..report.html import render_html
 from ..report.json_fields import parse_json
 from ..report.json_read import ReportError, read_report
+from ..report.merged_junit import render_junit
 from ..report.printable import one_line
 from ..report.terminal import summary_lines
 from ..report.written import Writes, report_targets, write_reports
 from ..suite.errors import AuthoringError
 from ..suite.regular_files import read_regular
 from .combine import MergeError, ShardReport, judge, merge_records
-from .junit import render_junit
 
 PROG = "pytest-skill-lens merge"
 HTML_PROG = "pytest-skill-lens html"

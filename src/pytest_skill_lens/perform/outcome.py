@@ -32,6 +32,8 @@ class CaseIdentity:
     cassette: str | None = None
     # trajectory.skill_triggered of an offered case, for the confusion matrix (gate/confusion.py).
     trigger_expected: bool | None = None
+    # The reuse store under --skill-lens-reuse (docs/reuse.md); None: off. Not an outcome's.
+    reuse: str | None = None
 
 
 @dataclass(slots=True)  # kept for every item to the end of the session: no __dict__
@@ -82,6 +84,10 @@ class Outcome:
     # What a recording run did with the file: "written", "kept" (replayed, unchanged)
     # or "not_written" (cassette_note says why); None when nothing was to be written.
     cassette_action: str | None = None
+    # Reused by content from the store (docs/reuse.md): the commit and time that recorded
+    # it and the item that did ({commit, recorded_at, item, entry}); None: not reused.
+    reused_from: dict[str, Any] | None = None
+    reuse_note: str | None = None  # why a reusing run's item was not reused (what changed)
 
     @property
     def judge_cost_usd(self) -> float:
@@ -116,9 +122,13 @@ def tool_calls_data(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
 _OUTCOME_FIELDS = fields(Outcome)
 # What of a run an Outcome does not keep: the transcript is never reported.
 UNRECORDED_RUN_FIELDS = frozenset({"transcript"})
+# What of an identity an Outcome does not keep: where the item may be reused from.
+UNRECORDED_IDENTITY_FIELDS = frozenset({"reuse"})
 # Copied by name, so no field is copied by hand: a RunResult or CaseIdentity field
 # that Outcome lacks (and is not declared unrecorded) fails every outcome built.
-_FROM_IDENTITY = tuple(f.name for f in fields(CaseIdentity))
+_FROM_IDENTITY = tuple(
+    f.name for f in fields(CaseIdentity) if f.name not in UNRECORDED_IDENTITY_FIELDS
+)
 # Made into tuples of their own below: read only, and never shared with the run.
 _RUN_SEQUENCES = ("tool_calls", "hooks")
 _FROM_RUN = (

@@ -38,6 +38,7 @@ class Taping:
     tape: Tape | None
     refusal: str | None  # why the act must not start at all
     untaped: bool  # a runner or judge that sends requests the cassette never sees
+    reusing: bool = False  # the tape is a reuse store's entry (docs/reuse.md)
 
 
 # Most items: no cassette, nothing refused, nothing live outside one.
@@ -54,7 +55,8 @@ def open_tape(
 ) -> Taping:
     """The item's tape (None when no seat records), and a refusal when it must not act."""
     mode = settings.record
-    if identity.cassette is None or not mode:
+    store = None if mode else identity.reuse  # the two never meet: configure refuses it
+    if store is None and (identity.cassette is None or not mode):
         return UNTAPED
     runner_taped = _records(runner)
     judging = case.judge is not None
@@ -92,6 +94,12 @@ def open_tape(
         "arm": identity.arm,
         "repeat": identity.repeat_index + 1,
     }
+    if store is not None:
+        from ..run.cassettes.store import StoreTape
+
+        entry = StoreTape(Path(store), key, item)
+        return Taping(entry, entry.refusal, bool(untaped), reusing=True)
+    assert identity.cassette is not None and mode  # else UNTAPED above
     path = Path(identity.cassette)
     # Never read or written through a link below the directory you chose (or the skill's).
     root = cassette_root(path, named=bool(settings.cassettes))
@@ -132,6 +140,14 @@ def with_replay(outcome: Outcome, taping: Taping, report: TapeReport | None) -> 
     outcome.recorded_at = report.recorded_at
     outcome.cassette_note = report.note
     outcome.cassette_action = report.action
+    if taping.reusing:
+        from ..run.cassettes.store import StoreTape
+
+        assert isinstance(taping.tape, StoreTape)
+        if outcome.replayed:
+            outcome.reused_from = taping.tape.reused_from()
+        else:  # ran (or errored): why it was not reused, when the store can say
+            outcome.reuse_note = taping.tape.note or taping.tape.rerecorded
     return outcome
 
 

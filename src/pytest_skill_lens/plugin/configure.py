@@ -151,7 +151,8 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
         shard=shard,
         judge_source=_judge_source(option, settings, config_path),
         runner_source=_runner_source(option, settings, config_path),
-        cassette_dir=_cassette_dir(option, settings, config_path, here),
+        cassette_dir=_directory(option.skill_lens_cassettes, settings.cassettes, config_path, here),
+        reuse_dir=_reuse_dir(option, settings, config_path, here),
         changes=changes,
     )
     _choose_args(config, cli_roots, ini_roots)
@@ -167,19 +168,32 @@ def _judge_source(option: Any, settings: Settings, config_path: Path | None) -> 
     return ""  # the default, fake, always exists
 
 
-def _cassette_dir(
-    option: Any, settings: Settings, config_path: Path | None, here: Path
-) -> Path | None:
-    """Where the cassettes live: ``--skill-lens-cassettes DIR`` against the invocation
-    directory, a ``cassettes`` key against its skill-lens.toml; ``None``: beside each
-    eval file."""
-    given: str | None = option.skill_lens_cassettes
+def _directory(given: str | None, key: str, config_path: Path | None, here: Path) -> Path | None:
+    """A directory a flag names against the invocation directory, or its key in
+    skill-lens.toml against that file's (the cassettes', the reuse store's); ``None``:
+    neither was given."""
     if given:
         return here / given
-    if settings.cassettes:
+    if key:
         base = config_path.parent if config_path is not None else Path.cwd()
-        return base / settings.cassettes
+        return base / key
     return None
+
+
+def _reuse_dir(
+    option: Any, settings: Settings, config_path: Path | None, here: Path
+) -> Path | None:
+    """The reuse store (docs/reuse.md); refused beside ``--skill-lens-record``, which
+    keeps one file per item of its own: an item has one recording, from one place."""
+    store = _directory(option.skill_lens_reuse, settings.reuse, config_path, here)
+    if store is not None and settings.record:
+        user_error(
+            f"{_given(option, 'reuse', config_path)} and {_given(option, 'record', config_path)} "
+            "both choose where an outcome is recorded and replayed from",
+            "use one: --skill-lens-reuse DIR reuses outcomes by content and records the rest; "
+            "--skill-lens-record keeps a cassette per item beside its eval file",
+        )
+    return store
 
 
 def _given(option: Any, key: str, config_path: Path | None) -> str:

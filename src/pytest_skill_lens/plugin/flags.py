@@ -48,39 +48,22 @@ def _number(flag: Flag, text: str | None, *, whole: bool = False) -> Any:
     return value
 
 
+# A flag that overrides a setting is only parsed here: its bounds are the setting's,
+# checked once where it is declared (settings.py), in the same words for the file.
 def number(flag: Flag, text: str | None) -> float | None:
     return _number(flag, text)  # type: ignore[no-any-return]
 
 
+def whole(flag: Flag, text: str | None) -> int | None:
+    return _number(flag, text, whole=True)  # type: ignore[no-any-return]
+
+
 def positive(flag: Flag, text: str | None) -> int | None:
-    value = _number(flag, text, whole=True)
+    """A whole number of 1 or more, for a flag no setting declares."""
+    value = whole(flag, text)
     if value is not None and value < 1:
         user_error(f"{flag.option} must be 1 or more, got {value}")
-    return value  # type: ignore[no-any-return]
-
-
-def above_zero(flag: Flag, text: str | None) -> float | None:
-    value = _number(flag, text)
-    if value is not None and value <= 0:
-        user_error(f"{flag.option} must be more than 0, got {value}")
-    return value  # type: ignore[no-any-return]
-
-
-def rate(flag: Flag, text: str | None) -> float | None:
-    value = _number(flag, text)
-    if value is not None and not 0.0 <= value <= 1.0:
-        user_error(f"{flag.option} must be between 0.0 and 1.0, got {value}")
-    return value  # type: ignore[no-any-return]
-
-
-def confidence(flag: Flag, text: str | None) -> float | None:
-    value = _number(flag, text)
-    if value is not None and not 0.0 < value < 1.0:
-        user_error(
-            f"{flag.option} must be between 0 and 1 (exclusive), got {value}",
-            "give a confidence level such as 0.9 or 0.95",
-        )
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def choice(flag: Flag, text: str | None) -> str | None:
@@ -196,13 +179,13 @@ FLAGS: tuple[Flag, ...] = (
         key="baseline",
         **{**_choices("none", "previous", "placebo"), "read": arms},
     ),
-    Flag("repeat", "N", "run every case N times per arm", "repeat", positive),
+    Flag("repeat", "N", "run every case N times per arm", "repeat", whole),
     Flag(
         "min-pass-rate",
         "RATE",
         "required candidate pass rate, 0.0-1.0 (default 1.0)",
         "min_pass_rate",
-        rate,
+        number,
     ),
     Flag(
         "min-delta", "DELTA", "required pass-rate gain over the baseline arm", "min_delta", number
@@ -212,29 +195,29 @@ FLAGS: tuple[Flag, ...] = (
         "LEVEL",
         "also require the delta's interval at LEVEL (e.g. 0.95) to clear --skill-lens-min-delta",
         "min_delta_confidence",
-        confidence,
+        number,
     ),
     Flag(
         "min-case-pass-rate",
         "RATE",
         "required pass rate of every candidate case across its repetitions, 0.0-1.0",
         "min_case_pass_rate",
-        rate,
+        number,
     ),
     Flag(
         "max-spend",
         "USD",
         "start no new case once this much has been spent",
         "max_spend_usd",
-        above_zero,
+        number,
     ),
-    Flag("concurrency", "N", "cases run at once", "concurrency", positive),
+    Flag("concurrency", "N", "cases run at once", "concurrency", whole),
     Flag(
         "case-timeout",
         "S",
         "seconds one case's runner and judge calls may take (600)",
         "case_timeout_seconds",
-        above_zero,
+        number,
     ),
     Flag(
         "progress-interval",
@@ -306,6 +289,13 @@ FLAGS: tuple[Flag, ...] = (
         "DIR",
         "where cassettes live (default: cassettes/ by each eval file)",
         "cassettes",
+    ),
+    Flag(
+        "reuse",
+        "DIR",
+        "reuse outcomes recorded by content in DIR (a directory CI caches); run the rest "
+        "and add them to it",
+        "reuse",
     ),
 )
 BY_NAME = {flag.name: flag for flag in FLAGS}

@@ -192,6 +192,7 @@ class CaseItem(SkillHooks, pytest.Function):
             order=self.order,
             cassette=self.cassette(),
             trigger_expected=self.trigger_expected,
+            reuse=self.reuse_store(),
         )
 
     def cassette(self) -> str | None:
@@ -211,6 +212,12 @@ class CaseItem(SkillHooks, pytest.Function):
         arm, repeat = self.arm_label, self.repeat_index
         path = cassette_path(directory, self.skill.name, name, runner, arm, repeat)
         return str(path.absolute())
+
+    def reuse_store(self) -> str | None:
+        """The store this item is reused from and added to (``--skill-lens-reuse``)."""
+        session = get_session(self.config)
+        store = session.run.reuse_dir if session is not None else None
+        return str(store.absolute()) if store is not None else None
 
     def setup(self) -> None:
         state = get_session(self.config)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..gate.spend import usd
+from ..formatting import usd
 
 
 @dataclass(frozen=True)

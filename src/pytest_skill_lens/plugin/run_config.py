@@ -55,6 +55,7 @@ class RunConfig:
     # The same for the runners: "--skill-lens-runner" or "<toml>, field 'default_runner'".
     runner_source: str = ""
     cassette_dir: Path | None = None  # --skill-lens-cassettes or the toml's; None: by each file
+    reuse_dir: Path | None = None  # --skill-lens-reuse or the toml's reuse; None: off
     changes: Changes | None = None  # --skill-lens-changed: what differs from REF, read once
 
     def recorded(self) -> RunSettings:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..gate.arms import arm_kinds
 from ..gate.record import RunRecord
-from .arms_view import TITLE, arm_records, arm_rows, cell_text, gate_line, none_ran, rate_text
+from .arms_view import TITLE, arm_records, cell_text, gate_line, none_ran, rate_text
 from .delta_markdown import delta_block
 
 Escape = Callable[[str], str]
@@ -22,12 +21,12 @@ def arms_block(record: RunRecord, inline: Escape) -> str:
             blocks.append("\n".join([f"### {inline(head)}", *(inline(n.strip()) for n in notes)]))
         elif block := delta_block(view, inline):
             blocks.append(block)
-    kinds = arm_kinds(record.baseline_kind)
+    kinds = record.baseline_kinds
     rows = [
         "| skill | runner | candidate | " + " | ".join(f"vs {inline(k)}" for k in kinds) + " |",
         "|---|---|---:|" + "---:|" * len(kinds),
     ]
-    for row in arm_rows(record.deltas):
+    for row in record.arm_rows:
         by_kind = {cell.baseline_kind: cell_text(cell) for cell in row.cells}
         names = f"| {inline(row.skill_name)} | {inline(row.runner)} |"
         cells = [

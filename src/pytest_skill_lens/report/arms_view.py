@@ -11,14 +11,12 @@ shows none of this: its reports are unchanged.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from ..gate.arms import arm_kinds
-from ..gate.delta import Delta, signed_percent
-from ..gate.intervals import Interval, paired_delta_interval
+from ..formatting import signed_percent
+from ..gate.arm_rows import ALL, ArmCell, ArmRow
 from ..gate.record import RunRecord
 from .delta_json import delta_dict, interval_dict
 from .delta_lines import delta_lines
@@ -26,38 +24,18 @@ from .json_fields import COUNT, RATE, SIGNED_RATE, Fields, check_interval
 
 Escape = Callable[[str], str]
 TITLE = "Baseline arms side by side (candidate - arm, pass-rate delta [95% interval]):"
-ALL = "all"
-
-
-@dataclass(frozen=True)
-class ArmCell:
-    """One arm's figures in one row (None throughout when no case was comparable)."""
-
-    baseline_kind: str
-    comparable_cases: int
-    pass_rate_baseline: float | None
-    pass_rate_delta: float | None
-    interval: Interval | None
-
-
-@dataclass(frozen=True)
-class ArmRow:
-    skill_name: str  # "all" on the last row
-    runner: str
-    pass_rate_candidate: float | None
-    cells: tuple[ArmCell, ...]
 
 
 def several(record: RunRecord) -> bool:
     """Several baseline arms were asked for: the side-by-side reports apply."""
-    return len(arm_kinds(record.baseline_kind)) > 1
+    return len(record.baseline_kinds) > 1
 
 
 def arm_records(record: RunRecord) -> list[RunRecord]:
     """The record as each arm alone would have it, in the order asked."""
     views = []
     by_kind = {delta.baseline_kind: delta for delta in record.deltas}
-    for kind in arm_kinds(record.baseline_kind):
+    for kind in record.baseline_kinds:
         outcomes = [o for o in record.outcomes if o.arm == "candidate" or o.baseline_kind == kind]
         notes = [note for note in record.baseline_notes if note.arm == kind]
         views.append(
@@ -71,60 +49,6 @@ def arm_records(record: RunRecord) -> list[RunRecord]:
             )
         )
     return views
-
-
-def arm_rows(deltas: Sequence[Delta]) -> list[ArmRow]:
-    """A row per skill and runner in the cases' order, then ``all`` (several rows only)."""
-    keys = list(dict.fromkeys((c.skill_name, c.runner) for d in deltas for c in d.cases))
-    rows = [_row(skill, runner, deltas) for skill, runner in keys]
-    if len(rows) > 1:
-        rows.append(
-            ArmRow(
-                ALL,
-                "",
-                deltas[0].pass_rate_candidate if deltas else None,
-                tuple(
-                    ArmCell(
-                        d.baseline_kind,
-                        d.comparable_cases,
-                        d.pass_rate_baseline,
-                        d.pass_rate_delta,
-                        d.pass_rate_delta_interval,
-                    )
-                    for d in deltas
-                ),
-            )
-        )
-    return rows
-
-
-def _row(skill: str, runner: str, deltas: Sequence[Delta]) -> ArmRow:
-    cells = []
-    candidate: list[float] = []
-    for delta in deltas:
-        mine = [c for c in delta.cases if (c.skill_name, c.runner) == (skill, runner)]
-        if not candidate:
-            candidate = [c.candidate.pass_rate for c in mine if c.candidate.pass_rate is not None]
-        pairs = [
-            (c.candidate.pass_rate, c.baseline.pass_rate)
-            for c in mine
-            if c.comparable and c.baseline is not None
-            if c.candidate.pass_rate is not None and c.baseline.pass_rate is not None
-        ]
-        cells.append(
-            ArmCell(
-                delta.baseline_kind,
-                len(pairs),
-                _mean([b for _, b in pairs]),
-                _mean([a - b for a, b in pairs]),
-                paired_delta_interval(tuple(pairs)),
-            )
-        )
-    return ArmRow(skill, runner, _mean(candidate), tuple(cells))
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
 
 
 def cell_text(cell: ArmCell) -> str:
@@ -149,7 +73,7 @@ def gate_line(record: RunRecord) -> str | None:
     gate = record.run.gate if record.run is not None else None
     if gate is None or gate.min_delta is None:
         return None
-    kinds = ", ".join(arm_kinds(record.baseline_kind))
+    kinds = ", ".join(record.baseline_kinds)
     return (
         f"The gate holds min_delta {signed_percent(gate.min_delta)} against each baseline arm "
         f"({kinds}): every arm must clear it."
@@ -167,9 +91,9 @@ def arms_lines(record: RunRecord) -> list[str]:
     lines: list[str] = []
     for view in arm_records(record):
         lines += [*([""] if lines else []), *(delta_lines(view) if view.delta else none_ran(view))]
-    kinds = arm_kinds(record.baseline_kind)
+    kinds = record.baseline_kinds
     table = [["skill / runner", "candidate", *(f"vs {kind}" for kind in kinds)]]
-    for row in arm_rows(record.deltas):
+    for row in record.arm_rows:
         by_kind = {cell.baseline_kind: cell_text(cell) for cell in row.cells}
         table.append(
             [
@@ -192,7 +116,7 @@ def arms_dict(record: RunRecord) -> dict[str, Any] | None:
     if not several(record):
         return None
     return {
-        "kinds": list(arm_kinds(record.baseline_kind)),
+        "kinds": list(record.baseline_kinds),
         "deltas": [delta_dict(delta) for delta in record.deltas],
         "rows": [
             {
@@ -210,7 +134,7 @@ def arms_dict(record: RunRecord) -> dict[str, Any] | None:
                     for cell in row.cells
                 ],
             }
-            for row in arm_rows(record.deltas)
+            for row in record.arm_rows
         ],
     }
 

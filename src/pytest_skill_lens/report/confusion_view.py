@@ -13,7 +13,6 @@ from typing import Any
 
 from ..gate.confusion import ConfusedPair, Confusion, SkillRates
 from ..gate.intervals import Interval
-from ..perform.outcome import Outcome
 from .delta_json import interval_dict
 from .json_fields import COUNT, RATE, Fields, check_interval
 
@@ -148,12 +147,6 @@ def confusion_dict(matrix: Confusion | None) -> dict[str, Any] | None:
             for pair in matrix.pairs
         ],
     }
-
-
-def triggering_of(outcomes: list[Outcome]) -> Confusion | None:
-    from ..gate.confusion import confusion
-
-    return confusion(outcomes)
 
 
 def check_triggering(top: Fields) -> None:

@@ -7,7 +7,8 @@ cases did not count and why.
 
 from __future__ import annotations
 
-from ..gate.delta import ArmStats, CaseStats, Delta, DeltaFigures, signed_percent
+from ..formatting import signed_percent
+from ..gate.delta import ArmStats, CaseStats, Delta, DeltaFigures
 from ..gate.intervals import Interval
 from ..gate.record import RunRecord
 from ..labels import case_label

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..gate.delta import Delta, DeltaFigures, signed_percent
+from ..formatting import signed_percent
+from ..gate.delta import Delta, DeltaFigures
 from ..gate.record import RunRecord
 from ..labels import case_label
 from .delta_lines import ADVICE, arm_tally, signed_usd, source_line

@@ -77,6 +77,13 @@ def _summary(summary: Fields) -> None:
         if key in summary.data:
             for index, source in enumerate(summary.names(key)):
                 known_source(source, f"{summary.at(key)}[{index}]")
+    reuse = summary.optional_child("reuse")
+    if reuse is not None:
+        for key in ("reused", "not_reused", "of"):
+            reuse.count(key)
+        reuse.optional_text("oldest_recorded_at")
+        reuse.names("commits")
+        reuse.optional_text("note")
     replay = summary.optional_child("replay")
     if replay is not None:
         for key in ("replayed", "partly_replayed", "recorded", "of"):

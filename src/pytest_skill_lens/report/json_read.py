@@ -160,7 +160,24 @@ def _outcome(o: Fields, order: int) -> Outcome:
         recorded_at=o.optional_text("recorded_at") if "recorded_at" in o.data else None,
         cassette_note=o.optional_text("cassette_note") if "cassette_note" in o.data else None,
         cassette_action=_cassette_action(o),
+        reused_from=_reused_from(o),
+        reuse_note=o.optional_text("reuse_note") if "reuse_note" in o.data else None,
     )
+
+
+def _reused_from(o: Fields) -> dict[str, Any] | None:
+    """Where a reused outcome was recorded (docs/reuse.md); absent from an earlier report."""
+    if o.data.get("reused_from") is None:
+        return None
+    origin = o.child("reused_from")
+    origin.optional_text("commit")
+    origin.optional_text("recorded_at")
+    origin.text("entry")
+    item = origin.child("item")
+    for key in ("skill", "case", "runner", "arm"):
+        item.text(key)
+    item.count("repeat")
+    return origin.data
 
 
 def _cassette_action(o: Fields) -> str | None:

@@ -1,4 +1,4 @@
-"""The JSON report, and the summary figures (:class:`Counts`, :class:`Totals`) every report shares.
+"""The JSON report, and the spend figures (:class:`Totals`) every report shares.
 
 Consumers of the original tool's report keep working: every upstream key is
 here with its meaning, and what we add (``deselected_skills``, and per outcome
@@ -23,20 +23,20 @@ from typing import Any
 
 from .. import __version__
 from ..gate.record import GateResult, GateSettings, RunRecord
-from ..gate.verdict import pass_rate, pass_rate_by_skill
 from ..labels import Arm
 from ..perform.outcome import Outcome
 from ..run.price_source import distinct
 from ..score.check import Score
 from .arms_view import arms_dict
 from .changed_json import changed_dict
-from .confusion_view import confusion_dict, triggering_of
+from .confusion_view import confusion_dict
 from .delta_json import delta_dict, note_dict
 from .json_stream import Each, file_chunks
 from .matrix_json import matrix_dict
 from .multiplicity_view import multiplicity_list
 from .product_lines import product_dict, unsandboxed
 from .replay_lines import CassetteAccount, ReplayShare
+from .reuse_lines import ReuseShare
 from .wiring import FakeShare
 
 REPORT_TOOL = "pytest-skill-lens"  # the run block's "tool": what wrote the report
@@ -100,7 +100,7 @@ def report_parts(record: RunRecord, gate: GateResult) -> list[tuple[str, Any]]:
         # reasons, the unchanged skills it deselected (null without the flag).
         ("changed", changed_dict(record.changed)),
         # Additive: offered cases' triggering, written for x taken (null: none checked it).
-        ("triggering", confusion_dict(triggering_of(record.outcomes))),
+        ("triggering", confusion_dict(record.figures.triggering)),
         # Additive: several baseline arms side by side (null for one arm or none).
         ("arms", arms_dict(record)),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
@@ -183,33 +183,10 @@ class Totals:
         )
 
 
-@dataclass(frozen=True)
-class Counts:
-    """The candidate arm's verdicts; baseline outcomes never count here."""
-
-    total: int
-    passed: int
-    failed: int
-    errored: int
-    not_run: int  # candidate items that never produced an outcome
-    pass_rate: float
-
-    @classmethod
-    def of(cls, record: RunRecord) -> Counts:
-        statuses = [o.status for o in record.candidates]
-        return cls(
-            total=len(statuses),
-            passed=statuses.count("passed"),
-            failed=statuses.count("failed"),
-            errored=statuses.count("errored"),
-            not_run=sum(item.get("arm", "candidate") == "candidate" for item in record.not_run),
-            pass_rate=pass_rate(record.candidates),
-        )
-
-
 def summary(record: RunRecord) -> dict[str, Any]:
-    """Counts and rates from the candidate arm; spend and latency from both arms."""
-    counts = Counts.of(record)
+    """Counts and rates from the candidate arm (the gate's figures); spend and latency
+    from both arms."""
+    counts = record.figures
     totals = Totals.of(record)
     fake = FakeShare.of(record)
     return {
@@ -219,7 +196,7 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "errored": counts.errored,
         "baseline_errored": totals.baseline_errored,
         "pass_rate": counts.pass_rate,
-        "pass_rate_by_skill": pass_rate_by_skill(record.candidates),
+        "pass_rate_by_skill": dict(counts.pass_rate_by_skill),
         "total_tokens": totals.tokens,
         "total_cost_usd": totals.cost_usd,
         "total_latency_ms": totals.latency_ms,
@@ -238,6 +215,8 @@ def summary(record: RunRecord) -> dict[str, Any]:
         "judge_price_sources": list(totals.judge_price_sources),
         # Additive: outcomes replayed from cassettes, and the oldest recording (null: none).
         "replay": ReplayShare.of(record).as_dict(len(record.outcomes)),
+        # Additive: outcomes reused by content, and why others were not (null: no store).
+        "reuse": ReuseShare.of(record).as_dict(len(record.outcomes)),
         # Additive: products that ran with no skill-lens sandbox ([]: none; null: no
         # product named, or a merge, whose shards' products are not carried over).
         "unsandboxed_products": unsandboxed(record),
@@ -319,6 +298,9 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         # case expected of its own skill (docs/eval-files.md, neighbours).
         "skills_triggered": o.skills_triggered,
         "trigger_expected": o.trigger_expected,
+        # Additive: reused by content from the store (docs/reuse.md), or why not.
+        "reused_from": o.reused_from,
+        "reuse_note": o.reuse_note,
         # Additive: which baseline arm ran it (null for the candidate), so several arms
         # of one run stay apart (docs/comparing.md).
         "baseline_kind": o.baseline_kind,

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from ..perform.outcome import Outcome
 from .printable import printable
 from .replay_lines import replay_properties
+from .reuse_lines import reuse_properties
 
 SCRIPTS_PROPERTY = "skill_lens_scripts"
 # The names the original skill-lens CLI writes, so tools that read its JUnit keep working.
@@ -74,6 +75,7 @@ def case_properties(outcome: Outcome) -> list[tuple[str, object]]:
         # Only a product's trace can tell; absent where nothing could.
         *([("skill_loaded", outcome.skill_loaded)] if outcome.skill_loaded is not None else []),
         *replay_properties(outcome),  # a replayed case's figures are its cassette's
+        *reuse_properties(outcome),  # and a reused one's, from when and which commit
     ]
 
 

@@ -13,23 +13,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from ..formatting import usd
 from ..gate.record import GateResult, RunRecord
-from ..gate.spend import usd
-from ..gate.verdict import pass_rate_by_skill
 from ..perform.outcome import Outcome
 from ..run.price_source import NOT_PRICED
 from .arms_markdown import arms_block
 from .arms_view import several
-from .confusion_view import confusion_block, triggering_of
+from .confusion_view import confusion_block
 from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
-from .json_report import Counts, Totals
+from .json_report import Totals
 from .matrix_markdown import matrix_block
 from .multiplicity_view import multiplicity_block
 from .printable import printable
 from .product_lines import product_lines
 from .replay_lines import CassetteAccount, ReplayShare, replay_word
+from .reuse_lines import ReuseShare, origin_words
 from .terminal import (
     COST_NOTE,
     JUDGE_NOTE,
@@ -41,6 +42,9 @@ from .terminal import (
     skip_lines,
 )
 from .wiring import FakeShare
+
+if TYPE_CHECKING:  # annotations only
+    from ..gate.figures import RunFigures
 
 TRUNCATED_NOTE = "_Truncated — see the JSON report artifact._"
 ABORTED_HEADING = "## skill-lens — ❌ run aborted, no gate was computed"
@@ -68,7 +72,7 @@ def render_markdown(
     """
     if max_chars is not None and max_chars < 1:
         raise ValueError("max_chars must be at least 1")
-    counts = Counts.of(record)
+    counts = record.figures
     if record.aborted is not None:
         head = [ABORTED_HEADING]
         if record.outcomes:  # what ran before the stop, so it is not lost
@@ -81,6 +85,7 @@ def render_markdown(
         head.append(f"> ⚠️ {inline(wiring)}")
     if replayed := ReplayShare.of(record).line(len(record.outcomes)):  # in the head too
         head.append(f"> ⏪ {inline(replayed)}")
+    head.extend(f"> ♻️ {inline(line)}" for line in ReuseShare.of(record).lines(len(record.outcomes)))
     if account := CassetteAccount.of(record):  # what a recording run wrote, and where
         head.append(f"> ⏺️ {inline(account.lines()[0])}")
     blocks = [
@@ -91,7 +96,7 @@ def render_markdown(
             arms_block(record, inline) if several(record) else delta_block(record, inline),
             multiplicity_block(record, inline),
             matrix_block(record, inline),
-            confusion_block(triggering_of(record.outcomes), inline),
+            confusion_block(record.figures.triggering, inline),
             failures_block(record, full_output or record.full_output),
             not_run_block(record),
             skipped_block(record),
@@ -140,7 +145,7 @@ def verdict_heading(gate: GateResult) -> str:
     return "## skill-lens — ✅ gate passed" if gate.passed else "## skill-lens — ❌ gate failed"
 
 
-def summary_line(counts: Counts) -> str:
+def summary_line(counts: RunFigures) -> str:
     not_run = f" · {counts.not_run} not run" if counts.not_run else ""
     return (
         f"**{counts.passed}/{counts.total} passed** · {counts.failed} failed"
@@ -205,7 +210,7 @@ def per_skill_block(record: RunRecord) -> str | None:
         "| Skill | Pass rate | Passed | Failed | Errored |",
         "|---|---|---|---|---|",
     ]
-    for skill, rate in pass_rate_by_skill(candidates).items():
+    for skill, rate in record.figures.pass_rate_by_skill.items():
         mine = [o.status for o in candidates if o.skill_name == skill]
         counts = " | ".join(str(mine.count(s)) for s in ("passed", "failed", "errored"))
         lines.append(f"| {inline(skill)} | {rate:.0%} | {counts} |")
@@ -233,6 +238,8 @@ def failure_entry(outcome: Outcome, excerpt: Excerpt, repeats: int) -> str:
         case += f" [run {outcome.repeat_index + 1}/{repeats}]"
     replayed = replay_word(outcome)
     recorded = f", recorded {outcome.recorded_at}" if replayed and outcome.recorded_at else ""
+    if outcome.reused_from is not None:
+        recorded = f", recorded {origin_words(outcome.reused_from)}"
     parts = [
         f"**{code(outcome.skill_name)} :: {code(case)}** ({inline(outcome.runner)})"
         f" — {outcome.status}" + (f" ({replayed}{recorded})" if replayed else "")

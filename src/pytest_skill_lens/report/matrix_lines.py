@@ -8,7 +8,7 @@ diverge or cannot be compared are cut at :data:`SHOWN` each, saying how many mor
 
 from __future__ import annotations
 
-from ..gate.delta import signed_percent
+from ..formatting import signed_percent
 from ..gate.intervals import Interval
 from ..gate.matrix import CaseRow, Cell, PairDifference, RunnerRate, Verdict
 from ..gate.record import RunRecord

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..gate.delta import signed_percent
+from ..formatting import signed_percent
 from ..gate.matrix import Matrix, PairDifference, RunnerRate
 from ..gate.record import RunRecord
 from .matrix_lines import (

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..gate.delta import signed_percent
-from ..gate.multiplicity import WHAT, Decision, Multiplicity, subject_text
+from ..formatting import signed_percent
+from ..gate.multiplicity import WHAT, Decision, Multiplicity
 from ..gate.record import RunRecord
 
 Escape = Callable[[str], str]
@@ -42,7 +42,7 @@ def decision_text(decision: Decision, family: Multiplicity) -> str:
     """One decision: its figure, bar, p-value and both verdicts (the adjusted under Holm)."""
     raw = "shown" if decision.raw_holds else "not shown"
     text = (
-        f"{subject_text(family, decision)} {figure(family, decision.estimate)} against "
+        f"{family.subject_text(decision)} {figure(family, decision.estimate)} against "
         f"{figure(family, decision.bar)}: p = {decision.p_value:.4f}, raw {raw}"
     )
     if family.method == "none":
@@ -77,7 +77,7 @@ def multiplicity_block(record: RunRecord, inline: Escape) -> str | None:
         ]
         for d in family.decisions:
             rows.append(
-                f"| {inline(subject_text(family, d))} | {figure(family, d.estimate)} "
+                f"| {inline(family.subject_text(d))} | {figure(family, d.estimate)} "
                 f"| {figure(family, d.bar)} | {d.p_value:.4f} | {_shown(d.raw_holds)} "
                 f"| {f'{d.adjusted_p_value:.4f}' if holm else '—'} "
                 f"| {_shown(d.adjusted_holds) if holm else '—'} |"

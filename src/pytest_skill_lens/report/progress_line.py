@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..gate.spend import usd
+from ..formatting import usd
 from .printable import one_line
 
 PREFIX = "[skill-lens]"

@@ -27,7 +27,10 @@ AS_RECORDED = (
 
 
 def replay_word(outcome: Outcome) -> str | None:
-    """``replayed`` or ``partly replayed`` for an outcome's console line; None otherwise."""
+    """``replayed`` (``reused``: found by content in the reuse store) or ``partly
+    replayed`` for an outcome's console line; None otherwise."""
+    if outcome.reused_from is not None:
+        return "reused"
     if outcome.replayed:
         return "replayed"
     if outcome.replayed_calls:

@@ -10,22 +10,26 @@ the cursor, recolour the terminal or print a line of its own.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
+from ..formatting import usd
 from ..gate.record import GateResult, RunRecord
-from ..gate.spend import usd
-from ..gate.verdict import filtered_skills
 from ..labels import case_label
 from ..run.price_source import NOT_PRICED
 from .arms_view import arms_lines, several
-from .confusion_view import confusion_lines, triggering_of
+from .confusion_view import confusion_lines
 from .delta_lines import delta_lines
-from .json_report import Counts, Totals, repeat_index
+from .json_report import Totals, repeat_index
 from .matrix_lines import matrix_lines
 from .multiplicity_view import multiplicity_lines
 from .printable import one_line
 from .product_lines import product_lines, unsandboxed_note
 from .replay_lines import ReplayShare, cassette_lines
+from .reuse_lines import ReuseShare
 from .wiring import WHAT_HOLDS, FakeShare
+
+if TYPE_CHECKING:  # annotations only
+    from ..gate.figures import RunFigures
 
 NOT_RUN_SHOWN = 20  # a -x run can leave hundreds; the count is in the gate reason
 COST_NOTE = "see per-case cost_note in the JSON report"
@@ -42,7 +46,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         not_loaded_lines(record),
         not_run_lines(record),
         [
-            counts_line(Counts.of(record)),
+            counts_line(record.figures),
             *([totals] if (totals := totals_line(record)) else []),
             *source_lines(Totals.of(record)),
             *arm_spend_lines(record),
@@ -51,7 +55,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
         arms_lines(record) if several(record) else delta_lines(record),
         multiplicity_lines(record),
         matrix_lines(record),
-        confusion_lines(triggering_of(record.outcomes)),
+        confusion_lines(record.figures.triggering),
         kept_lines(record),
         gate_lines(gate, FakeShare.of(record), unsandboxed_note(record), nothing_said(record)),
     ]
@@ -109,7 +113,7 @@ def skip_lines(record: RunRecord) -> list[str]:
     lines = []
     if record.skipped_skills:
         lines.append(f"Skipped (no eval cases): {', '.join(record.skipped_skills)}")
-    if filtered := filtered_skills(record):
+    if filtered := record.filtered_skills:
         lines.append(f"Deselected (no case selected by -k/-m): {', '.join(filtered)}")
     return lines
 
@@ -163,7 +167,7 @@ def kept_lines(record: RunRecord) -> list[str]:
     ]
 
 
-def counts_line(counts: Counts) -> str:
+def counts_line(counts: RunFigures) -> str:
     not_run = f", {counts.not_run} not run" if counts.not_run else ""
     # With no case run a rate of 0% would read as every case failing.
     rate = f"pass rate {counts.pass_rate:.0%}" if counts.total else "no case ran: no pass rate"
@@ -208,7 +212,8 @@ def replay_lines(record: RunRecord) -> list[str]:
     """How many outcomes came from cassettes, how old the oldest is; what a recording
     wrote, kept and did not write, where, and why."""
     line = ReplayShare.of(record).line(len(record.outcomes))
-    return [*([line] if line else []), *cassette_lines(record)]
+    reuse = ReuseShare.of(record).lines(len(record.outcomes))
+    return [*([line] if line else []), *reuse, *cassette_lines(record)]
 
 
 def arm_spend_lines(record: RunRecord) -> list[str]:

@@ -22,7 +22,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
 
@@ -44,6 +44,9 @@ SUFFIX = ".json"
 Seat = Literal["runner", "judge"]
 _DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 _SHA = r"^[0-9a-f]{64}$"
+_TIME = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
+_COMMIT = r"^[0-9a-f]{40}([0-9a-f]{24})?$"  # SHA-1 or SHA-256
+M = TypeVar("M", bound=BaseModel)
 NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
@@ -98,6 +101,14 @@ class NotRecorded(_Strict):
     at: Annotated[str, Field(pattern=_DATE)]
 
 
+class Origin(_Strict):
+    """Where and when a reuse store's entry was recorded (``store.py``, docs/reuse.md):
+    the commit the recording run had checked out (None: not a git checkout), in UTC."""
+
+    commit: Annotated[str, Field(pattern=_COMMIT)] | None
+    at: Annotated[str, Field(pattern=_TIME)]
+
+
 class CassetteFile(_Strict):
     cassette: Literal[1]
     item: dict[str, JsonValue]  # for people reading the file; never compared
@@ -106,6 +117,8 @@ class CassetteFile(_Strict):
     # A marker in a cassette's place: the case errored when it was recorded, so there
     # is nothing to replay, and a replay says so instead of "record it first".
     not_recorded: NotRecorded | None = None
+    # Only in a reuse store's entry: which run recorded it, and when.
+    origin: Origin | None = None
 
     @model_validator(mode="after")
     def _marker_holds_no_calls(self) -> CassetteFile:
@@ -145,6 +158,12 @@ def read_cassette(path: Path, root: Path | None = None) -> CassetteFile | None:
 
 
 def parse_cassette(data: bytes, path: Path) -> CassetteFile:
+    return parse_strict(data, path, CassetteFile)
+
+
+def parse_strict(data: bytes, path: Path, model: type[M]) -> M:
+    """``data`` read as ``model``, as a cassette is: bounded before it is parsed, strict
+    JSON, the exact shape; :class:`CassetteError` naming ``path`` and the fault."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -160,13 +179,17 @@ def parse_cassette(data: bytes, path: Path) -> CassetteFile:
         raise CassetteError(f"{path} is not valid JSON{where}: {_reason(exc)}") from None
     except RecursionError:
         raise CassetteError(f"{path} is nested too deeply to be read") from None
-    if isinstance(raw, dict) and raw.get("cassette") not in (None, FORMAT):
+    if (
+        model is CassetteFile
+        and isinstance(raw, dict)
+        and raw.get("cassette") not in (None, FORMAT)
+    ):
         raise CassetteError(
             f"{path} is cassette format {raw.get('cassette')!r}; this version reads format "
             f"{FORMAT} only"
         )
     try:
-        return CassetteFile.model_validate(raw)
+        return model.model_validate(raw)
     except ValidationError as exc:
         raise CassetteError(f"{path} has the wrong shape: {shape_error(exc)}") from None
     except RecursionError:
@@ -231,8 +254,9 @@ def bulk_problem(text: str) -> str | None:
 
 def render(cassette: CassetteFile) -> str:
     data = cassette.model_dump(mode="json")
-    if data["not_recorded"] is None:
-        del data["not_recorded"]  # a cassette's text is as it was before markers existed
+    for optional in ("not_recorded", "origin"):
+        if data[optional] is None:
+            del data[optional]  # a cassette's text is as it was before these existed
     for entry in data["key"].values():
         if entry.get("shown") is None:
             del entry["shown"]  # most parts show nothing: a null on each would be noise

@@ -46,6 +46,7 @@ from .files import (
     CassetteFile,
     LinkRefused,
     NotRecorded,
+    Origin,
     Seat,
     StoredCall,
     check_place,
@@ -91,6 +92,8 @@ class Tape:
         *,
         root: Path | None = None,
         today: str | None = None,
+        origin: Origin | None = None,
+        fixes: tuple[str, str] = (_RECORD_FIX, _RERECORD_FIX),
     ) -> None:
         self.path = path
         # Nothing below it may be a link (files.cassette_root); by default the file's own.
@@ -99,6 +102,10 @@ class Tape:
         self.key = key
         self.item = item
         self.today = today or datetime.now(UTC).date().isoformat()
+        self.origin = origin  # written into the file: a reuse store's entry (store.py)
+        # What a stale or unusable file's message advises: record again, or re-record.
+        self.record_fix, self.rerecord_fix = fixes
+        self.found: CassetteFile | None = None  # the recording read, when there was one
         self.refusal: str | None = None  # why the act must not start (mode none)
         self.miss_text: str | None = None
         self.closed = False
@@ -121,7 +128,7 @@ class Tape:
             self.refusal = f"cassette refused: {exc}"
             return
         except CassetteError as exc:
-            self.refusal = f"cassette unusable: {exc}; delete it and {_RECORD_FIX}"
+            self.refusal = f"cassette unusable: {exc}; delete it and {self.record_fix}"
             return
         if stored is not None and stored.not_recorded is not None:
             if self.mode == "none":  # the true reason, not "record it first": it was tried
@@ -147,9 +154,10 @@ class Tape:
         if changes and self.mode == "none":
             self.refusal = (
                 f"cassette miss: {self.path} was recorded for another version of this case: "
-                f"{'; '.join(changes)}; {_RECORD_FIX}"
+                f"{'; '.join(changes)}; {self.record_fix}"
             )
             return
+        self.found = stored
         for call in stored.calls:
             if call.seat not in self._stale:
                 self._recorded[call.seat].append(call)
@@ -197,7 +205,7 @@ class Tape:
         """Note the item's first miss (the rest follow from it). ``later``: the difference
         is past a call's first request, which only a whole re-recording can mend.
         ``kind`` "refused": the recording itself is more than a recording may be."""
-        fix = _RERECORD_FIX if later else _RECORD_FIX
+        fix = self.rerecord_fix if later else self.record_fix
         with self._lock:
             if self.miss_text is None:
                 self.miss_text = f"cassette {kind}: {self.path}: {detail}; {fix}"
@@ -286,6 +294,7 @@ class Tape:
                 item=self.item,
                 key={p.name: p.entry() for p in self.key},
                 calls=[s for s in stored if s is not None],
+                origin=self.origin,
             )
         except ValidationError as exc:  # more calls than a cassette keeps
             return "not_written", f"the cassette {self.path} was not written: {shape_error(exc)}"

@@ -9,7 +9,9 @@ var PAGE_SIZE = 100;
 var FILTERS = { status: "all", arm: "all", text: "" };
 
 // A replayed outcome is the recording's run scored by today's checks: said on its row.
+// A reused one is a replay found by content in the reuse store (see the reuse page of the docs).
 function replayWord(o) {
+  if (o.reused_from && typeof o.reused_from === "object") return "reused";
   if (o.replayed === true) return "replayed";
   return isNum(o.replayed_calls) && o.replayed_calls > 0 ? "partly replayed" : null;
 }
@@ -66,6 +68,8 @@ function detailContent(o) {
     ["stop note", o.stop_note],
     ["replayed", replayWord(o) ? replayWord(o) + " from a cassette recorded " + (o.recorded_at || "on an unknown date") +
       "; its output, latency and spend are the recording's, scored by the checks as they are now" : null],
+    ["reused from", o.reused_from && typeof o.reused_from === "object" ? reusedFrom(o.reused_from) : null],
+    ["not reused", o.reuse_note],
     ["cassette", o.cassette ? h("code", { text: o.cassette }) : null],
     ["cassette note", o.cassette_note],
   ]));
@@ -92,6 +96,14 @@ function detailContent(o) {
   }
   parts.push(h("p", { class: "note", text: "Transcripts are not recorded in the report: the output, tool calls and evidence above are what the JSON report keeps." }));
   return parts;
+}
+
+// "commit 1a2b3c4d, 2026-12-05T03:40:12Z, recorded by orders :: refund (candidate, repeat 1)"
+function reusedFrom(r) {
+  var item = r.item && typeof r.item === "object" ? r.item : {};
+  var words = [r.commit ? "commit " + String(r.commit).slice(0, 8) : "no commit", r.recorded_at || "an unknown date"];
+  return words.join(", ") + ", recorded by " + item.skill + " :: " + item.case + " (" + item.arm + ", repeat " + item.repeat +
+    "); counted by the gate as a fresh outcome, none of its spend new";
 }
 
 function statusCell(o) {

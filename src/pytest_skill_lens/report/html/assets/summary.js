@@ -88,6 +88,8 @@ function totalsSection(report) {
   }
   var replay = replayLine(sum.replay);
   if (replay) children.push(h("p", { class: "note replay", text: replay }));
+  var reuse = reuseLine(sum.reuse);
+  if (reuse) children.push(h("p", { class: "note replay", text: reuse }));
   var ceiling = report.spend_ceiling;
   if (ceiling) {
     var line = "Spend ceiling " + usd(ceiling.max_spend_usd) + ": " + usd(ceiling.spent_usd) + " spent";
@@ -111,6 +113,16 @@ function replayLine(replay) {
   if (replay.partly_replayed) line += " (" + count(replay.partly_replayed) + " more partly)";
   if (replay.oldest_recorded_at) line += ", the oldest recorded " + replay.oldest_recorded_at;
   return line + (replay.note ? "; " + replay.note : "");
+}
+
+// Outcomes reused by content from the store (see the reuse page of the docs), and how many ran instead.
+function reuseLine(reuse) {
+  if (!reuse || !(reuse.reused || reuse.not_reused)) return null;
+  var line = "Reused: " + count(reuse.reused) + " of " + count(reuse.of) + " outcome(s) from the reuse store";
+  if (reuse.oldest_recorded_at) line += ", the oldest recorded " + reuse.oldest_recorded_at;
+  if (list(reuse.commits).length) line += " (commit " + list(reuse.commits).map(function (c) { return String(c).slice(0, 8); }).join(", ") + ")";
+  if (reuse.not_reused) line += "; " + count(reuse.not_reused) + " ran and were added to the store";
+  return line + (reuse.note ? "; " + reuse.note : "");
 }
 
 function namesLine(label, names) {

@@ -4,7 +4,7 @@ One suite, a test case per outcome with the properties a session's JUnit carries
 (``skill``, ``case``, ``runner``, ``arm``, ``status``, ...), a candidate's failure or
 error with the same failure text pytest shows, a baseline never failing (its verdict
 is its ``status``), and each item that did not run as skipped with the reason. When
-the gate failed and no case did, :func:`~..report.junit_gate.add_gate_case` adds the
+the gate failed and no case did, :func:`~.junit_gate.add_gate_case` adds the
 failing ``gate`` case, exactly as a session's end does.
 
 Written case by case (issue 35): no element tree of the whole run is built, each test
@@ -19,13 +19,13 @@ from collections.abc import Iterator
 
 from ..gate.record import GateResult, RunRecord
 from ..perform.outcome import Outcome
-from ..report.excerpt import failure_lines
-from ..report.junit_amend import xml_attribute as _attribute
-from ..report.junit_amend import xml_text
-from ..report.junit_gate import with_gate_case
-from ..report.junit_properties import case_properties
-from ..report.printable import printable, scrub
-from ..report.terminal import item_label, repeat_count
+from .excerpt import failure_lines
+from .junit_amend import xml_attribute as _attribute
+from .junit_amend import xml_text
+from .junit_gate import with_gate_case
+from .junit_properties import case_properties
+from .printable import printable, scrub
+from .terminal import item_label, repeat_count
 
 SUITE = "pytest-skill-lens merge"
 
@@ -36,11 +36,10 @@ def render_junit(record: RunRecord, gate: GateResult) -> str:
 
 def junit_chunks(record: RunRecord, gate: GateResult) -> Iterator[str]:
     """The file piece by piece: the suite's start tag, then a piece per test case."""
-    candidates = [o.status for o in record.outcomes if o.arm == "candidate"]
     counts = {
         "tests": len(record.outcomes) + len(record.not_run),
-        "failures": candidates.count("failed"),
-        "errors": candidates.count("errored"),
+        "failures": record.figures.failed,  # a baseline never fails: candidates only
+        "errors": record.figures.errored,
         "skipped": len(record.not_run),
     }
     total_ms = sum((o.latency_ms for o in record.outcomes), 0.0)
