@@ -48,6 +48,7 @@ PosInt = Annotated[int, _bound(lambda n: n >= 1, "must be 1 or more")]
 PosFloat = Annotated[float, _bound(lambda x: x > 0, "must be more than 0")]
 Rate = Annotated[float, _bound(lambda x: 0 <= x <= 1, "must be between 0.0 and 1.0")]
 Level = Annotated[float, _bound(lambda x: 0 < x < 1, "must be more than 0 and less than 1")]
+BASELINE_ARMS = ("none", "previous", "placebo")
 
 
 class _Strict(BaseModel):
@@ -80,7 +81,8 @@ class Settings(_Strict):
     per_skill_min: dict[str, Rate] = {}
     # Also require each named skill's interval, at this level, to clear its minimum.
     per_skill_min_confidence: Level | None = None
-    baseline: Literal["", "none", "previous", "placebo"] = ""
+    # One arm, or several side by side (a list: each paired against the candidate).
+    baseline: str | list[str] = ""
     # A whole number of runs, or "auto:N" (auto and auto:N as written are read into it):
     # rounds until the gate's question is decided, N at most (repeat_spec.py).
     repeat: int | str = 1
@@ -168,6 +170,25 @@ class Settings(_Strict):
             raise ValueError("must be a finite number")
         return value
 
+    @field_validator("baseline")
+    @classmethod
+    def _baseline_arms(cls, value: str | list[str]) -> str | list[str]:
+        if value == "":
+            return value
+        names = [value] if isinstance(value, str) else value
+        if not names:
+            raise ValueError("must name at least one baseline arm, or be left out")
+        for name in names:
+            if name not in BASELINE_ARMS:
+                raise ValueError(
+                    "must name arms from 'none', 'previous' and 'placebo'; "
+                    f"{shown(name)} is none of them"
+                )
+        dupes = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+        if dupes:
+            raise ValueError(f"must name each baseline arm once; {dupes[0]!r} is named twice")
+        return value
+
     @field_validator("default_runner")
     @classmethod
     def _runner_list(cls, value: str | list[str]) -> str | list[str]:
@@ -187,6 +208,18 @@ class Settings(_Strict):
                     "must map each non-empty extension to a non-empty command (argv list)"
                 )
         return self
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """The baseline arms asked for, in the order given (none: a single-arm run)."""
+        if not self.baseline:
+            return ()
+        return (self.baseline,) if isinstance(self.baseline, str) else tuple(self.baseline)
+
+    @property
+    def baseline_kind(self) -> str:
+        """The arms as one word for the record and the reports: ``none,placebo``."""
+        return ",".join(self.baselines)
 
     @property
     def runner_names(self) -> list[str]:

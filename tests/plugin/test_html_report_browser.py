@@ -19,7 +19,12 @@ from typing import Any
 
 import pytest
 from runs import LensRun
-from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest
+from skillfactory import QUIET_PLUGINS, make_skill, scripted_runner_conftest, write_file
+from test_baseline_arms_e2e import ARMS
+from test_baseline_arms_e2e import _suite as arms_suite
+from test_baseline_arms_e2e import lens as arms_lens
+from test_multiplicity_e2e import GATE as HOLM_GATE
+from test_multiplicity_e2e import _run as holm_run
 from test_portability_e2e import html_page as portability_page
 
 from pytest_skill_lens.cli import console
@@ -313,9 +318,12 @@ def test_the_triggering_grid_among_neighbours_shows_with_its_names_as_text(
          "trajectory": {"skill_triggered": True}},
         {"name": "leaves", "task": "t", "mode": "offered", "neighbours": neighbours,
          "trajectory": {"skill_triggered": False}},
+        {"name": "both", "task": "t", "mode": "offered", "neighbours": neighbours,
+         "trajectory": {"skill_triggered": True}},
     ]  # fmt: skip
     script = {
         "reaches": {"output": "x", "skill_triggered": False, "skills_triggered": ["shipping"]},
+        "both": {"output": "x", "skill_triggered": True, "skills_triggered": ["shipping", "greet"]},
         "leaves": {"output": "x", "skill_triggered": False, "skills_triggered": []},
     }
     pytester.makeconftest(scripted_runner_conftest(script))
@@ -338,7 +346,76 @@ def test_the_triggering_grid_among_neighbours_shows_with_its_names_as_text(
     grid = section.locator("table.triggering-grid")
     assert grid.locator("thead th").all_inner_texts()[1:] == ["greet", "shipping", "none"]
     rows = [grid.locator("tbody tr").nth(i).locator("td").all_inner_texts() for i in range(3)]
-    assert rows == [["greet", "0", "1", "0"], ["shipping", "0", "0", "0"], ["none", "0", "0", "1"]]
+    assert rows == [["greet", "1", "1", "0"], ["shipping", "0", "0", "0"], ["none", "0", "0", "1"]]
     assert "shipping took 1 written for greet" in section.locator("ul.confused").inner_text()
+    # shipping, called beside greet on a case greet passed, is shipping's false positive.
+    assert section.locator("ul.beside").inner_text() == "shipping in 1 run(s) written for greet"
+    rates = section.locator("table").first.locator("tr", has_text="shipping")
+    assert "0% (0/2)" in rates.inner_text()
+    assert page.errors == []
+    page.page.close()
+
+
+def test_the_interval_decisions_show_raw_and_after_holm(
+    pytester: pytest.Pytester, browser: Any
+) -> None:
+    # The Holm suite of test_multiplicity_e2e: two runners' deltas, each shown alone at
+    # 95% (p = 0.0140) and neither after the correction (adjusted p = 0.0280).
+    write_file(pytester.path / "skill-lens.toml", 'multiplicity = "holm"\n')
+    result = holm_run(pytester, *HOLM_GATE, "--skill-lens-html", "report.html")
+    assert result.ret == 1, result.stdout.str()
+
+    page = Page(browser, pytester.path / "report.html")
+    section = page.page.locator("#multiplicity")
+    assert section.locator("h2").inner_text() == "Interval decisions"
+    assert page.page.locator('nav a[href="#multiplicity"]').inner_text() == "Decisions"
+    assert section.locator("h3").all_inner_texts() == [
+        "Interval decisions of min_delta_confidence at 95% confidence: 2 decision(s), "
+        "one-sided error 0.0250 each, Holm's step-down correction"
+    ]
+    rows = section.locator("table.decisions tbody tr")
+    assert [rows.nth(i).locator("td").all_inner_texts() for i in range(rows.count())] == [
+        [f"pass-rate delta under runner '{runner}'", "+100%", "+0%", "0.0140", "shown",
+         "0.0280", "not shown"]
+        for runner in ("left", "right")
+    ]  # fmt: skip
+    turned = "2 decision(s) shown alone are not shown after the correction"
+    assert turned in section.inner_text()
+    assert page.errors == []
+    page.page.close()
+
+
+def test_without_a_confidence_level_the_page_has_no_decisions(report: Page) -> None:
+    assert report.page.locator("#multiplicity").count() == 0
+    assert report.page.locator('nav a[href="#multiplicity"]').count() == 0
+
+
+def test_several_baseline_arms_show_side_by_side(pytester: pytest.Pytester, browser: Any) -> None:
+    # The follower suite of test_baseline_arms_e2e: +100% against none, +50% against the
+    # placebo, and min_delta +60% held against each.
+    arms_suite(pytester)
+    result = arms_lens(
+        pytester, *ARMS, "--skill-lens-min-delta", "0.6", "--skill-lens-html", "r.html"
+    )
+    assert result.ret == 1, result.stdout.str()
+
+    page = Page(browser, pytester.path / "r.html")
+    section = page.page.locator("#arms")
+    assert section.locator("h2").inner_text() == "Baseline arms side by side"
+    assert page.page.locator('nav a[href="#arms"]').inner_text() == "Arms"
+    titles = section.locator("h3").all_inner_texts()
+    assert titles[:2] == ["Delta vs baseline (none)", "Delta vs baseline (placebo)"]
+    grid = section.locator("table.arms-grid")
+    assert grid.locator("thead th").all_inner_texts() == [
+        "skill", "runner", "candidate", "vs none", "vs placebo"
+    ]  # fmt: skip
+    cells = grid.locator("tbody tr").first.locator("td").all_inner_texts()
+    assert cells[:3] == ["greet", "follower", "100%"]
+    assert cells[3].startswith("+100% [") and cells[3].endswith("] (0%)")
+    assert cells[4].startswith("+50% [") and cells[4].endswith("] (50%)")
+    assert "min_delta +60% against each baseline arm (none, placebo)" in section.inner_text()
+    assert "pass-rate delta vs placebo +50% is below the required +60%" in (
+        page.page.locator("#verdict").inner_text()
+    )
     assert page.errors == []
     page.page.close()

@@ -349,3 +349,42 @@ def test_a_config_neighbour_that_is_no_skill_names_the_config_file(
     result.stdout.fnmatch_lines(
         ["*skill-lens.toml, field 'neighbours[[]0[]]': the neighbour 'nowhere' matches nothing*"]
     )
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("openai_key")
+def test_a_neighbour_called_beside_the_skill_passes_the_case_and_counts_against_it(
+    pytester: pytest.Pytester, server: ScriptedModelServer, runner: str
+) -> None:
+    # The agent calls shipping first, then refunds: the case passes on the intended skill,
+    # and shipping's call is its false positive in the matrix, named in every report.
+    write_suite(pytester, [offered("reaches for refunds", REFUND, True)])
+    script = {
+        REFUND: [tool_calls([("shipping", "{}"), ("refunds", "{}")]), text("Refund issued.")],
+    }
+
+    result = run_framework(pytester, server, runner, script)
+
+    assert result.ret == 0, result.stdout.str()
+    refund = outcomes(pytester)["reaches for refunds"]
+    assert (refund["status"], refund["skills_triggered"]) == ("passed", ["shipping", "refunds"])
+    assert trigger_check(refund) == (
+        True,
+        "the agent loaded the skill; expected to load it (it also loaded the neighbour 'shipping')",
+    )
+    triggering = json.loads((pytester.path / "report.json").read_text())["triggering"]
+    assert triggering["cells"] == [{"written_for": "refunds", "took": "refunds", "runs": 1}]
+    assert triggering["also"] == [{"written_for": "refunds", "called": "shipping", "runs": 1}]
+    rates = {s["skill_name"]: s for s in triggering["skills"]}
+    assert rates["refunds"]["recall"]["estimate"] == rates["refunds"]["precision"]["estimate"] == 1
+    assert (rates["shipping"]["taken"], rates["shipping"]["also"]) == (0, 1)
+    assert rates["shipping"]["precision"]["estimate"] == 0.0
+    result.stdout.fnmatch_lines(
+        [
+            "  refunds: precision 100% (1/1, *), recall 100% (1/1, *)",
+            "  shipping: precision 0% (0/1, 95% interval [[]0%, 79%[]]; called beside the skill "
+            "taken in 1), recall none counted",
+            "  Called beside the skill taken (each a false positive of the skill called):",
+            "    shipping in 1 run(s) written for refunds",
+        ]
+    )

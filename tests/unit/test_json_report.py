@@ -50,6 +50,7 @@ def test_top_level_keys_in_order() -> None:
         "triggering",
         "stopped_early",
         "sequential",
+        "arms",
         "run",
     ]
 
@@ -219,6 +220,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "trigger_expected": None,
         "reused_from": None,
         "reuse_note": None,
+        "baseline_kind": None,
     }
     # dict equality ignores order, so check the order on its own
     assert list(data) == [
@@ -229,7 +231,7 @@ def test_outcome_fields_in_order_with_additive_ones_last() -> None:
         "skill_triggered_by_session", "skill_loaded", "load_note", "tool_calls",
         "price_source", "cassette", "replayed", "replayed_calls", "replayed_usd", "recorded_at",
         "cassette_note", "cassette_action", "skills_triggered", "trigger_expected",
-        "reused_from", "reuse_note",
+        "reused_from", "reuse_note", "baseline_kind",
     ]  # fmt: skip
     assert list(data["scores"][0]) == [
         "evaluator",

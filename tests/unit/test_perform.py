@@ -148,6 +148,7 @@ def test_a_passing_case_records_its_identity_and_every_figure_of_the_run() -> No
         "status": "passed",
         "arm": "baseline",
         "repeat_index": 1,
+        "baseline_kind": None,
         "output": "all done",
         "error": None,
         "tokens": 15,

@@ -30,8 +30,8 @@ def _facts(skill: str, *, errors: int = 0) -> CollectionFacts:
         idle_scripts={skill: 2},
         collection_errors=errors,
         baseline_notes={
-            (skill, ""): BaselineNote(skill, "unavailable", "git is not installed"),
-            (skill, "offered"): BaselineNote(skill, "skipped", "no skill to offer", "offered"),
+            (skill, "", ""): BaselineNote(skill, "unavailable", "git is not installed"),
+            (skill, "offered", ""): BaselineNote(skill, "skipped", "no skill to offer", "offered"),
         },
     )
 

@@ -51,12 +51,14 @@ class BaselineNote:
     kind: NoteKind
     reason: str
     case_name: str = ""
+    arm: str = ""  # the baseline arm's kind when several ran side by side ("" for one)
 
     @property
     def text(self) -> str:
+        arm = f"baseline {self.arm}" if self.arm else "baseline"
         if self.kind == "skipped":
-            return f"{self.skill_name} :: {self.case_name}: baseline skipped — {self.reason}"
-        return f"{self.skill_name}: baseline unavailable — {self.reason}"
+            return f"{self.skill_name} :: {self.case_name}: {arm} skipped — {self.reason}"
+        return f"{self.skill_name}: {arm} unavailable — {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -224,15 +226,8 @@ def arm_pass_rate_interval(
 
 def planned_order(outcome: Outcome) -> tuple[int, str, str, str, int, int]:
     # The plan's own position first; names break ties (outcomes built without one).
-    arm_rank = 0 if outcome.arm == "candidate" else 1
-    return (
-        outcome.order,
-        outcome.skill_name,
-        outcome.case_name,
-        outcome.runner,
-        arm_rank,
-        outcome.repeat_index,
-    )
+    o, arm_rank = outcome, 0 if outcome.arm == "candidate" else 1
+    return (o.order, o.skill_name, o.case_name, o.runner, arm_rank, o.repeat_index)
 
 
 def case_key(outcome: Outcome) -> CaseKey:

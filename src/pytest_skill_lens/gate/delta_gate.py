@@ -31,6 +31,7 @@ def comparison_gate_reasons(
     min_delta_confidence: float | None = None,
     min_case_pass_rate: float | None = None,
     delta_decided: frozenset[str] = frozenset(),
+    arm: str = "",
 ) -> list[str]:
     """Why the comparison fails the gate; empty when it holds or nothing was asked.
 
@@ -38,15 +39,18 @@ def comparison_gate_reasons(
     delta's interval at that level clears ``min_delta`` too, so "is the gain real?"
     can be required; it means nothing without ``min_delta``. ``delta_decided`` names the
     runners whose delta ``auto:N``'s betting test decided pass: their figure is not held
-    to the bar again (its interval still is, under ``min_delta_confidence``).
+    to the bar again (its interval still is, under ``min_delta_confidence``). ``arm``
+    names the baseline arm in every reason when several ran side by side (each is judged
+    on its own).
     """
     if min_delta_confidence is not None and min_delta is None:
         raise ValueError("min_delta_confidence needs min_delta")
     reasons: list[str] = []
     if min_delta is not None:
-        reasons += _delta_reasons(delta, min_delta, min_delta_confidence, delta_decided)
+        reasons += _delta_reasons(delta, min_delta, min_delta_confidence, delta_decided, arm)
+        baseline = f"{arm} baseline" if arm else "baseline"
         reasons += [
-            f"skill '{note.skill_name}' has no resolvable baseline: {note.reason}"
+            f"skill '{note.skill_name}' has no resolvable {baseline}: {note.reason}"
             for note in notes
             if note.kind == "unavailable"
         ]
@@ -56,28 +60,34 @@ def comparison_gate_reasons(
 
 
 def _delta_reasons(
-    delta: Delta | None, minimum: float, level: float | None, decided: frozenset[str]
+    delta: Delta | None,
+    minimum: float,
+    level: float | None,
+    decided: frozenset[str],
+    arm: str = "",
 ) -> list[str]:
     bar = signed_percent(minimum)
+    baseline = f"{arm} baseline" if arm else "baseline"
+    pass_rate_delta = f"pass-rate delta vs {arm}" if arm else "pass-rate delta"
     if delta is None:
-        return [f"no baseline arm ran, so the pass-rate delta cannot meet the required {bar}"]
+        return [f"no {baseline} arm ran, so the {pass_rate_delta} cannot meet the required {bar}"]
     if not delta.comparable_cases:
         return [
-            f"no case had a comparable baseline, so the pass-rate delta cannot meet the "
+            f"no case had a comparable {baseline}, so the {pass_rate_delta} cannot meet the "
             f"required {bar}"
         ]
     if not delta.per_runner:
         one = bool(decided)  # one runner: its delta is the run's
-        return _figure_reasons(delta, "pass-rate delta", minimum, level, one)
+        return _figure_reasons(delta, pass_rate_delta, minimum, level, one)
     reasons: list[str] = []
     for runner in delta.runners:
         if not runner.comparable_cases:
             reasons.append(
-                f"no case under runner '{runner.runner}' had a comparable baseline, "
-                f"so its pass-rate delta cannot meet the required {bar}"
+                f"no case under runner '{runner.runner}' had a comparable {baseline}, "
+                f"so its {pass_rate_delta} cannot meet the required {bar}"
             )
         else:
-            what = f"pass-rate delta under runner '{runner.runner}'"
+            what = f"{pass_rate_delta} under runner '{runner.runner}'"
             reasons += _figure_reasons(runner, what, minimum, level, runner.runner in decided)
     return reasons
 

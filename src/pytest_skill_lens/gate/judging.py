@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .delta import build_delta
-from .delta_gate import comparison_gate_reasons
+from .arm_rows import arm_rows
+from .arms import DeltaAsk, arm_gate_reasons, build_deltas
 from .matrix import build_matrix
 from .multiplicity import adjusted_reasons, delta_multiplicity, method_named
 from .record import GateResult, GateSettings, RunRecord
@@ -23,7 +23,7 @@ from .verdict import evaluate_gate, nothing_to_evaluate
 
 def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, GateResult]:
     """``record`` with its spend ceiling and delta filled in, and the gate's verdict on it."""
-    delta = build_delta(
+    deltas = build_deltas(
         record.outcomes,
         baseline_kind=record.baseline_kind,
         not_run=record.not_run,
@@ -33,13 +33,15 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
     skills = skill_multiplicity(
         record.outcomes, settings.per_skill_min, settings.per_skill_min_confidence, method
     )
-    deltas = delta_multiplicity(delta, settings.min_delta, settings.min_delta_confidence, method)
+    family = delta_multiplicity(deltas, settings.min_delta, settings.min_delta_confidence, method)
     judged = replace(
         record,
         sequential=_sequential(record, settings),
         spend_ceiling=spend_ceiling(record.outcomes, settings.max_spend_usd),
-        delta=delta,
-        multiplicity=tuple(family for family in (skills, deltas) if family is not None),
+        delta=deltas[0] if deltas else None,  # the first arm's: a one-arm run's only one
+        deltas=deltas,
+        arm_rows=tuple(arm_rows(deltas)) if len(record.baseline_kinds) > 1 else (),
+        multiplicity=tuple(f for f in (skills, family) if f is not None),
         matrix=build_matrix(
             record.outcomes,
             runners=record.run.runners if record.run is not None else (),
@@ -59,14 +61,17 @@ def judge_record(record: RunRecord, settings: GateSettings) -> tuple[RunRecord, 
         )
         .adding(skill_interval_reasons(skills, judged.outcomes))
         .adding(
-            comparison_gate_reasons(
+            arm_gate_reasons(
                 judged.outcomes,
-                judged.delta,
+                judged.baseline_kind,
+                deltas,
                 judged.baseline_notes,
-                min_delta=settings.min_delta,
-                min_delta_confidence=settings.min_delta_confidence,
-                min_case_pass_rate=settings.min_case_pass_rate,
-                delta_decided=delta_decided(judged.sequential),
+                DeltaAsk(
+                    settings.min_delta,
+                    settings.min_delta_confidence,
+                    settings.min_case_pass_rate,
+                    delta_decided(judged.sequential),
+                ),
             )
             if compared
             else []

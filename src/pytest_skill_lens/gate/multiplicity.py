@@ -62,6 +62,7 @@ class Decision:
     adjusted_p_value: float  # Holm's (equal to p_value under "none")
     adjusted_holds: bool
     adjusted_level: float  # the two-sided level the decision was held at after Holm
+    arm: str = ""  # the baseline arm of a delta when several ran side by side
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,10 @@ class Multiplicity:
         rate``."""
         if self.criterion == "per_skill_min_confidence":
             return f"skill '{decision.subject}' pass rate"
+        what = f"pass-rate delta vs {decision.arm}" if decision.arm else "pass-rate delta"
         if decision.subject:
-            return f"pass-rate delta under runner '{decision.subject}'"
-        return "pass-rate delta"
+            return f"{what} under runner '{decision.subject}'"
+        return what
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ class RawDecision:
     bar: float
     p_value: float
     holds_at: Callable[[float], bool]
+    arm: str = ""
 
 
 Bound = Callable[[float], float]  # a two-sided level -> that interval's lower (or upper) end
@@ -197,6 +200,7 @@ def correct(
             adjusted_p_value=adjusted[i],
             adjusted_holds=adjusted_held[i],
             adjusted_level=1.0 - 2.0 * alpha / divisors[i],
+            arm=t.arm,
         )
         for i, t in enumerate(tests)
     )
@@ -225,28 +229,37 @@ def _shown(family: Multiplicity, decision: Decision) -> str:
 
 
 def delta_multiplicity(
-    delta: Delta | None, minimum: float | None, level: float | None, method: Method
+    delta: Delta | Sequence[Delta] | None,
+    minimum: float | None,
+    level: float | None,
+    method: Method,
 ) -> Multiplicity | None:
-    """The delta gate's confidence decisions (one per runner), raw and under ``method``.
+    """The delta gate's confidence decisions (one per runner, of every baseline arm: each
+    arm's named when several ran), raw and under ``method``, as one family.
 
     None when no confidence level was asked or no runner has a comparable case.
     """
-    if delta is None or minimum is None or level is None:
+    deltas = (delta,) if isinstance(delta, Delta) else tuple(delta or ())
+    if not deltas or minimum is None or level is None:
         return None
-    named: list[tuple[str, DeltaFigures]] = (
-        [(r.runner, r) for r in delta.runners] if delta.per_runner else [("", delta)]
-    )
-    tests = [
-        RawDecision(
-            subject=runner,
-            estimate=figures.pass_rate_delta,
-            bar=minimum,
-            p_value=_delta_p_value(figures, minimum),
-            holds_at=partial(_holds, figures, minimum),
+    tests = []
+    for one in deltas:
+        arm = one.baseline_kind if len(deltas) > 1 else ""
+        named: list[tuple[str, DeltaFigures]] = (
+            [(r.runner, r) for r in one.runners] if one.per_runner else [("", one)]
         )
-        for runner, figures in named
-        if figures.pass_rate_delta is not None and figures.pairs
-    ]
+        tests += [
+            RawDecision(
+                subject=runner,
+                estimate=figures.pass_rate_delta,
+                bar=minimum,
+                p_value=_delta_p_value(figures, minimum),
+                holds_at=partial(_holds, figures, minimum),
+                arm=arm,
+            )
+            for runner, figures in named
+            if figures.pass_rate_delta is not None and figures.pairs
+        ]
     return correct("min_delta_confidence", tests, level, method)
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # annotations only: a listing's aborted record imports no run-phase module
     from ..perform.outcome import Outcome
     from ..run.sandbox.product_sandbox import ProductEntry
+    from .arm_rows import ArmRow
     from .changed_skills import ChangedSelection
     from .delta import BaselineNote, Delta
     from .figures import RunFigures
@@ -91,6 +92,10 @@ class RunRecord:
     baseline_kind: str = ""
     baseline_notes: list[BaselineNote] = field(default_factory=list)
     delta: Delta | None = None
+    # Every arm's delta, in the order asked (one for a one-arm run; delta is the first),
+    # and with several arms their side-by-side rows (gate/arms.py).
+    deltas: tuple[Delta, ...] = ()
+    arm_rows: tuple[ArmRow, ...] = ()
     # The gate's interval decisions, one family per criterion asked, raw and adjusted.
     multiplicity: tuple[Multiplicity, ...] = ()
     # Each case's verdict under every runner, candidate arm (None under fewer than two).
@@ -117,6 +122,11 @@ class RunRecord:
     # decided (not spent, never "not run": they owe the gate nothing), and each decision.
     stopped_early: list[dict[str, object]] = field(default_factory=list)
     sequential: SequentialRecord | None = None
+
+    @property
+    def baseline_kinds(self) -> tuple[str, ...]:
+        """The baseline arms asked for, in order: ``none,placebo`` is two."""
+        return tuple(kind for kind in self.baseline_kind.split(",") if kind)
 
     @property
     def candidates(self) -> list[Outcome]:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..gate.arms import arm_kinds
 from ..gate.delta import BaselineNote
 from ..gate.judging import judge_record
 from ..gate.record import GateResult, RunRecord
@@ -34,14 +35,19 @@ def merge_records(reports: Sequence[ShardReport]) -> RunRecord:
     first = reports[0].record
     records = [report.record for report in reports]
     ranks = {name: rank for rank, name in enumerate(reports[0].settings.runners)}
+    # The candidate first, then each baseline arm in the order asked (as a session's).
+    arms = {"candidate": 0, "baseline": 1}
+    arms |= {
+        f"baseline {kind}": 1 + rank for rank, kind in enumerate(arm_kinds(first.baseline_kind))
+    }
     places = {
         (skill, case): place
         for skill, cases in first.case_order.items()
         for place, case in enumerate(cases)
     }
     entries: list[tuple[tuple[Any, ...], Outcome | dict[str, object]]] = [
-        *((_planned(keys(o), ranks, places), o) for r in records for o in r.outcomes),
-        *((_planned(e, ranks, places), e) for r in records for e in r.not_run),
+        *((_planned(keys(o), ranks, places, arms), o) for r in records for o in r.outcomes),
+        *((_planned(e, ranks, places, arms), e) for r in records for e in r.not_run),
     ]
     entries.sort(key=lambda pair: pair[0])
     outcomes: list[Outcome] = []
@@ -101,13 +107,16 @@ def judge(record: RunRecord) -> tuple[RunRecord, GateResult]:
 
 
 def _planned(
-    entry: Mapping[str, Any], ranks: Mapping[str, int], places: Mapping[tuple[str, str], int]
+    entry: Mapping[str, Any],
+    ranks: Mapping[str, int],
+    places: Mapping[tuple[str, str], int],
+    arms: Mapping[str, int],
 ) -> tuple[Any, ...]:
     """Where an outcome or a not-run entry goes: skill, case (its place in the eval files,
     else its name), arm, runner, repeat."""
     skill, case, runner, arm, repeat = identity(entry)
     place = places.get((skill, case))
-    arm_rank = 0 if arm == "candidate" else 1
+    arm_rank = arms.get(arm, 1)
     return (
         skill,
         place is None,
@@ -141,5 +150,5 @@ def _by_key(entries: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
 
 def _notes(notes: Iterable[BaselineNote]) -> list[BaselineNote]:
     """Skill notes before case notes, by name: the order a session reports them in."""
-    found = {(note.skill_name, note.case_name): note for note in notes}
+    found = {(note.skill_name, note.case_name, note.arm): note for note in notes}
     return [found[key] for key in sorted(found)]

@@ -38,15 +38,19 @@ def keys(outcome: Outcome) -> dict[str, Any]:
     return {name: getattr(outcome, name) for name in _IDENTITY_FIELDS}
 
 
-_IDENTITY_FIELDS = ("skill_name", "case_name", "runner", "arm", "repeat_index")
+_IDENTITY_FIELDS = ("skill_name", "case_name", "runner", "arm", "repeat_index", "baseline_kind")
 
 
 def identity(entry: Mapping[str, Any]) -> ItemIdentity:
+    """Skill, case, runner, arm (``baseline <kind>`` for a baseline outcome, so each of
+    several arms is its own item), repeat."""
     repeat = entry.get("repeat_index")
+    arm = str(entry.get("arm") or "candidate")
+    kind = entry.get("baseline_kind")
     return (
         str(entry.get("skill_name") or ""),
         str(entry.get("case_name") or ""),
         str(entry.get("runner") or ""),
-        str(entry.get("arm") or "candidate"),
+        f"{arm} {kind}" if arm != "candidate" and kind else arm,
         repeat if isinstance(repeat, int) else 0,
     )

@@ -25,6 +25,8 @@ class CaseIdentity:
     arm: Arm = "candidate"
     repeat_index: int = 0
     nodeid: str = ""
+    # Which baseline arm ("none", "placebo", "previous"); None for the candidate.
+    baseline_kind: str | None = None
     order: int = 0  # position in the planned order (skill, case, arm, runner, repeat)
     # The item's cassette file under --skill-lens-record (docs/replay.md); None: off.
     cassette: str | None = None
@@ -42,6 +44,7 @@ class Outcome:
     status: Status
     arm: Arm = "candidate"
     repeat_index: int = 0
+    baseline_kind: str | None = None  # which baseline arm; None for the candidate
     scores: list[Score] = field(default_factory=list)
     output: str = ""
     error: str | None = None

@@ -142,7 +142,9 @@ class SkillFile(SkillHooks, pytest.File):
             facts.skipped_skills.add(skill.name)
             yield SkippedSkillItem.from_parent(self, name=NO_CASES, skill_name=skill.name)
             return
-        arms = ["candidate", "baseline"] if run.settings.baseline else ["candidate"]
+        kinds = run.settings.baselines
+        arms = [("candidate", ""), *(("baseline", kind) for kind in kinds)]
+        named = len(kinds) > 1  # several arms: each is named in its items' ids
         repeats = run.settings.repeat_count
         # Items asking for the same fixtures share their resolution, done once per file
         # (pytest shares it the same way between the items of a parametrized test).
@@ -152,18 +154,20 @@ class SkillFile(SkillHooks, pytest.File):
         ) or session.overrides.apply_to(self.path)
         for position, loaded in enumerate(suite.cases):
             signature = case_signature(loaded.case, through_pytest=through_pytest)
-            for arm in arms:
+            for arm, kind in arms:
                 for runner in run.runner_names:
                     for repeat in range(repeats):
                         item = CaseItem.from_parent(
                             self,
-                            name=item_name(loaded.name, runner, arm, repeat),
+                            name=item_name(loaded.name, runner, arm, repeat, kind if named else ""),
                             callobj=signature,
                             fixtureinfo=resolved.get(signature),
                             skill=with_neighbours(skill, offered[loaded.index, loaded.file]),
                             loaded=loaded,
                             runner=runner,
                             arm=arm,
+                            baseline_kind=kind,
+                            arm_named=named,
                             repeat_index=repeat,
                             position=position,
                         )
@@ -191,8 +195,12 @@ def _warn_departures(node: SkillFile, skill: Skill, facts: CollectionFacts) -> N
         facts.skill_md_warnings[str(skill.path)] = [as_entry(d) for d in skill.departures]
 
 
-def item_name(case_name: str, runner: str, arm: str, repeat_index: int) -> str:
+def item_name(case_name: str, runner: str, arm: str, repeat_index: int, kind: str = "") -> str:
+    """``case[runner-baseline-r2]``; the arm's kind after ``baseline`` when several ran, so
+    a run of one arm keeps the ids users select with -k and CI history knows."""
     suffix = "-baseline" if arm == "baseline" else ""
+    if suffix and kind:
+        suffix += f"-{kind}"
     if repeat_index:
         suffix += f"-r{repeat_index + 1}"
     return f"{case_name}[{runner}{suffix}]"

@@ -118,7 +118,7 @@ def prepare_baseline(state: SessionState, item: CaseItem) -> bool:
     Done at the end of collection, for selected items only, so a deselected skill costs
     no git call and a listing none at all.
     """
-    baselines = state.baselines
+    baselines = state.baselines.get(item.baseline_kind)
     if baselines is None or listing_only(state.config):
         return True
     from ..gate.delta import BaselineNote
@@ -126,6 +126,8 @@ def prepare_baseline(state: SessionState, item: CaseItem) -> bool:
     found = baselines.skill_for(item.skill)
     note = found if isinstance(found, BaselineNote) else None
     note = note or baselines.case_note(item.skill, item.loaded)
+    if note is not None and item.arm_named:  # one of several arms: the note names it
+        note = dataclasses.replace(note, arm=item.baseline_kind)
     if note is None:
         assert isinstance(found, Skill)
         # Both arms are offered the same neighbours: only the skill differs between them.

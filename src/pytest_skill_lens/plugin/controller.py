@@ -95,7 +95,7 @@ class Controller(Role):
         if spends:
             plan = plan_of(
                 planned,
-                arms=2 if settings.baseline else 1,
+                arms=1 + len(settings.baselines),
                 repeats=settings.repeat_count,
                 runners=len(run.runner_names),
                 max_spend_usd=settings.max_spend_usd,

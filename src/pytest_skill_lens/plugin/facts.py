@@ -40,7 +40,7 @@ class CollectionFacts:
     idle_scripts: dict[str, int] = field(default_factory=dict)
     collection_errors: int = 0
     # Skills (and offered cases under `none`) whose selected baseline items cannot run.
-    baseline_notes: dict[tuple[str, str], BaselineNote] = field(default_factory=dict)
+    baseline_notes: dict[tuple[str, str, str], BaselineNote] = field(default_factory=dict)
     # Where each skill's previous version came from: {skill_name, commit, path, version}.
     baseline_sources: dict[str, dict[str, str]] = field(default_factory=dict)
     # Under a shard only: each skill's selected cases in eval-file order, every shard's
@@ -68,7 +68,7 @@ class CollectionFacts:
             "idle_scripts": dict(self.idle_scripts),
             "collection_errors": self.collection_errors,
             "baseline_notes": [
-                [note.skill_name, note.kind, note.reason, note.case_name]
+                [note.skill_name, note.kind, note.reason, note.case_name, note.arm]
                 for note in self.baseline_notes.values()
             ],
             "baseline_sources": {name: dict(s) for name, s in self.baseline_sources.items()},
@@ -92,8 +92,8 @@ class CollectionFacts:
             idle_scripts=dict(data["idle_scripts"]),
             collection_errors=int(data["collection_errors"]),
             baseline_notes={
-                (skill, case): BaselineNote(skill, kind, reason, case)
-                for skill, kind, reason, case in data["baseline_notes"]
+                (skill, case, arm): BaselineNote(skill, kind, reason, case, arm)
+                for skill, kind, reason, case, arm in data["baseline_notes"]
             },
             baseline_sources={name: dict(s) for name, s in data["baseline_sources"].items()},
             case_order={name: list(cases) for name, cases in data["case_order"].items()},
@@ -124,7 +124,7 @@ class CollectionFacts:
         self.changed = self.changed or dict(other.changed)  # every worker decides alike
 
     def add_baseline_note(self, note: BaselineNote) -> None:
-        self.baseline_notes[(note.skill_name, note.case_name)] = note
+        self.baseline_notes[(note.skill_name, note.case_name, note.arm)] = note
 
     def sorted_baseline_notes(self) -> list[BaselineNote]:
         """Skill notes before case notes, by name: the same order however workers split."""

@@ -84,7 +84,7 @@ def build_record(
             for name, count in sorted(facts.idle_scripts.items())
         ],
         aborted=aborted,
-        baseline_kind=run.settings.baseline,
+        baseline_kind=run.settings.baseline_kind,
         baseline_notes=facts.sorted_baseline_notes(),
         baseline_sources=[facts.baseline_sources[name] for name in sorted(facts.baseline_sources)],
         run=run.recorded(),

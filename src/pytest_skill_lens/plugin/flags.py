@@ -89,6 +89,24 @@ def choice(flag: Flag, text: str | None) -> str | None:
     return text
 
 
+def arms(flag: Flag, text: str | None) -> str | list[str] | None:
+    """One baseline arm, or several comma-separated (``none,placebo``): a list."""
+    if text is None or "," not in text:
+        return choice(flag, text)
+    given = text.split(",")
+    fix = (
+        f"name each arm once, from {', '.join(flag.choices)}, comma-separated: "
+        f"{flag.option} none,placebo"
+    )
+    for name in given:
+        if name not in flag.choices:
+            user_error(f"{flag.option} {text!r}: {name!r} is not an arm", fix)
+    for name in given:
+        if given.count(name) > 1:
+            user_error(f"{flag.option} {text!r}: {name!r} is named twice", fix)
+    return given
+
+
 def names(flag: Flag, given: list[str] | None) -> list[str] | None:
     return given if given else None  # repeatable; an empty list is no flag
 
@@ -172,10 +190,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag("evals", "PATH", "read eval cases from PATH instead of beside each SKILL.md"),
     Flag("config", "FILE", "skill-lens.toml to use (default: searched upward from the cwd)"),
     Flag(
-        help="also run a baseline arm: no skill, the previous version, or neutral text",
+        help="also run a baseline arm: no skill, the previous version, or neutral text "
+        "(several side by side: none,placebo)",
         name="baseline",
         key="baseline",
-        **_choices("none", "previous", "placebo"),
+        **{**_choices("none", "previous", "placebo"), "read": arms},
     ),
     Flag(
         "repeat",

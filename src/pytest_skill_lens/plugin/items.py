@@ -70,6 +70,8 @@ class CaseItem(SkillHooks, pytest.Function):
         arm: str,
         repeat_index: int,
         position: int,
+        baseline_kind: str = "",
+        arm_named: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -84,6 +86,9 @@ class CaseItem(SkillHooks, pytest.Function):
         self.trigger_expected = trajectory.skill_triggered if trajectory is not None else None
         self.runner_name = runner
         self.arm = arm
+        self.baseline_kind = baseline_kind  # which baseline arm ("" for the candidate)
+        # Several baseline arms: the kind is part of the item's label and cassette.
+        self.arm_named = arm_named
         self.repeat_index = repeat_index
         self.position = position
         self.order = 0
@@ -144,15 +149,14 @@ class CaseItem(SkillHooks, pytest.Function):
         right after the skill, so a skill's rounds run one after the other."""
         session = get_session(self.config)
         runners = session.run.runner_names if session else (self.runner_name,)
-        arm = 0 if self.arm == "candidate" else 1
         runner = runners.index(self.runner_name)
         if session is not None and session.run.settings.repeat_auto:
-            return (self.skill.name, self.repeat_index, self.position, arm, runner)
-        return (self.skill.name, self.position, arm, runner, self.repeat_index)
+            return (self.skill.name, self.repeat_index, self.position, self.arm_rank, runner)
+        return (self.skill.name, self.position, self.arm_rank, runner, self.repeat_index)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # The case's line in its eval file, so an IDE jumps to the YAML.
-        more = ["baseline"] if self.arm == "baseline" else []
+        more = [self.arm_label.replace("-", " ")] if self.is_baseline else []
         repeats = self.config.stash[SESSION_KEY].run.settings.repeat_count
         if repeats > 1:
             more.append(f"run {self.repeat_index + 1}/{repeats}")
@@ -183,6 +187,7 @@ class CaseItem(SkillHooks, pytest.Function):
             case_name=self.case_name,
             runner=self.runner_name,
             arm=cast(Arm, self.arm),  # collection makes only the two arms
+            baseline_kind=self.baseline_kind or None,
             repeat_index=self.repeat_index,
             nodeid=self.nodeid,
             order=self.order,
@@ -205,7 +210,8 @@ class CaseItem(SkillHooks, pytest.Function):
 
         directory = session.run.cassette_dir or self.eval_file.parent / "cassettes"
         name, runner = self.case_name, self.runner_name
-        path = cassette_path(directory, self.skill.name, name, runner, self.arm, self.repeat_index)
+        arm, repeat = self.arm_label, self.repeat_index
+        path = cassette_path(directory, self.skill.name, name, runner, arm, repeat)
         return str(path.absolute())
 
     def reuse_store(self) -> str | None:
@@ -279,6 +285,20 @@ class CaseItem(SkillHooks, pytest.Function):
     @property
     def is_baseline(self) -> bool:
         return self.arm == "baseline"
+
+    @property
+    def arm_label(self) -> str:
+        """``candidate``, ``baseline``, or ``baseline-<kind>`` when several arms ran."""
+        return f"baseline-{self.baseline_kind}" if self.arm_named and self.is_baseline else self.arm
+
+    @property
+    def arm_rank(self) -> int:
+        """The candidate first, then each baseline arm in the order asked."""
+        if not self.is_baseline:
+            return 0
+        session = get_session(self.config)
+        kinds = session.run.settings.baselines if session else ()
+        return 1 + (kinds.index(self.baseline_kind) if self.baseline_kind in kinds else 0)
 
     def runtest(self) -> None:
         # A baseline never fails the run by its own verdict: it shows under its own word

@@ -37,5 +37,5 @@ class Role:
         calls = sys.modules.get("pytest_skill_lens.run.products.process")
         if calls is not None:
             calls.wait_removed()
-        if self.state.baselines is not None:  # the previous versions' extracted bundles
-            self.state.baselines.close()
+        for arm in self.state.baselines.values():  # the previous versions' extracted bundles
+            arm.close()

@@ -55,10 +55,10 @@ def start_session(config: pytest.Config, run: RunConfig) -> SessionState:
         FixtureOverrides(OWN_FIXTURES),
     )
     settings = run.settings
-    if settings.baseline:
+    if settings.baselines:
         from .baselines import BaselineArms  # only a run with a baseline arm needs it
 
-        state.baselines = BaselineArms(settings.baseline)
+        state.baselines = {kind: BaselineArms(kind) for kind in settings.baselines}
     state.ledger = _ledger(state)
     if settings.concurrency > 1 and not listing_only(config):
         from .concurrency import Prefetcher  # a listing starts nothing ahead

@@ -73,7 +73,8 @@ class SessionState:
     caches: SessionCaches
     overrides: FixtureOverrides  # where a conftest defines a case fixture again
     ledger: SpendLedger | None = None  # the spend ceiling's account, shared with workers
-    baselines: BaselineArms | None = None  # what a baseline arm acts with
+    # What each baseline arm acts with, by its kind, in the order asked (none: no arm).
+    baselines: dict[str, BaselineArms] = field(default_factory=dict)
     prefetch: Ahead | None = None  # --skill-lens-concurrency: items started ahead
     rounds: Rounds | None = None  # --skill-lens-repeat auto:N: each skill's early stop
     # Under xdist: items whose outcome went to the controller (on a worker), and

@@ -19,6 +19,9 @@ from .json_fields import COUNT, RATE, Fields, check_interval
 SHOWN = 12  # labels of a grid printed in the terminal and Markdown
 TITLE = "Triggering among neighbours (candidate arm)"
 WRITTEN_FOR = "written for"
+COLUMNS = "the skill the agent took (its own when called)"
+ALSO_NOUN = "called beside the skill taken"
+ALSO_HEAD = f"{ALSO_NOUN[0].upper()}{ALSO_NOUN[1:]} (each a false positive of the skill called):"
 
 Escape = Callable[[str], str]
 
@@ -32,9 +35,19 @@ def _percent(interval: Interval | None, hits: int, of: int) -> str:
 
 def rate_line(rate: SkillRates) -> str:
     """``refunds: precision 67% (2/3, ...), recall 50% (2/4, ...)``."""
-    precision = _percent(rate.precision, rate.hits, rate.taken)
+    precision = _percent(rate.precision, rate.hits, rate.taken + rate.also)
+    if rate.also:
+        precision = f"{precision[:-1]}; {ALSO_NOUN} in {rate.also})"
     recall = _percent(rate.recall, rate.hits, rate.written)
     return f"{rate.skill}: precision {precision}, recall {recall}"
+
+
+def also_lines(matrix: Confusion) -> list[str]:
+    """``shipping in 2 run(s) written for refunds``: each skill called beside the one taken."""
+    return [
+        f"{called} in {runs} run(s) written for {written_for}"
+        for (written_for, called), runs in sorted(matrix.also.items())
+    ]
 
 
 def pair_line(pair: ConfusedPair) -> str:
@@ -58,8 +71,11 @@ def confusion_lines(matrix: Confusion | None) -> list[str]:
     if matrix.pairs:
         lines.append("  Descriptions that take each other's cases:")
         lines += [f"    {pair_line(pair)}" for pair in matrix.pairs]
+    if matrix.also:
+        lines.append(f"  {ALSO_HEAD}")
+        lines += [f"    {line}" for line in also_lines(matrix)]
     if len(matrix.labels) <= SHOWN:
-        lines.append(f"  Rows: {WRITTEN_FOR}; columns: the skill the agent took first")
+        lines.append(f"  Rows: {WRITTEN_FOR}; columns: {COLUMNS}")
         width = max(len(label) for label in matrix.labels)
         lines.append("    " + " " * width + "  " + "  ".join(matrix.labels))
         for row in matrix.labels:
@@ -76,6 +92,9 @@ def confusion_block(matrix: Confusion | None, inline: Escape) -> str | None:
     if matrix.pairs:
         bullets = "\n".join(f"- {inline(pair_line(pair))}" for pair in matrix.pairs)
         blocks.append(f"**Descriptions that take each other's cases:**\n\n{bullets}")
+    if matrix.also:
+        bullets = "\n".join(f"- {inline(line)}" for line in also_lines(matrix))
+        blocks.append(f"**{inline(ALSO_HEAD)}**\n\n{bullets}")
     if len(matrix.labels) <= SHOWN:
         header = "| " + WRITTEN_FOR + " \\ took | " + " | ".join(inline(x) for x in matrix.labels)
         rule = "|---|" + "---:|" * len(matrix.labels)
@@ -107,10 +126,15 @@ def confusion_dict(matrix: Confusion | None) -> dict[str, Any] | None:
                 "taken": rate.taken,
                 "written": rate.written,
                 "hits": rate.hits,
+                "also": rate.also,
                 "precision": interval_dict(rate.precision),
                 "recall": interval_dict(rate.recall),
             }
             for rate in matrix.rates
+        ],
+        "also": [
+            {"written_for": written_for, "called": called, "runs": runs}
+            for (written_for, called), runs in sorted(matrix.also.items())
         ],
         "pairs": [
             {
@@ -137,10 +161,14 @@ def check_triggering(top: Fields) -> None:
         cell.count("runs", COUNT)
     for skill in block.objects("skills"):
         skill.text("skill_name")
-        for key in ("taken", "written", "hits"):
+        for key in ("taken", "written", "hits", "also"):
             skill.count(key, COUNT)
         for key in ("precision", "recall"):
             check_interval(skill.optional_child(key), RATE)
+    for also in block.objects("also"):
+        also.text("written_for")
+        also.text("called")
+        also.count("runs", COUNT)
     for pair in block.objects("pairs"):
         pair.text("first")
         pair.text("second")

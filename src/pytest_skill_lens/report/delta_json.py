@@ -47,12 +47,14 @@ def delta_dict(delta: Delta | None) -> dict[str, Any] | None:
 
 
 def note_dict(note: BaselineNote) -> dict[str, str]:
-    return {
+    data = {
         "skill_name": note.skill_name,
         "case_name": note.case_name,
         "kind": note.kind,
         "reason": note.reason,
     }
+    # Additive: the arm, when several ran side by side (a one-arm report is unchanged).
+    return {**data, "arm": note.arm} if note.arm else data
 
 
 def interval_dict(interval: Interval | None) -> dict[str, Any] | None:

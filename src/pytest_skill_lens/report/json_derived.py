@@ -11,6 +11,7 @@ summary field is added without breaking the reader.
 from __future__ import annotations
 
 from ..gate.multiplicity import METHODS, WHAT
+from .arms_view import check_arms
 from .confusion_view import check_triggering
 from .json_fields import (
     FINITE,
@@ -41,6 +42,7 @@ def check_derived(top: Fields) -> None:
     if delta is not None:
         _delta(delta)
     check_matrix(top)
+    check_arms(top, _delta)
     check_triggering(top)
     if "multiplicity" in top.data:
         for family in top.objects("multiplicity"):
@@ -173,6 +175,8 @@ def _multiplicity(family: Fields) -> None:
         decision.word("what", (WHAT[criterion],))  # type: ignore[index]
         decision.optional_text("skill")
         decision.optional_text("runner")
+        if "arm" in decision.data:
+            decision.text("arm")
         decision.figure("estimate", SIGNED_RATE)
         decision.figure("bar", SIGNED_RATE)
         for key in ("p_value", "adjusted_p_value"):

@@ -124,6 +124,7 @@ def _outcome(o: Fields, order: int) -> Outcome:
         runner=o.text("runner"),
         status=o.word("status", get_args(Status)),  # type: ignore[arg-type]
         arm=o.word("arm", get_args(Arm)),  # type: ignore[arg-type]
+        baseline_kind=o.optional_text("baseline_kind") if "baseline_kind" in o.data else None,
         repeat_index=o.count("repeat_index"),
         scores=[_score(s) for s in o.objects("scores")],
         output=o.text("output"),
@@ -259,7 +260,10 @@ def _skill_md_warning(entry: Fields) -> dict[str, object]:
 
 def _note(note: Fields) -> BaselineNote:
     kind: NoteKind = note.word("kind", get_args(NoteKind))  # type: ignore[assignment]
-    return BaselineNote(note.text("skill_name"), kind, note.text("reason"), note.text("case_name"))
+    arm = note.text("arm") if "arm" in note.data else ""
+    return BaselineNote(
+        note.text("skill_name"), kind, note.text("reason"), note.text("case_name"), arm
+    )
 
 
 def _source(source: Fields) -> dict[str, str]:

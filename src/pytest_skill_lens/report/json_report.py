@@ -27,6 +27,7 @@ from ..labels import Arm
 from ..perform.outcome import Outcome
 from ..run.models.price_source import distinct
 from ..score.check import Score
+from .arms_view import arms_dict
 from .changed_json import changed_dict
 from .confusion_view import confusion_dict
 from .delta_json import delta_dict, note_dict
@@ -106,6 +107,8 @@ def report_parts(record: RunRecord, gate: GateResult) -> list[tuple[str, Any]]:
         # decided (not spent; never "not_run"), and every decision (null: a fixed count).
         ("stopped_early", Each(lambda: map(stopped_dict, record.stopped_early))),
         ("sequential", sequential_dict(record.sequential)),
+        # Additive: several baseline arms side by side (null for one arm or none).
+        ("arms", arms_dict(record)),
         # Additive: how the run was made, so a merge of shard reports can judge it again.
         ("run", run_dict(record)),
     ]
@@ -308,6 +311,9 @@ def outcome_dict(outcome: Outcome) -> dict[str, Any]:
         # Additive: reused by content from the store (docs/reuse.md), or why not.
         "reused_from": o.reused_from,
         "reuse_note": o.reuse_note,
+        # Additive: which baseline arm ran it (null for the candidate), so several arms
+        # of one run stay apart (docs/comparing.md).
+        "baseline_kind": o.baseline_kind,
     }
 
 

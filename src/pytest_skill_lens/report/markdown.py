@@ -19,6 +19,8 @@ from ..formatting import usd
 from ..gate.record import GateResult, RunRecord
 from ..perform.outcome import Outcome
 from ..run.models.price_source import NOT_PRICED
+from .arms_markdown import arms_block
+from .arms_view import several
 from .confusion_view import confusion_block
 from .delta_markdown import delta_block
 from .excerpt import Excerpt, build_excerpt
@@ -93,7 +95,7 @@ def render_markdown(
             totals_block(record),
             savings_block(record, inline),
             per_skill_block(record),
-            delta_block(record, inline),
+            arms_block(record, inline) if several(record) else delta_block(record, inline),
             multiplicity_block(record, inline),
             matrix_block(record, inline),
             confusion_block(record.figures.triggering, inline),

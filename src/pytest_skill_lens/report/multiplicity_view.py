@@ -113,10 +113,12 @@ def multiplicity_list(families: tuple[Multiplicity, ...]) -> list[dict[str, Any]
 
 
 def _subject(family: Multiplicity, decision: Decision) -> dict[str, str | None]:
-    """``skill`` for a skill's rate; ``runner`` for a delta (null: the one pooled delta)."""
+    """``skill`` for a skill's rate; ``runner`` for a delta (null: the one pooled delta),
+    and its baseline ``arm`` when several ran side by side (absent for one)."""
     if family.criterion == "per_skill_min_confidence":
         return {"skill": decision.subject, "runner": None}
-    return {"skill": None, "runner": decision.subject or None}
+    arm = {"arm": decision.arm} if decision.arm else {}
+    return {"skill": None, "runner": decision.subject or None, **arm}
 
 
 def _shown(holds: bool) -> str:

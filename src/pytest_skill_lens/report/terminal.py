@@ -16,6 +16,7 @@ from ..formatting import usd
 from ..gate.record import GateResult, RunRecord
 from ..labels import case_label
 from ..run.models.price_source import NOT_PRICED
+from .arms_view import arms_lines, several
 from .confusion_view import confusion_lines
 from .delta_lines import delta_lines
 from .json_report import Totals, repeat_index
@@ -54,7 +55,7 @@ def summary_lines(record: RunRecord, gate: GateResult) -> list[str]:
             *replay_lines(record),
         ],
         [*Savings.of(record).lines(), *sequential_lines(record.sequential)],
-        delta_lines(record),
+        arms_lines(record) if several(record) else delta_lines(record),
         multiplicity_lines(record),
         matrix_lines(record),
         confusion_lines(record.figures.triggering),

@@ -27,6 +27,8 @@ SCRIPT_PARTS = (
     "summary.js",
     "charts.js",
     "delta.js",
+    "arms.js",
+    "multiplicity.js",
     "portability.js",
     "triggering.js",
     "outcomes.js",

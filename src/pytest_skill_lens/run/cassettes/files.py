@@ -130,14 +130,17 @@ class CassetteFile(_Strict):
 def cassette_path(
     directory: Path, skill: str, case: str, runner: str, arm: str, repeat_index: int
 ) -> Path:
-    """``<directory>/<skill>/<case>-<hash>.<runner>[.baseline][.r<k>].json``.
+    """``<directory>/<skill>/<case>-<hash>.<runner>[.<arm>][.r<k>].json``.
+
+    ``arm`` is ``candidate`` (no part), ``baseline`` (a run's one baseline arm) or
+    ``baseline-<kind>`` (one of several, side by side), so each arm's file is its own.
 
     Names are made file-safe; the hash of the exact case name keeps two cases whose
     safe names agree ("a b" and "a-b") apart. Repeat k (from 1) shows from the second.
     """
     name = f"{_safe(case)}-{hashlib.sha256(case.encode()).hexdigest()[:8]}.{_safe(runner)}"
-    if arm == "baseline":
-        name += ".baseline"
+    if arm != "candidate":
+        name += f".{_safe(arm)}"
     if repeat_index:
         name += f".r{repeat_index + 1}"
     return directory / _safe(skill) / (name + SUFFIX)

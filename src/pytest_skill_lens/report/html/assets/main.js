@@ -1,7 +1,7 @@
 // main.js: read the data block and lay the page out, top to bottom.
 
 function contents(ids) {
-  var names = { totals: "Totals", charts: "Pictures", delta: "Delta", portability: "Portability", triggering: "Triggering", outcomes: "Outcomes", other: "Not run and skipped" };
+  var names = { totals: "Totals", charts: "Pictures", delta: "Delta", arms: "Arms", multiplicity: "Decisions", portability: "Portability", triggering: "Triggering", outcomes: "Outcomes", other: "Not run and skipped" };
   return h("nav", { "aria-label": "sections" }, h("ul", { class: "toc" }, ids.map(function (id) {
     return h("li", {}, h("a", { href: "#" + id, text: names[id] }));
   })));
@@ -13,6 +13,8 @@ function render(report) {
     totalsSection(report),
     charts.length ? section("charts", "Pictures", charts) : null,
     deltaSection(report),
+    armsSection(report),
+    multiplicitySection(report),
     portabilitySection(report),
     triggeringSection(report),
     outcomesSection(report),
