@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from scripted_server import ScriptedServer
+from event_stream import named_event, send_events
+from scripted_server import ScriptedRequest, ScriptedServer
 
 __all__ = ["MODEL", "AnthropicServer", "Request", "failure", "text", "tool_use"]
 
@@ -48,15 +48,10 @@ def _text_of(content: Any) -> str:
     return json.dumps(content)
 
 
-@dataclass(frozen=True)
-class Request:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-
-    @property
-    def task(self) -> str:
-        return _task(self.body)
+class Request(ScriptedRequest):
+    @staticmethod
+    def task_in(body: Mapping[str, Any]) -> str:
+        return _task(body)
 
     @property
     def system(self) -> str:
@@ -132,23 +127,10 @@ class AnthropicServer(ScriptedServer):
     """Serves ``POST /v1/messages`` from a script; use as a context manager."""
 
     requests: list[Request]
-
-    @property
-    def url(self) -> str:
-        """The base URL an Anthropic client takes (it appends ``/v1/messages`` itself)."""
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> AnthropicServer:
-        return super().__enter__()  # type: ignore[no-any-return]
-
-    def task_of(self, body: Mapping[str, Any]) -> str:
-        return _task(body)
+    request_type = Request  # the base URL has no path: a client appends /v1/messages itself
 
     def serves(self, path: str) -> bool:
         return path.split("?")[0] == "/v1/messages"
-
-    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Request:
-        return Request(path, headers, body)
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         """The status and the whole message (or error) that answers one request."""
@@ -183,14 +165,8 @@ class AnthropicServer(ScriptedServer):
             super().send(handler, status, payload, body)
             return
         # The same message as the server-sent events the Messages API streams.
-        handler.send_response(200)
-        handler.send_header("content-type", "text/event-stream")
-        handler.end_headers()
-        for event in _events(payload):
-            line = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
-            handler.wfile.write(line.encode())
-        handler.wfile.flush()
-        handler.close_connection = True
+        frames = [named_event(event["type"], event) for event in _events(payload)]
+        send_events(handler, frames, sized=False)
 
 
 def _error(kind: str, message: str) -> dict[str, Any]:

@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from scripted_server import ScriptedServer
+from event_stream import send_events
+from scripted_server import ScriptedRequest, ScriptedServer
 
 __all__ = ["MODEL", "GeminiServer", "Request", "failure", "function_calls", "text"]
 
@@ -62,15 +62,10 @@ def _task(body: Mapping[str, Any]) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Request:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-
-    @property
-    def task(self) -> str:
-        return _task(self.body)
+class Request(ScriptedRequest):
+    @staticmethod
+    def task_in(body: Mapping[str, Any]) -> str:
+        return _task(body)
 
     @property
     def model(self) -> str:
@@ -180,26 +175,13 @@ class GeminiServer(ScriptedServer):
     """Serves the Gemini API's ``generateContent`` pair from a script; a context manager."""
 
     requests: list[Request]
-
-    @property
-    def url(self) -> str:
-        """The base URL Gemini CLI takes (``GOOGLE_GEMINI_BASE_URL``): no path."""
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> GeminiServer:
-        return super().__enter__()  # type: ignore[no-any-return]
-
-    def task_of(self, body: Mapping[str, Any]) -> str:
-        return _task(body)
+    request_type = Request  # the base URL (GOOGLE_GEMINI_BASE_URL) has no path
 
     def serves(self, path: str) -> bool:
         route = path.split("?")[0]
         return route.startswith("/v1beta/models/") and route.endswith(
             (":streamGenerateContent", ":generateContent")
         )
-
-    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Request:
-        return Request(path, headers, body)
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         """The status and the whole response (or error) that answers one request."""
@@ -231,13 +213,8 @@ class GeminiServer(ScriptedServer):
         if status != 200 or ":streamGenerateContent" not in handler.path:
             super().send(handler, status, payload, body)
             return
-        handler.send_response(200)
-        handler.send_header("content-type", "text/event-stream")
-        handler.end_headers()
-        for chunk in _chunks(payload):
-            handler.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
-        handler.wfile.flush()
-        handler.close_connection = True
+        frames = [f"data: {json.dumps(chunk)}\r\n\r\n" for chunk in _chunks(payload)]
+        send_events(handler, frames, sized=False)
 
 
 def _response(reply: Mapping[str, Any]) -> dict[str, Any]:

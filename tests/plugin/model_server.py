@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from scripted_server import ScriptedServer
+from event_stream import send_events
+from scripted_server import ScriptedRequest, ScriptedServer
 
 __all__ = [
     "MODEL",
@@ -55,15 +55,10 @@ __all__ = [
 MODEL = "gpt-4o-mini-2024-07-18"  # what the server says answered; genai-prices knows it
 
 
-@dataclass(frozen=True)
-class Request:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-
-    @property
-    def task(self) -> str:
-        return _task(self.body)
+class Request(ScriptedRequest):
+    @staticmethod
+    def task_in(body: Mapping[str, Any]) -> str:
+        return _task(body)
 
     def messages(self, role: str) -> list[dict[str, Any]]:
         return [m for m in self.body.get("messages", []) if m.get("role") == role]
@@ -152,27 +147,11 @@ class ScriptedModelServer(ScriptedServer):
     """Serves ``POST <base>/chat/completions`` from a script; use as a context manager."""
 
     requests: list[Request]
-
-    @property
-    def url(self) -> str:
-        """The base URL to hand to a client (``http://127.0.0.1:PORT/v1``)."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def __enter__(self) -> ScriptedModelServer:
-        return super().__enter__()  # type: ignore[no-any-return]
-
-    def for_task(self, task: str) -> list[Request]:
-        """The requests of every conversation about ``task``, in arrival order."""
-        return [r for r in self.requests if r.task == task]
-
-    def task_of(self, body: Mapping[str, Any]) -> str:
-        return _task(body)
+    request_type = Request
+    base_path = "/v1"
 
     def serves(self, path: str) -> bool:
         return path.endswith("/chat/completions")
-
-    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Request:
-        return Request(path, headers, body)
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         taken, reply, _ = self.take(path, headers, body)
@@ -215,13 +194,8 @@ class ScriptedModelServer(ScriptedServer):
             return
         options = body.get("stream_options")
         wants_usage = isinstance(options, dict) and options.get("include_usage") is True
-        events = "".join(f"data: {json.dumps(c)}\n\n" for c in _chunks(payload, wants_usage))
-        data = (events + "data: [DONE]\n\n").encode()
-        handler.send_response(200)
-        handler.send_header("content-type", "text/event-stream")
-        handler.send_header("content-length", str(len(data)))
-        handler.end_headers()
-        handler.wfile.write(data)
+        frames = [f"data: {json.dumps(c)}\n\n" for c in _chunks(payload, wants_usage)]
+        send_events(handler, [*frames, "data: [DONE]\n\n"], sized=True)
 
 
 def _chunks(payload: Mapping[str, Any], wants_usage: bool) -> list[dict[str, Any]]:

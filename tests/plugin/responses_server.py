@@ -21,26 +21,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from scripted_server import ScriptedServer
+from event_stream import named_event, send_events
+from scripted_server import ScriptedRequest, ScriptedServer
 
 __all__ = ["Request", "ResponsesServer", "calls", "failure", "text"]
 
 _OWN = ("<environment_context>", "<skill>", "<user_instructions>", "# AGENTS.md")
 
 
-@dataclass(frozen=True)
-class Request:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-
-    @property
-    def task(self) -> str:
-        return _task(self.body)
+class Request(ScriptedRequest):
+    @staticmethod
+    def task_in(body: Mapping[str, Any]) -> str:
+        return _task(body)
 
     def _messages(self, role: str) -> list[str]:
         texts = []
@@ -141,26 +136,11 @@ class ResponsesServer(ScriptedServer):
     """Serves ``POST <base>/responses`` from a script; use as a context manager."""
 
     requests: list[Request]
-
-    @property
-    def url(self) -> str:
-        """The base URL for a provider entry (``http://127.0.0.1:PORT/v1``)."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def __enter__(self) -> ResponsesServer:
-        return super().__enter__()  # type: ignore[no-any-return]
-
-    def for_task(self, task: str) -> list[Request]:
-        return [r for r in self.requests if r.task == task]
-
-    def task_of(self, body: Mapping[str, Any]) -> str:
-        return _task(body)
+    request_type = Request
+    base_path = "/v1"  # a provider entry's base URL
 
     def serves(self, path: str) -> bool:
         return path.split("?")[0].endswith("/responses")
-
-    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Request:
-        return Request(path, headers, body)
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         taken, reply, _ = self.take(path, headers, body)
@@ -192,12 +172,5 @@ class ResponsesServer(ScriptedServer):
             events.append(("response.output_item.done", {"output_index": at, "item": item}))
         done = {"id": rid, "status": "completed", "usage": payload["usage"], "output": []}
         events.append(("response.completed", {"response": done}))
-        data = b"".join(
-            f"event: {kind}\ndata: {json.dumps({'type': kind, **event})}\n\n".encode()
-            for kind, event in events
-        )
-        handler.send_response(200)
-        handler.send_header("content-type", "text/event-stream")
-        handler.send_header("content-length", str(len(data)))
-        handler.end_headers()
-        handler.wfile.write(data)
+        frames = [named_event(kind, {"type": kind, **event}) for kind, event in events]
+        send_events(handler, frames, sized=True)

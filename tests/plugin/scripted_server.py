@@ -1,11 +1,13 @@
-"""What the scripted provider servers share (model_server.py, anthropic_server.py).
+"""What the scripted provider servers share (model_server.py, anthropic_server.py,
+responses_server.py, gemini_server.py); event_stream.py writes their streamed replies.
 
 A server runs on 127.0.0.1 in a thread, records every request in order, and answers
 each conversation from its script: ``script[task]`` is a list of replies, every
 request about ``task`` takes the next one and the last repeats; a task with no script
 may be answered by ``by_content`` (the replies of the first key found anywhere in the
-task, counted apart). A subclass says what a task is, which path it serves, how a
-request is recorded and how a reply is rendered on the wire.
+task, counted apart). A subclass says what a task is (its :class:`ScriptedRequest`
+type's ``task_in``), which path it serves and how a reply is rendered on the wire; every
+request is recorded as that type.
 
 Ids are handed out as a reply is served, never when it is scripted: :meth:`fresh` counts
 over the server's life, so no two tool calls (nor two replies) share an id, even when a
@@ -19,15 +21,37 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Self
 
 POLL_SECONDS = 0.02
 Taken = tuple[Literal["reply", "no endpoint", "no script"], Mapping[str, Any], int]
 
 
+@dataclass(frozen=True)
+class ScriptedRequest:
+    """One request as a server recorded it; a server's own type adds what it reads."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @staticmethod
+    def task_in(body: Mapping[str, Any]) -> str:
+        """The conversation's task, as the wire format says it (its first user text)."""
+        raise NotImplementedError
+
+    @property
+    def task(self) -> str:
+        return self.task_in(self.body)
+
+
 class ScriptedServer:
     """Use as a context manager; subclasses implement the hooks below."""
+
+    request_type: ClassVar[type[ScriptedRequest]]
+    base_path: ClassVar[str] = ""  # what a client's base URL adds after the port
 
     def __init__(
         self,
@@ -56,7 +80,12 @@ class ScriptedServer:
     def port(self) -> int:
         return int(self._server.server_address[1])
 
-    def __enter__(self) -> Any:
+    @property
+    def url(self) -> str:
+        """The base URL to hand to a client."""
+        return f"http://127.0.0.1:{self.port}{self.base_path}"
+
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -73,14 +102,18 @@ class ScriptedServer:
             self._handed_out[kind] = number + 1
             return number
 
-    # Hooks.
-    def task_of(self, body: Mapping[str, Any]) -> str:
-        raise NotImplementedError
+    def for_task(self, task: str) -> list[Any]:
+        """The requests of every conversation about ``task``, in arrival order."""
+        return [r for r in self.requests if r.task == task]
 
-    def serves(self, path: str) -> bool:
-        raise NotImplementedError
+    def task_of(self, body: Mapping[str, Any]) -> str:
+        return self.request_type.task_in(body)
 
     def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
+        return self.request_type(path, headers, body)
+
+    # Hooks.
+    def serves(self, path: str) -> bool:
         raise NotImplementedError
 
     def reply(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:

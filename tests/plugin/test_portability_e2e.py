@@ -230,6 +230,43 @@ def test_a_forged_matrix_is_refused_by_the_reader(pytester: pytest.Pytester) -> 
     assert not (pytester.path / "p.html").exists()
 
 
+# A judge whose words happen to open as score/ words an unmeasurable check: it did grade.
+WORDY_JUDGE = """\
+from pytest_skill_lens.score.judge import JudgeCheck, JudgeVerdict
+
+
+class Wordy:
+    def judge(self, request):
+        if "got:" in request.output:
+            return JudgeVerdict([JudgeCheck("r1", False, "not evaluated as a greeting: no hi")])
+        return JudgeVerdict([JudgeCheck("r1", True, "greets")])
+
+
+def pytest_skill_lens_judges(config):
+    return {"wordy": lambda context: Wordy()}
+"""
+
+
+def test_a_graded_check_whose_evidence_opens_with_not_evaluated_is_a_failure(
+    pytester: pytest.Pytester,
+) -> None:
+    judged = {"name": "judged", "task": "say hi", "judge": {"rubric": ["Greets"]}}
+    suite(pytester, [CASES[0], judged])
+    write_file(pytester.path / "conftest.py", WORDY_JUDGE)
+    toml = pytester.path / "skill-lens.toml"
+    toml.write_text('judge = "wordy"\n' + toml.read_text(encoding="utf-8"), encoding="utf-8")
+    result = run(pytester, "--skill-lens-json", "report.json")
+    assert result.ret == 1, result.stdout.str()
+    assert "    greet :: judged  fake passed 1/1 | cli failed 0/1" in result.stdout.str()
+    merged = run_merge(pytester, "report.json", "--json", "merged.json")
+    assert merged.returncode == 1, merged.stderr
+    for name in ("report.json", "merged.json"):
+        matrix = load(pytester, name)["portability"]
+        grid = {c["case_name"]: [cell["verdict"] for cell in c["cells"]] for c in matrix["cases"]}
+        assert grid == {"both": ["passed", "passed"], "judged": ["passed", "failed"]}, name
+        assert matrix["runners"][1]["without_verdict"]["not_evaluated"] == 0, name
+
+
 def html_page(pytester: pytest.Pytester) -> Path:
     """The page of a two-runner run whose one case has a name made of markup."""
     hostile = '<img src=x onerror="window.pwned=1">'

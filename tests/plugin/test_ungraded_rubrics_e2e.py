@@ -2,7 +2,9 @@
 
 Under the default judge ``fake`` a case's ``judge:`` rubric is errored (never passed),
 but only after its runner ran and was paid. The plan says so first, with the count,
-and a listing (``--collect-only``) says it too.
+and a listing (``--collect-only``) says it too; pytest counts it as a warning. Under
+xdist, whose controller sees node ids only, the warning alone says it (once per worker);
+test_judge_line_xdist_e2e.py runs that against a paid runner.
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ def test_the_plan_names_the_rubrics_before_the_first_case(suite: pytest.Pytester
     assert SAID in lines, result.stdout.str()
     first_item = next(i for i, line in enumerate(lines) if line.startswith("skills/greet"))
     assert lines.index(SAID) < first_item
-    result.assert_outcomes(passed=1, errors=1)  # still errored when it ran: never passed
+    # Still errored when it ran, never passed; and counted like the run's other warnings.
+    result.assert_outcomes(passed=1, errors=1, warnings=1)
+    assert f"UngradedRubricsWarning: {SAID.removeprefix('Judge: ')}" in result.stdout.str()
 
 
 def test_a_listing_says_it_too(suite: pytest.Pytester) -> None:
@@ -62,8 +66,17 @@ def test_a_judge_that_grades_says_nothing(suite: pytest.Pytester) -> None:
     assert not [line for line in result.stdout.lines if line.startswith("Judge:")]
 
 
-def test_under_xdist_the_controller_says_it_without_a_count(suite: pytest.Pytester) -> None:
+def test_under_xdist_each_worker_warns_with_the_count(suite: pytest.Pytester) -> None:
     result = LensRun(runner="scripted", subprocess=True)(suite, "-n", "2")
-    result.stdout.fnmatch_lines(
-        ["Judge: judge 'fake' grades no rubric; a case with a judge: block will be errored *"]
-    )
+    out = result.stdout.str()
+    assert not [line for line in result.stdout.lines if line.startswith("Judge:")], out
+    assert f"UngradedRubricsWarning: {SAID.removeprefix('Judge: ')}" in out
+    result.assert_outcomes(passed=1, errors=1, warnings=2)
+
+
+def test_under_xdist_a_suite_without_rubrics_is_not_warned(suite: pytest.Pytester) -> None:
+    make_skill(suite.path / "skills", "greet", [PLAIN])
+    result = LensRun(runner="scripted", subprocess=True)(suite, "-n", "2")
+    out = result.stdout.str()
+    assert "Judge:" not in out and "judge: rubric" not in out, out
+    result.assert_outcomes(passed=1, warnings=0)

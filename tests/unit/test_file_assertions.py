@@ -123,7 +123,7 @@ def test_without_a_workspace_a_file_check_fails_unread() -> None:
         {"kind": "file-produced", "file_glob": "*.md"},
     ):
         assert only(None, assertion) == CheckResult(
-            f"{assertion['kind']}[0]", False, FILE_NOT_SUPPORTED
+            f"{assertion['kind']}[0]", False, FILE_NOT_SUPPORTED, evaluated=False
         )
 
 

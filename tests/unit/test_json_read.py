@@ -188,6 +188,16 @@ def test_the_round_trip_keeps_what_the_gate_and_the_delta_read() -> None:
     assert judged_again.spend_ceiling == judged.spend_ceiling
 
 
+def test_a_check_not_evaluated_reads_back_so_and_a_measured_one_writes_no_flag() -> None:
+    unmeasured = CheckResult("max_tokens", False, "token budget not evaluated: no usage", False)
+    outcome = _outcome("a", "failed", "candidate", 0, order=0)
+    outcome.scores = [Score("budget", False, 0.0, "max_tokens not evaluated", (unmeasured,))]
+    record = RunRecord(outcomes=[outcome, _outcome("b", "failed", "candidate", 0, 1)], run=SETTINGS)
+    text = render_json(record, GATE)
+    assert text.count('"evaluated"') == 1
+    assert [o.scores for o in read_report(text).outcomes] == [o.scores for o in record.outcomes]
+
+
 def test_outcomes_take_their_order_from_the_list() -> None:
     record = RunRecord(outcomes=[_outcome("a", "passed", "candidate", 0, order=40)], run=SETTINGS)
     assert read_report(render_json(record, GATE)).outcomes[0].order == 0
@@ -280,6 +290,11 @@ CHANGED = [
         {"outcomes__0__scores__0__checks__0__passed": 1},
         "checks[0].passed: expected true or false",
         id="a-check",
+    ),
+    pytest.param(
+        {"outcomes__0__scores__0__checks__0__evaluated": "no"},
+        "checks[0].evaluated: expected true or false",
+        id="a-check-flag",
     ),
     pytest.param(
         {"outcomes__0__tool_calls__0__arguments": []},

@@ -37,11 +37,12 @@ def run(
     repeat: int = 0,
     arm: Arm = "candidate",
     evidence: str | None = None,
+    evaluated: bool = True,
     skill: str = "greet",
 ) -> Outcome:
     scores: list[Score] = []
     if evidence is not None:  # one failing check with this evidence
-        check = CheckResult("max_tokens", False, evidence)
+        check = CheckResult("max_tokens", False, evidence, evaluated)
         scores = [Score("budget", False, 0.0, "max_tokens not evaluated", (check,))]
     return Outcome(
         skill_name=skill,
@@ -121,7 +122,7 @@ def test_errored_not_evaluated_and_not_run_cells_are_never_a_pass_or_a_fail() ->
         run("c1", "a", "passed"),
         run("c1", "b", "errored"),
         run("c2", "a", "passed"),
-        run("c2", "b", "failed", evidence="token budget not evaluated: the cli runner ..."),
+        run("c2", "b", "failed", evidence="token budget not evaluated: ...", evaluated=False),
         run("c3", "a", "failed"),
         run("c4", "a", "passed"),
         run("c4", "b", "failed"),
@@ -248,24 +249,26 @@ def test_a_pair_with_no_case_scored_in_both_has_no_figures() -> None:
 
 
 @pytest.mark.parametrize(
-    ("evidence", "expected"),
+    ("evidence", "evaluated", "expected"),
     [
-        ("token budget not evaluated: the cli runner reports no usage", True),
-        ("cost budget not evaluated: no price", True),
-        ("budget not evaluated: impossible figure cost_usd nan", True),
-        ("not evaluated: no workspace was given to read the file from", True),
-        ("output does not contain 'not evaluated'", False),
-        ("used 900 tokens, limit is 500", False),
+        ("token budget not evaluated: the cli runner reports no usage", False, True),
+        ("found report.md; not evaluated: /(a+)+$/ did not finish", False, True),
+        ("any words at all", False, True),
+        # Words that open as score/'s own do not make a graded check unmeasured.
+        ("not evaluated as a greeting: it never says hi", True, False),
+        ("token budget not evaluated, says the judge", True, False),
+        ("used 900 tokens, limit is 500", True, False),
     ],
 )
 def test_a_failure_on_unmeasured_checks_only_is_not_evaluated(
-    evidence: str, expected: bool
+    evidence: str, evaluated: bool, expected: bool
 ) -> None:
-    assert not_evaluated(run("c", "a", "failed", evidence=evidence)) is expected
+    outcome = run("c", "a", "failed", evidence=evidence, evaluated=evaluated)
+    assert not_evaluated(outcome) is expected
 
 
 def test_one_measured_failure_beside_an_unmeasured_one_is_a_failure() -> None:
-    unmeasured = CheckResult("max_tokens", False, "token budget not evaluated: no usage")
+    unmeasured = CheckResult("max_tokens", False, "token budget not evaluated: no usage", False)
     measured = CheckResult("contains[0]", False, "output does not contain 'hi'")
     outcome = Outcome(
         "greet",

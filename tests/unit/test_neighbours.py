@@ -205,7 +205,7 @@ def test_without_skills_triggered_or_a_skill_name_the_check_is_the_skills_own() 
     own = CheckResult("skill_triggered", False, "the agent did not load the skill")
     assert among_neighbours(own, True, RunResult(skills_triggered=None), "refunds") is own
     assert among_neighbours(own, True, RunResult(skills_triggered=["x"]), None) is own
-    unreported = CheckResult("skill_triggered", False, "not evaluated: no decision")
+    unreported = CheckResult("skill_triggered", False, "not evaluated: no decision", False)
     assert among_neighbours(unreported, False, RunResult(skills_triggered=["x"]), "r") is unreported
 
 

@@ -118,6 +118,18 @@ def test_a_score_travels_as_its_checks_when_they_make_it() -> None:
         assert outcome_from_wire(sent, NOWHERE) == outcome
 
 
+def test_a_check_not_evaluated_says_so_on_the_wire() -> None:
+    checks = (CheckResult("regex[0]", False, "not evaluated: out of time", evaluated=False),)
+    outcome = Outcome(
+        "s", "c", "r", "failed", scores=[score_from_checks("assertion", [*checks], "")]
+    )
+    sent = compact_outcome(outcome, NOWHERE)
+    assert sent["scores"] == [
+        ["assertion", [["regex[0]", False, "not evaluated: out of time", False]]]
+    ]
+    assert outcome_from_wire(json.loads(json.dumps(sent)), NOWHERE) == outcome
+
+
 def test_a_trivially_held_score_with_another_detail_keeps_it() -> None:
     for detail, sent in (
         ("no budget", "budget"),
@@ -194,7 +206,8 @@ def test_properties_that_are_not_exactly_the_cases_are_sent_as_they_are() -> Non
 _TEXT = st.text(max_size=12)
 _FIGURE = st.one_of(st.integers(0, 5), st.floats(0, 5, allow_nan=False))  # int or float
 _CHECKS = st.lists(
-    st.builds(CheckResult, id=_TEXT, passed=st.booleans(), evidence=_TEXT), max_size=3
+    st.builds(CheckResult, id=_TEXT, passed=st.booleans(), evidence=_TEXT, evaluated=st.booleans()),
+    max_size=3,
 ).map(tuple)
 _SCORES = st.one_of(
     st.builds(

@@ -318,6 +318,11 @@ MALFORMED_SCORES: list[Any] = [
         id="evidence-number",
     ),
     pytest.param(
+        Score("mine", False, 0.0, "d", (CheckResult("a", False, "e", "no"),)),  # type: ignore[arg-type]
+        "checks[0].evaluated: Input should be a valid boolean (got 'no')",
+        id="evaluated-text",
+    ),
+    pytest.param(
         Score("mine", True, 1.0, "d", errored="no"),  # type: ignore[arg-type]
         "errored: Input should be a valid boolean (got 'no')",
         id="errored-text",

@@ -21,7 +21,6 @@ order first, as the delta's are.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -46,11 +45,6 @@ SCORED: tuple[Verdict, ...] = ("passed", "failed", "mixed")
 UNSCORED: tuple[Verdict, ...] = ("errored", "not_evaluated", "not_run", "not_selected")
 ALL_PAIRS_UP_TO = 5
 
-# How score/ words a check it could not evaluate: "not evaluated: ..." (assertions,
-# trajectory), "token budget not evaluated: ...", "cost budget not evaluated: ...",
-# "budget not evaluated: ..." (budget). Anchored, so an output quoted later never matches.
-_NOT_EVALUATED = re.compile(r"(?:(?:token |cost )?budget )?not evaluated\b")
-
 
 def not_evaluated(outcome: Outcome) -> bool:
     """A failed outcome whose every failing check is one that could not be evaluated."""
@@ -63,7 +57,8 @@ def not_evaluated(outcome: Outcome) -> bool:
         bad = [check for check in score.checks if not check.passed]
         if score.errored or not bad:  # a verdict with no check behind it is a real one
             return False
-        if not all(_NOT_EVALUATED.match(check.evidence) for check in bad):
+        # By the check's flag, never its words: a judge's evidence may say anything.
+        if any(check.evaluated for check in bad):
             return False
     return True
 

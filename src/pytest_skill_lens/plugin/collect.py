@@ -49,6 +49,10 @@ class SkillLensWarning(pytest.PytestWarning):
     """Something in a skill the run goes on without, named so it is never silently ignored."""
 
 
+class UngradedRubricsWarning(SkillLensWarning):
+    """Cases carry a ``judge:`` rubric the configured judge cannot grade (plugin/plan.py)."""
+
+
 class SkillDir(SkillHooks, pytest.Collector):
     """A skill's directory, or one inside it, collected as data.
 

@@ -18,11 +18,12 @@ from ..suite.parse_cache import ParseCache
 from ..suite.skill import Skill
 from .aborted import first_line
 from .changed import deselect_unchanged
-from .collect import SkillDir, SkillFile
+from .collect import SkillDir, SkillFile, UngradedRubricsWarning
 from .facts import PlannedItem
 from .isolation import skill_dir_hooks
 from .items import CaseItem
 from .neighbouring import offer_the_suite
+from .registry import judge_grades
 from .shard import apply_shard
 from .state import SessionState, listing_only
 
@@ -110,6 +111,26 @@ class CollectionHooks:
             facts.deselected_by.add("-k")
         if option.markexpr:
             facts.deselected_by.add("-m")
+        warn_ungraded(self.state, session)
+
+
+def warn_ungraded(state: SessionState, session: pytest.Session) -> None:
+    """Rubrics the judge cannot grade, as a warning pytest counts like the others. Under
+    xdist, whose controller sees node ids only and prints no guess, it is what says them
+    (once per worker: each collects every case, as with SKILL.md warnings)."""
+    judge = state.run.settings.judge
+    # A collection error stops the run first; a listing runs nothing (its plan says it).
+    if session.testsfailed or listing_only(state.config) or judge_grades(state.config, judge):
+        return
+    judged = {
+        (item.skill.name, item.case_name)
+        for item in session.items
+        if isinstance(item, CaseItem) and item.loaded.case.judge is not None
+    }
+    if judged:
+        from .plan import ungraded_message
+
+        session.warn(UngradedRubricsWarning(ungraded_message(len(judged), judge)))
 
 
 def prepare_baseline(state: SessionState, item: CaseItem) -> bool:

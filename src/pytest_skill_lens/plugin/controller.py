@@ -83,8 +83,9 @@ class Controller(Role):
         seats = [*run.runner_names, settings.judge]
         # The fake runner and judge spend nothing; a listing spends nothing either.
         spends = not listing_only(config) and any(seat != "fake" for seat in seats)
-        # An xdist controller cannot count rubrics: it warns only when a run is paid for.
-        ungraded = not judge_grades(config, settings.judge) and (spends or budgets_known)
+        # An xdist controller sees node ids only, not rubrics: there the workers' counted
+        # warning (collecting.warn_ungraded) says it, in pytest's warnings summary.
+        ungraded = budgets_known and not judge_grades(config, settings.judge)
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None or not (spends or ungraded):
             return

@@ -115,7 +115,7 @@ def _compact_score(score: Score) -> dict[str, Any] | list[Any] | str:
     """``score`` in its shortest wire form."""
     checks = list(score.checks)
     if checks and score == score_from_checks(score.evaluator, checks, ""):
-        return [score.evaluator, [[c.id, c.passed, c.evidence] for c in checks]]
+        return [score.evaluator, [_compact_check(c) for c in checks]]
     data = score.to_dict()
     _drop_defaults(data, _SCORE_DEFAULTS)
     if data["checks"] == []:  # Score.from_dict reads a missing list as ()
@@ -125,6 +125,13 @@ def _compact_score(score: Score) -> dict[str, Any] | list[Any] | str:
             return score.evaluator  # "no budget", as every case without one holds
         return [data["evaluator"], data["detail"]]
     return data
+
+
+def _compact_check(check: CheckResult) -> list[Any]:
+    """``[id, passed, evidence]``, and ``false`` after them for a check not evaluated."""
+    if check.evaluated:
+        return [check.id, check.passed, check.evidence]
+    return [check.id, check.passed, check.evidence, False]
 
 
 def _nothing_for(evaluator: str) -> str:
@@ -164,7 +171,7 @@ def _score_from_wire(score: Any) -> Score:
     if isinstance(score, list):
         evaluator, detail = score
         if isinstance(detail, list):  # its checks
-            checks = [CheckResult(id, passed, evidence) for id, passed, evidence in detail]
+            checks = [CheckResult(*check) for check in detail]
             return score_from_checks(evaluator, checks, "")
         return held_trivially(evaluator, detail)
     return Score.from_dict(score)

@@ -106,17 +106,15 @@ def spend_line(plan: Plan) -> str:
 
 def ungraded_line(runs: Sequence[PlannedRun], judge: str) -> str | None:
     """For a judge that grades no rubric: the cases with a ``judge:`` block, which will be
-    errored after their runs; ``None`` when there is none (or nothing to say)."""
-    fix = 'Name a real judge with --skill-lens-judge NAME or judge = "<name>" in skill-lens.toml'
-    if any(run.has_rubric is None for run in runs):
-        return (
-            f"Judge: judge {judge!r} grades no rubric; a case with a judge: block will be "
-            f"errored after its run is paid. {fix}"
-        )
+    errored after their runs; ``None`` when there is none."""
     judged = {(run.skill_name, run.case_name) for run in runs if run.has_rubric}
-    if not judged:
-        return None
+    return f"Judge: {ungraded_message(len(judged), judge)}" if judged else None
+
+
+def ungraded_message(cases: int, judge: str) -> str:
+    """What :func:`ungraded_line` says, and the counted warning the collection gives."""
+    fix = 'Name a real judge with --skill-lens-judge NAME or judge = "<name>" in skill-lens.toml'
     return (
-        f"Judge: {len(judged)} case(s) carry a judge: rubric that judge {judge!r} cannot "
-        f"grade; each will be errored after its run is paid. {fix}"
+        f"{cases} case(s) carry a judge: rubric that judge {judge!r} cannot grade; each "
+        f"will be errored after its run is paid. {fix}"
     )

@@ -16,7 +16,12 @@ The timer writes only while pytest's reporter cannot be writing:
   is about to be (its setup, where a case acts); the report hook closes that window
   under the lock the timer writes under, and erases the status line first;
 * on an xdist controller, whose reporter writes when a worker's event arrives, at any
-  time but inside those hooks, which hold the lock while they run.
+  time but inside those hooks, which hold the lock while they run;
+* under live logging (``--log-cli-level``), whose records a case writes from the thread
+  it acts on, never while one is being written: the timer also holds the lock pytest's
+  live-logging handler writes each record under, so a line never joins a record nor
+  reads pytest's line as it was before one. (The status line redrawn in place is not
+  drawn then at all: records stream where it would sit, see :func:`_live_terminal`.)
 
 Per item that is a dictionary update and a flag; all writing is the timer's. It stops
 with the run loop however that ends: at the end, on ``-x``, on Ctrl-C and on SIGTERM
@@ -84,6 +89,7 @@ def _progress_for(state: SessionState, session: pytest.Session) -> Progress | No
     else:
         screen, period, every = PlainLines(output, reporter), min(_TICK_SECONDS, interval), interval
     progress = Progress(state, screen, output, period, every)
+    progress.log_lock = _live_log_lock(config)
     if config.pluginmanager.has_plugin("dsession"):  # pytest-xdist's controller
         progress.hooks = ControllerHooks(progress)  # the total comes with the first worker's
     else:
@@ -101,7 +107,20 @@ def _live_terminal(config: pytest.Config, output: Output) -> bool:
         return False
     if config.getoption("capture", "fd") == "no":
         return False
-    return not (config.getoption("log_cli_level", None) or config.getini("log_cli"))
+    return not _live_logging(config)
+
+
+def _live_logging(config: pytest.Config) -> bool:
+    return bool(config.getoption("log_cli_level", None) or config.getini("log_cli"))
+
+
+def _live_log_lock(config: pytest.Config) -> Any:
+    """The lock pytest's live-logging handler (a ``logging.Handler``) writes each record
+    under, when live logging is on; None otherwise."""
+    if not _live_logging(config):
+        return None
+    plugin = config.pluginmanager.get_plugin("logging-plugin")
+    return getattr(getattr(plugin, "log_cli_handler", None), "lock", None)
 
 
 def is_case(nodeid: str) -> bool:
@@ -121,6 +140,7 @@ class Progress:
         self._period = period  # how often the timer wakes
         self._every = every  # how often it writes (0: whenever it wakes)
         self.lock = threading.Lock()
+        self.log_lock: Any = None  # live logging's handler lock, taken after self.lock
         self.writable = False  # pytest's reporter is known not to be writing
         self.running: dict[str, tuple[float, str]] = {}  # node id: (since, label)
         self.finished = 0
@@ -187,13 +207,29 @@ class Progress:
         ahead = self._started_ahead()  # outside the lock: it may work out item labels
         ledger = self.state.ledger
         recorded = ledger.spent() if ledger is not None else None  # a file under flock
-        with self.lock:
-            if not self.writable or self._stop.is_set():
+        with self.lock, self._between_log_records() as free:
+            if not free or not self.writable or self._stop.is_set():
                 return
             snapshot = self._snapshot(ahead, recorded)
             if snapshot.running:
                 self.screen.show(progress_line(snapshot))
                 self._last_line = now
+
+    @contextlib.contextmanager
+    def _between_log_records(self) -> Iterator[bool]:
+        """Hold live logging's handler lock, if any: no record is being written meanwhile.
+        False when a record held it past the stop's wait (a stuck terminal): skip a line."""
+        lock = self.log_lock
+        if lock is None:
+            yield True
+            return
+        if not lock.acquire(timeout=_STOP_WAIT):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            lock.release()
 
     def _snapshot(
         self, ahead: dict[str, tuple[float, str]], recorded: tuple[float, bool] | None

@@ -218,15 +218,18 @@ def _score(s: Fields) -> Score:
         passed=s.flag("passed"),
         score=s.figure("score", RATE),
         detail=s.text("detail"),
-        checks=tuple(
-            CheckResult(c.text("id"), c.flag("passed"), c.text("evidence"))
-            for c in s.objects("checks")
-        ),
+        checks=tuple(_check(c) for c in s.objects("checks")),
         errored=s.flag("errored"),
         cost_usd=s.figure("cost_usd"),
         cost_note=s.optional_text("cost_note"),
         price_source=s.price_source(),
     )
+
+
+def _check(c: Fields) -> CheckResult:
+    # "evaluated" is written only as false (score/check.py): absent, the check was measured.
+    evaluated = c.flag("evaluated") if "evaluated" in c.data else True
+    return CheckResult(c.text("id"), c.flag("passed"), c.text("evidence"), evaluated)
 
 
 def _not_run(entry: Fields) -> dict[str, object]:

@@ -323,7 +323,7 @@ def score_dict(score: Score) -> dict[str, Any]:
         "passed": score.passed,
         "score": score.score,
         "detail": score.detail,
-        "checks": [{"id": c.id, "passed": c.passed, "evidence": c.evidence} for c in score.checks],
+        "checks": [c.to_dict() for c in score.checks],
         "errored": score.errored,
         "cost_usd": score.cost_usd,
         "cost_note": score.cost_note,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..matching import clip, quote
@@ -21,7 +22,7 @@ from ..suite.regex_rules import regex_problem
 from ..suite.regex_search import bounded_search
 from ..suite.rules import check_assertion_rules
 from ..suite.schemas import NotEvaluated, schema_problem, unsafe_part, violations
-from .check import CheckResult, Score, ScoringContext, score_from_checks
+from .check import CheckResult, Score, ScoringContext, score_from_checks, unmeasured
 
 if TYPE_CHECKING:
     import regex
@@ -78,7 +79,7 @@ def check_assertion(
         )
     if _reads_a_file(assertion):
         if workspace is None:
-            return CheckResult(check_id, False, FILE_NOT_SUPPORTED)
+            return unmeasured(check_id, FILE_NOT_SUPPORTED)
         return _file_check(assertion, index, check_id, workspace)
     return _text_check(assertion, check_id, output, OUTPUT)
 
@@ -90,11 +91,14 @@ def _check_id(kind: str, index: int) -> str:
 
 
 def _text_check(assertion: Assertion, check_id: str, text: str, where: str) -> CheckResult:
-    if assertion.kind == "json-schema":
-        passed, evidence = _json_schema(assertion.json_schema or {}, text, check_id, where)
-    else:
-        check = _TEXT_CHECKS[assertion.kind]
-        passed, evidence = check(assertion.value or "", text, check_id, where)
+    try:
+        if assertion.kind == "json-schema":
+            passed, evidence = _json_schema(assertion.json_schema or {}, text, check_id, where)
+        else:
+            check = _TEXT_CHECKS[assertion.kind]
+            passed, evidence = check(assertion.value or "", text, check_id, where)
+    except NotEvaluated as exc:  # a search out of time, a reference it may not fetch
+        return unmeasured(check_id, f"not evaluated: {exc}")
     return CheckResult(check_id, passed, evidence)
 
 
@@ -123,7 +127,7 @@ def _file_check(
     if read.text is None:
         return CheckResult(check_id, False, lead + read.problem)
     checked = _text_check(assertion, check_id, read.text, show(path))
-    return CheckResult(check_id, checked.passed, lead + checked.evidence)
+    return replace(checked, evidence=lead + checked.evidence)
 
 
 def _contains(value: str, text: str, check_id: str, where: str) -> tuple[bool, str]:
@@ -145,10 +149,10 @@ def _regex(value: str, text: str, check_id: str, where: str) -> tuple[bool, str]
         found = bounded_search(compile_regex(value, check_id), text, REGEX_TIMEOUT)
     except TimeoutError:
         # Catastrophic backtracking: the verdict is unknown, so the check fails as such.
-        return False, (
-            f"not evaluated: /{value}/ did not finish within {REGEX_TIMEOUT:g} s on {where} "
+        raise NotEvaluated(
+            f"/{value}/ did not finish within {REGEX_TIMEOUT:g} s on {where} "
             f"({len(text):,} characters); rewrite it without nested repeats such as (a+)+"
-        )
+        ) from None
     if found is None:
         return False, f"/{value}/ found no match in {where}: {_whole(text, where)}"
     return True, f"/{value}/ matched {quote(found.group(0), 80)} at character {found.start()}"
@@ -197,10 +201,9 @@ def _json_schema(
         document = json.loads(text)
     except ValueError as exc:
         return False, f"not valid JSON: {exc}; {where.removeprefix('the ')}: {_whole(text, where)}"
-    try:
-        count, path, message = violations(schema, document, timeout=REGEX_TIMEOUT)
-    except NotEvaluated as exc:  # a reference it may not fetch, a pattern out of time
-        return False, f"not evaluated: {exc}"
+    # NotEvaluated (a reference it may not fetch, a pattern out of time) goes up to
+    # _text_check, which marks the check so.
+    count, path, message = violations(schema, document, timeout=REGEX_TIMEOUT)
     if not count:
         return True, f"{where} is valid JSON and matches the schema"
     more = f" ({count} violations; the most relevant shown)" if count > 1 else ""

@@ -19,19 +19,12 @@ seam refuses these already; this guard keeps any other source of a RunResult
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..run.result import RunResult
 from ..suite.model import Budget, EvalCase
 from ..wellformed import bounded_repr
 from .budget_fake import fake_detail, from_fake_runner, not_measured
-from .check import CheckResult, Score, ScoringContext, held_trivially
-
-
-@dataclass(frozen=True)
-class _Limit:
-    check: CheckResult
-    evaluated: bool
+from .check import CheckResult, Score, ScoringContext, held_trivially, unmeasured
 
 
 class BudgetEvaluator:
@@ -47,12 +40,12 @@ class BudgetEvaluator:
         limits = budget_limits(case.budget, result)
         if not limits:
             return Score(self.name, True, 1.0, "no budget limits")
-        checks = tuple(limit.check for limit in limits)
-        measured = [limit for limit in limits if limit.evaluated]
-        held = sum(limit.check.passed for limit in measured)
+        checks = tuple(limits)
+        measured = [check for check in checks if check.evaluated]
+        held = sum(check.passed for check in measured)
         # Each limit named once with its verdict: a skipped limit is a failing check, and
         # listing it under "failed" too read as held and failed at once.
-        detail = ", ".join(f"{limit.check.id} {_verdict(limit)}" for limit in limits)
+        detail = ", ".join(f"{check.id} {_verdict(check)}" for check in checks)
         if from_fake_runner(context.runner, result.model):  # zeros that measure no skill
             checks = tuple(not_measured(check) for check in checks)
             detail = f"{fake_detail()}: {detail}"
@@ -60,10 +53,10 @@ class BudgetEvaluator:
         return Score(self.name, all(c.passed for c in checks), number, detail, checks)
 
 
-def _verdict(limit: _Limit) -> str:
-    if not limit.evaluated:
+def _verdict(check: CheckResult) -> str:
+    if not check.evaluated:
         return "not evaluated"
-    return "held" if limit.check.passed else "exceeded"
+    return "held" if check.passed else "exceeded"
 
 
 def impossible_figure(budget: Budget, result: RunResult) -> str | None:
@@ -87,8 +80,8 @@ def _possible(value: object) -> bool:
     return math.isfinite(value) and value >= 0
 
 
-def budget_limits(budget: Budget, result: RunResult) -> list[_Limit]:
-    limits: list[_Limit] = []
+def budget_limits(budget: Budget, result: RunResult) -> list[CheckResult]:
+    limits: list[CheckResult] = []
     if budget.max_tokens is not None:
         limits.append(_tokens(budget.max_tokens, result))
     if budget.max_cost_usd is not None:
@@ -97,29 +90,27 @@ def budget_limits(budget: Budget, result: RunResult) -> list[_Limit]:
         limit = float(budget.max_latency_ms)
         used = result.latency_ms
         evidence = f"took {_number(used)} ms, limit is {_number(limit)} ms"
-        limits.append(_Limit(CheckResult("max_latency_ms", used <= limit, evidence), True))
+        limits.append(CheckResult("max_latency_ms", used <= limit, evidence))
     return limits
 
 
-def _tokens(limit: int, result: RunResult) -> _Limit:
+def _tokens(limit: int, result: RunResult) -> CheckResult:
     if result.usage_note:
-        evidence = f"token budget not evaluated: {result.usage_note}"
-        return _Limit(CheckResult("max_tokens", False, evidence), False)
+        return unmeasured("max_tokens", f"token budget not evaluated: {result.usage_note}")
     used = result.tokens
     evidence = f"used {used} tokens, limit is {limit}"
     if result.stop_note:
         evidence += f"; {result.stop_note}"
-    return _Limit(CheckResult("max_tokens", used <= limit, evidence), True)
+    return CheckResult("max_tokens", used <= limit, evidence)
 
 
-def _cost(limit: float, result: RunResult) -> _Limit:
+def _cost(limit: float, result: RunResult) -> CheckResult:
     if result.cost_note:
-        evidence = f"cost budget not evaluated: {result.cost_note}"
-        return _Limit(CheckResult("max_cost_usd", False, evidence), False)
+        return unmeasured("max_cost_usd", f"cost budget not evaluated: {result.cost_note}")
     used = result.cost_usd
     source = f" ({result.price_source})" if result.price_source else ""  # a list price, say
     evidence = f"cost ${_number(used, 10)}{source}, limit is ${_number(limit, 10)}"
-    return _Limit(CheckResult("max_cost_usd", used <= limit, evidence), True)
+    return CheckResult("max_cost_usd", used <= limit, evidence)
 
 
 def _number(value: float, places: int = 3) -> str:

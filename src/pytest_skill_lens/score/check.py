@@ -16,11 +16,28 @@ if TYPE_CHECKING:  # annotations only: configure and collection never check a re
 # Slots: every item keeps its scores and checks to the end of the session.
 @dataclass(frozen=True, slots=True)
 class CheckResult:
-    """One declared check: a stable id (from the case, never the run) and its evidence."""
+    """One declared check: a stable id (from the case, never the run) and its evidence.
+
+    ``evaluated`` is False for a check that could not be measured (a figure the runner
+    did not report, a search out of time): it fails, and what reads verdicts (the
+    portability matrix) tells it from a real failure by this flag, never by its words.
+    """
 
     id: str
     passed: bool
     evidence: str
+    evaluated: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "passed": self.passed, "evidence": self.evidence}
+        if not self.evaluated:  # written only when it says something
+            data["evaluated"] = False
+        return data
+
+
+def unmeasured(check_id: str, evidence: str) -> CheckResult:
+    """A check that could not be measured: it fails, and says so by its flag."""
+    return CheckResult(check_id, False, evidence, evaluated=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +55,7 @@ class Score:
     def to_dict(self) -> dict[str, Any]:
         # By hand: dataclasses.asdict deep-copies every leaf, a real cost per item.
         data = {f.name: getattr(self, f.name) for f in _SCORE_FIELDS}
-        data["checks"] = [
-            {"id": c.id, "passed": c.passed, "evidence": c.evidence} for c in self.checks
-        ]
+        data["checks"] = [c.to_dict() for c in self.checks]
         return data
 
     @classmethod

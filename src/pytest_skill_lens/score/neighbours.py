@@ -19,7 +19,7 @@ def among_neighbours(
 ) -> CheckResult:
     """``check`` (the skill's own answer) with the neighbours the agent loaded folded in."""
     names = result.skills_triggered
-    if skill is None or names is None or check.evidence.startswith("not evaluated"):
+    if skill is None or names is None or not check.evaluated:
         return check
     others = [name for name in names if name != skill]
     if not others:

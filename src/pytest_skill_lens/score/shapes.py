@@ -37,6 +37,7 @@ class _CheckShape(Shape):
     id: str
     passed: bool
     evidence: str
+    evaluated: bool
 
 
 class _ScoreShape(Shape):

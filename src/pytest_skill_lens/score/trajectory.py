@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from .. import matching as matcher
 from ..run.result import RunResult, ToolCall
 from ..suite.model import CallArgs, EvalCase, Trajectory
-from .check import CheckResult, Score, ScoringContext, score_from_checks
+from .check import CheckResult, Score, ScoringContext, score_from_checks, unmeasured
 from .neighbours import among_neighbours
 
 ARGUMENTS_SHOWN = 300  # characters of the calls' arguments quoted in call_args evidence
@@ -143,15 +143,15 @@ def _skill_triggered(expected: bool, result: RunResult, sessions: int | None) ->
     if by_session is None:
         seen = result.skill_triggered
         if seen is None:
-            return CheckResult("skill_triggered", False, f"not evaluated: {NOT_REPORTED}")
+            return unmeasured("skill_triggered", f"not evaluated: {NOT_REPORTED}")
         did = "loaded the skill" if seen else "did not load the skill"
         return CheckResult(
             "skill_triggered", seen == expected, f"the agent {did}; expected {wanted}"
         )
     silent = [n for n, seen in enumerate(by_session, 1) if seen is None]
     if silent:
-        return CheckResult(
-            "skill_triggered", False, f"not evaluated: in session {silent[0]}, {NOT_REPORTED}"
+        return unmeasured(
+            "skill_triggered", f"not evaluated: in session {silent[0]}, {NOT_REPORTED}"
         )
     answers = "; ".join(
         f"session {n} {'loaded the skill' if seen else 'did not load it'}"
@@ -160,9 +160,8 @@ def _skill_triggered(expected: bool, result: RunResult, sessions: int | None) ->
     total = sessions if sessions is not None else len(by_session)
     if len(by_session) < total:
         # A session that never ran has no answer: the rule cannot be said to hold in it.
-        return CheckResult(
+        return unmeasured(
             "skill_triggered",
-            False,
             f"not evaluated: only {len(by_session)} of {total} sessions ran ({answers})",
         )
     held = all(seen == expected for seen in by_session)
