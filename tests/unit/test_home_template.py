@@ -19,11 +19,15 @@ from pathlib import Path
 import pytest
 
 from pytest_skill_lens.run.leftovers import owner_mark
+from pytest_skill_lens.run.product_sandbox import ProductSandbox
 from pytest_skill_lens.run.products import home_template
+from pytest_skill_lens.run.products.codex import PRESET as CODEX
 from pytest_skill_lens.run.products.description import Preset
+from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.home_recipe import HomeRecipe
 from pytest_skill_lens.run.products.home_template import HomeTemplates
 from pytest_skill_lens.run.products.process import wait_removed
+from pytest_skill_lens.settings import Settings
 
 STAND_IN = """\
 #!{python}
@@ -227,3 +231,23 @@ def test_the_call_environment_reaches_the_start_only_through_the_allowlist(
     assert "OPENAI_API_KEY" not in names and "GITHUB_TOKEN" not in names
     assert {"HOME", "PATH", "STAND_IN_ENDPOINT"} <= names
     assert os.environ.get("STAND_IN_ENDPOINT") is None
+
+
+def test_a_template_not_made_is_named_on_the_products_line(
+    tmp_path: Path, templates: HomeTemplates, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex = tmp_path / "bin" / "codex"
+    codex.parent.mkdir()
+    codex.write_text("#!/bin/sh\nexit 1\n")  # does no first-run work
+    codex.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{codex.parent}{os.pathsep}{os.environ['PATH']}")
+    settings = Settings.model_validate({"default_runner": ["codex"]})
+    decision = ProductSandbox("auto", "none", True, detail="bwrap not found on PATH")
+    (before,) = product_entries(settings, decision)
+    assert before.cache_note is None  # never tried: nothing to say
+    table = CODEX.table(settings)
+    assert not home_template.seed_home(CODEX, table, {**ENV, "PATH": os.environ["PATH"]}, tmp_path)
+    (entry,) = product_entries(settings, decision)
+    assert entry.cache_note is not None
+    assert entry.cache_note.startswith("its home template could not be made (")
+    assert "every call starts afresh" in entry.cache_note
