@@ -8,7 +8,7 @@ harness (never from the user's home), against a local endpoint that answers ever
 request 400, in a run directory of its own under the run's product sandbox, with only
 the allowlisted search path and locale, home isolation's variables and the recipe's.
 What the start wrote about itself is then cleared (the recipe's ``removed`` paths; the
-rows of its databases but their migration record, with the freed pages vacuumed), and
+rows of its databases but their migration record, overwritten where they were), and
 what is left is the template: only directories and regular files, or none is used.
 
 Every isolated call of the product's own executable then gets a copy in its fresh home
@@ -217,7 +217,7 @@ def _clear(recipe: HomeRecipe, home: Path) -> str | None:
 
 
 def _empty(database: Path, kept: tuple[str, ...]) -> None:
-    """Delete every row of ``database`` but its ``kept`` tables', and the freed pages."""
+    """Delete every row of ``database`` but its ``kept`` tables', overwritten where it was."""
     connection = sqlite3.connect(database, isolation_level=None)
     try:
         tables = [
@@ -225,9 +225,11 @@ def _empty(database: Path, kept: tuple[str, ...]) -> None:
             for (name,) in connection.execute("select name from sqlite_master where type='table'")
             if name not in kept and not name.startswith("sqlite_")
         ]
+        # secure_delete overwrites what is deleted: no freed page keeps the start's rows.
+        connection.execute("pragma secure_delete = on")
+        connection.execute("pragma synchronous = off")  # a template is made again if lost
         for table in tables:
             connection.execute(f'delete from "{table.replace(chr(34), chr(34) * 2)}"')
-        connection.execute("vacuum")
         connection.execute("pragma wal_checkpoint(truncate)")
     finally:
         connection.close()
@@ -243,7 +245,10 @@ def _walk(root: Path) -> Iterator[Path]:
 def _refusing_endpoint() -> Iterator[str]:
     """A server on 127.0.0.1 that answers every request 400, for the recipe's start."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Refuse)
-    thread = threading.Thread(target=server.serve_forever, name="skill-lens-refuse", daemon=True)
+    # A short poll: shutdown() waits for the loop to look, every 0.5 s by default.
+    thread = threading.Thread(
+        target=server.serve_forever, args=(0.01,), name="skill-lens-refuse", daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
