@@ -251,3 +251,20 @@ def test_a_template_not_made_is_named_on_the_products_line(
     assert entry.cache_note is not None
     assert entry.cache_note.startswith("its home template could not be made (")
     assert "every call starts afresh" in entry.cache_note
+
+
+def test_a_database_with_a_virtual_table_is_not_cleared_and_no_template_is_used(
+    tmp_path: Path, templates: HomeTemplates
+) -> None:
+    # Deleting the rows of a full-text index's own tables would break it: refused instead.
+    indexed = STAND_IN.replace(
+        "db.commit()",
+        "db.execute('create virtual table found using fts5(body)')\n"
+        "db.execute('insert into found values (?)', (sys.argv[-1],))\ndb.commit()",
+    )
+    product = stand_in(tmp_path, body=indexed)
+    home = a_home(tmp_path, "home")
+    assert not templates.seed(PRESET, str(product), ENV, home)
+    (entry,) = templates.made().values()
+    assert entry.problem is not None and "found" in entry.problem
+    assert list(home.iterdir()) == []

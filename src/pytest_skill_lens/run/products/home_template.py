@@ -220,11 +220,14 @@ def _empty(database: Path, kept: tuple[str, ...]) -> None:
     """Delete every row of ``database`` but its ``kept`` tables', overwritten where it was."""
     connection = sqlite3.connect(database, isolation_level=None)
     try:
-        tables = [
-            name
-            for (name,) in connection.execute("select name from sqlite_master where type='table'")
-            if name not in kept and not name.startswith("sqlite_")
-        ]
+        found = connection.execute("select name, sql from sqlite_master where type='table'")
+        tables = []
+        for name, sql in found.fetchall():
+            if (sql or "").lstrip().upper().startswith("CREATE VIRTUAL"):
+                # A full-text index's own tables cannot be emptied row by row.
+                raise sqlite3.DatabaseError(f"{database.name} has the virtual table {name}")
+            if name not in kept and not name.startswith("sqlite_"):
+                tables.append(name)
         # secure_delete overwrites what is deleted: no freed page keeps the start's rows.
         connection.execute("pragma secure_delete = on")
         connection.execute("pragma synchronous = off")  # a template is made again if lost
