@@ -10,6 +10,7 @@ tests/plugin/test_codex_template_e2e.py.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -268,3 +269,33 @@ def test_a_database_with_a_virtual_table_is_not_cleared_and_no_template_is_used(
     (entry,) = templates.made().values()
     assert entry.problem is not None and "found" in entry.problem
     assert list(home.iterdir()) == []
+
+
+def test_each_call_is_given_its_own_copy_made_ahead_and_never_one_twice(
+    tmp_path: Path, templates: HomeTemplates
+) -> None:
+    product = stand_in(tmp_path)
+    homes = [home_template.parent_of() / f"test-home-{os.getpid()}-{n}" for n in range(3)]
+    try:
+        for home in homes:
+            home.mkdir()
+        templates.template(PRESET, str(product), ENV)
+        (entry,) = templates.made().values()
+        assert entry.directory is not None
+        spares = entry.directory.parent / "spares"
+        given: set[int] = set()
+        for home in homes:
+            templates.wait()
+            (ready,) = spares.iterdir()  # one copy made ahead, from the template
+            assert tree(ready) == tree(entry.directory)
+            inode = ready.stat().st_ino
+            assert templates.seed(PRESET, str(product), ENV, home)
+            assert home.stat().st_ino == inode and not ready.exists()  # moved, not copied
+            assert inode not in given
+            given.add(inode)
+            assert (home / ".stand/own-files.txt").read_text() == "made by version 1\n"
+            (home / ".stand/own-files.txt").write_text("this call's own\n")
+        assert starts(tmp_path) == 1
+    finally:
+        for home in homes:
+            shutil.rmtree(home, ignore_errors=True)

@@ -11,9 +11,10 @@ What the start wrote about itself is then cleared (the recipe's ``removed`` path
 rows of its databases but their migration record, overwritten where they were), and
 what is left is the template: only directories and regular files, or none is used.
 
-Every isolated call of the product's own executable then gets a copy in its fresh home
-(:meth:`HomeTemplates.seed`): a copy, never a link, so nothing one call writes reaches
-the template or another call. A template belongs to one executable file (resolved
+Every isolated call of the product's own executable then gets a copy as its fresh home
+(:meth:`HomeTemplates.seed`; made ahead on a thread, :mod:`.home_spares`): a copy, never
+a link, each given to one call, so nothing one call writes reaches the template or
+another call. A template belongs to one executable file (resolved
 through its links, with its inode, size and modification time, and the version the
 preflight probed): a product installed anew gets a new one. A start that did not do its
 work leaves nothing behind, is not retried, and the calls start in an empty home as
@@ -41,6 +42,7 @@ from ..temp_parent import parent_of as parent_of
 from .description import Preset
 from .env import ENV_ALLOWLIST, home_env, make_home
 from .home_recipe import HomeRecipe
+from .home_spares import Spares
 from .process import RunDir, RunDirFailed, StartFailed, run_dir, start, wait_removed
 
 MAKE_TIMEOUT = 30.0  # seconds; Codex's refused start takes about 0.4 s
@@ -71,6 +73,7 @@ class HomeTemplates:
         self._lock = threading.Lock()
         self._made: dict[tuple[object, ...], Made] = {}
         self._open: list[contextlib.ExitStack] = []
+        self._spares: dict[Path, Spares] = {}
 
     def template(self, preset: Preset, executable: str, env: Mapping[str, str]) -> Made:
         """The template of ``executable`` (found on ``PATH``), made now if this process has
@@ -99,8 +102,19 @@ class HomeTemplates:
         made = self.template(preset, executable, env)
         if made.directory is None:
             return False
-        shutil.copytree(made.directory, home, symlinks=True, dirs_exist_ok=True)
+        with self._lock:
+            spares = self._spares.get(made.directory)
+        if spares is None:  # pragma: no cover - every made template has its spares
+            return False
+        spares.take(home)
         return True
+
+    def wait(self) -> None:
+        """Return once no copy of a template is being made ahead (:mod:`.home_spares`)."""
+        with self._lock:
+            spares = list(self._spares.values())
+        for each in spares:
+            each.wait()
 
     def made(self) -> dict[tuple[object, ...], Made]:
         """Every template of this process so far, by executable identity."""
@@ -121,6 +135,9 @@ class HomeTemplates:
         with self._lock:
             self._made.clear()
             opened, self._open = self._open, []
+            spares, self._spares = list(self._spares.values()), {}
+        for each in spares:
+            each.close()  # before its directory goes
         for stack in opened:
             stack.close()
         if opened:
@@ -141,6 +158,8 @@ class HomeTemplates:
             stack.close()
             return Made(None, problem)
         self._open.append(stack)
+        self._spares[run.home] = spares = Spares(run.home, run.root / "spares")
+        spares.prepare()  # the first call's home, made while the preflight goes on
         return Made(run.home)
 
 
