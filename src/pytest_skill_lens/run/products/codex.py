@@ -26,6 +26,7 @@ import json
 
 from ..tools.bridge_spec import SERVER_NAME
 from .description import BridgeForm, Launch, LaunchContext, LeftFile, Preset, TraceReader
+from .home_recipe import HomeRecipe
 
 PRODUCT = "codex"
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
@@ -81,20 +82,57 @@ def _launch(context: LaunchContext) -> Launch:
     return Launch(flags=tuple(flags), env=env, files=files)
 
 
+# Headless and traced; outside a git repository too; no plugins, nothing reported
+# home. The prompt comes after "--", so a task like "--help" is never a flag.
+FLAGS = (
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "--disable",
+    "plugins",
+    "-c",
+    "analytics.enabled=false",
+)
+
+
+def _template_args(url: str) -> tuple[str, ...]:
+    """One ``exec`` as a call starts it, its provider at ``url`` (refused), never retried."""
+    entry = (
+        f"{{name={_toml('skill-lens')}, base_url={_toml(url)}, env_key={_toml(KEY_VARIABLE)}, "
+        'wire_api="responses", request_max_retries=0, stream_max_retries=0}'
+    )
+    provider = (
+        "-c",
+        f"model_provider={_toml(PROVIDER)}",
+        "-c",
+        f"model_providers.{PROVIDER}={entry}",
+    )
+    sandbox = "--dangerously-bypass-approvals-and-sandbox"
+    return (*FLAGS, sandbox, *provider, "--", "skill-lens: a home template start")
+
+
+# Codex's first start in an empty CODEX_HOME makes its SQLite databases (their
+# migrations), installs its own skills and a few marker files: 0.1-0.5 s, done once per
+# process. What the refused start wrote about itself (its session log, its thread in the
+# databases, its shell snapshot, the installation's id) is cleared.
+HOME_RECIPE = HomeRecipe(
+    args=_template_args,
+    env=lambda url, home: {"CODEX_HOME": str(home / CODEX_HOME), KEY_VARIABLE: "skill-lens"},
+    directories=(CODEX_HOME,),
+    removed=tuple(
+        f"{CODEX_HOME}/{name}"
+        for name in ("sessions", "shell_snapshots", "tmp", "log", "installation_id")
+    ),
+    emptied=(f"{CODEX_HOME}/*.sqlite",),
+    kept_tables=("_sqlx_migrations",),
+    required=f"{CODEX_HOME}/*.sqlite",
+)
+
+
 PRESET = Preset(
     name=PRODUCT,
     executable="codex",
-    # Headless and traced; outside a git repository too; no plugins, nothing reported
-    # home. The prompt comes after "--", so a task like "--help" is never a flag.
-    flags=(
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "--disable",
-        "plugins",
-        "-c",
-        "analytics.enabled=false",
-    ),
+    flags=FLAGS,
     skills_dir=".agents/skills",
     install="npm install -g @openai/codex",
     auth_hint="OPENAI_API_KEY (with OPENAI_BASE_URL for a Responses API endpoint of your "
@@ -112,4 +150,5 @@ PRESET = Preset(
     # Judging, no shell: Codex's exec tools switched off (it has no empty tool list).
     judge_tool_flag="--enable",
     judge_restriction=("--disable", "shell_tool", "--disable", "unified_exec"),
+    home_template=HOME_RECIPE,
 )

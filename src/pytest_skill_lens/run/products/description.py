@@ -21,6 +21,7 @@ from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.product_config import CONFIG_PATHS, ConfigPath
 from ...suite.skill import Skill
+from .home_recipe import HomeRecipe
 from .launch import Launch as Launch
 from .launch import LaunchContext as LaunchContext
 from .launch import LaunchHook
@@ -164,6 +165,9 @@ class Preset:
     priced_as: str | None = None
     model_variable: str | None = None
     default_model: str = ""
+    # How the home every isolated call of the product itself starts from is made, once
+    # per process (:mod:`.home_template`); ``None``: each call's home starts empty.
+    home_template: HomeRecipe | None = None
 
     def unpriced(self, settings: Settings) -> str | None:
         """Why a run of a product priced by its told model (``priced_as``) can never be

@@ -30,6 +30,7 @@ def product_entries(settings: Settings, decision: ProductSandbox | None) -> list
     """
     if decision is None:
         return []
+    from .home_template import template_note
     from .preflight import probed_version
 
     # Replay only: no product process starts, so no sandbox had anything to contain.
@@ -40,7 +41,8 @@ def product_entries(settings: Settings, decision: ProductSandbox | None) -> list
         command = product.table(settings).command
         executable = command[0] if command else product.executable or name
         found = shutil.which(executable) or executable
-        notes = (shared.note(found) for shared in product.shared_dirs if shared.note is not None)
+        notes = [shared.note(found) for shared in product.shared_dirs if shared.note is not None]
+        notes.append(template_note(product, found))
         entries.append(
             ProductEntry(
                 name=name,

@@ -94,7 +94,12 @@ def _probe(
         )
     if isolated:  # as every case will start: Copilot's package unpacked once, here
         env = {**env, **shared_env(preset, table, env)}
-    return _version_problem(preset, found, probe, env)
+    problem = _version_problem(preset, found, probe, env)
+    if problem is None and isolated:  # and the product's first-run work, once
+        from .home_template import prepare
+
+        prepare(preset, table, env)
+    return problem
 
 
 def _version_problem(

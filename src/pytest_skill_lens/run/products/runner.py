@@ -43,6 +43,7 @@ from .description import (
     with_flags,
 )
 from .env import isolation_of, make_home, product_env
+from .home_template import seed_home
 from .preflight import probed_version
 from .process import RunDir, RunDirFailed, StartFailed, run_dir
 from .trace import Ending, Expect
@@ -157,8 +158,10 @@ class ProductRunner:
                 cwd = workspace if workspace is not None else run.work
                 self._deliver(skill, cwd)
                 before = watch_from(workspace, watch)
-                make_home(run.home)
                 env = product_env(self.preset, self._table, self._isolation, run.home)
+                if self._isolation == "home":  # the product's first-run work, done once
+                    seed_home(self.preset, self._table, env, run.home)
+                make_home(run.home)
                 # With the case's tools, the bridge's config is the last flag (bridge.py).
                 tooled = start_with_tools(
                     self.preset,

@@ -3,9 +3,14 @@
 It is JSON: ``{"skill_lens_bridge": 1, "tools": [...]}``, each tool with its name,
 description, the schema the agent sees (a ``parameters:`` shorthand already
 closed into a schema, so the bridge lists exactly what a framework runner
-registers) and its ``returns:`` in any of the three shapes. The bridge validates it
-with the eval files' own :class:`~pytest_skill_lens.suite.model.ToolSpec`, so a
-``when:`` value reaches the matcher as the case declared it.
+registers) and its ``returns:`` in any of the three shapes, written from the eval
+files' own :class:`~pytest_skill_lens.suite.model.ToolSpec`.
+
+The bridge reads it back without pydantic: it starts for every product session with
+tools, and importing the eval model costs it about 85 ms a start. Its reader holds each
+entry to the model's rules for the fields the spec has (strict types, no other keys;
+tests/unit/test_mcp_bridge_spec.py checks that what the model refuses it refuses, and
+that both answer alike), so a ``when:`` value reaches the matcher as the case declared it.
 """
 
 from __future__ import annotations
@@ -14,11 +19,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from ...suite.model import ToolSpec
+if TYPE_CHECKING:
+    from ...suite.model import ToolSpec
 
 SERVER_NAME = "skill-lens"
 """The bridge's name as an MCP server: in the product's config and in every tool name the
@@ -35,10 +39,31 @@ class SpecError(Exception):
 
 
 @dataclass(frozen=True)
+class Rule:
+    """One ``when:``/``value:`` entry of a lookup; no ``when`` is the fallback."""
+
+    when: dict[str, Any] | None
+    value: str
+
+
+@dataclass(frozen=True)
+class BridgeTool:
+    """One served tool, as the spec holds it (what :class:`.mocktools.MockTool` takes)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    returns: str | list[str] | list[Rule]
+
+    def json_schema(self) -> dict[str, Any]:
+        return self.input_schema
+
+
+@dataclass(frozen=True)
 class BridgeSpec:
     """The tools one bridge process serves, in their declared order."""
 
-    tools: tuple[ToolSpec, ...]
+    tools: tuple[BridgeTool, ...]
 
 
 def encode_spec(tools: Sequence[ToolSpec]) -> str:
@@ -83,21 +108,76 @@ def parse_spec(document: Any) -> BridgeSpec:
     entries = document.get("tools")
     if not isinstance(entries, list):
         raise SpecError("the spec has no tools list")
-    tools: list[ToolSpec] = []
+    tools: list[BridgeTool] = []
     for index, entry in enumerate(entries):
         try:
-            tool = ToolSpec.model_validate(entry)
-        except ValidationError as exc:
-            raise SpecError(f"tools[{index}]: {_first_error(exc)}") from None
-        if tool.input_schema is None:
-            raise SpecError(f"tools[{index}] ({tool.name}): no input_schema")
+            tool = _tool(entry)
+        except _Bad as exc:
+            raise SpecError(f"tools[{index}]: {_one_line(str(exc))}") from None
+        if tool is None:
+            raise SpecError(f"tools[{index}] ({entry['name']}): no input_schema")
         _check_tool(tool)
         tools.append(tool)
     _check_unique(tools)
     return BridgeSpec(tuple(tools))
 
 
-def _check_tool(tool: ToolSpec) -> None:
+class _Bad(Exception):
+    """One entry breaks the model's rules: ``where: what``."""
+
+
+_FIELDS = ("name", "description", "input_schema", "returns")
+
+
+def _tool(entry: Any) -> BridgeTool | None:
+    """One entry read by ``ToolSpec``'s rules (``None``: it has no ``input_schema``)."""
+    if not isinstance(entry, dict):
+        raise _Bad("(the entry): must be an object")
+    for key in entry:
+        if key not in _FIELDS:
+            raise _Bad(f"{key}: not a field of a bridge spec's tool")
+    name = entry.get("name")
+    if not isinstance(name, str):
+        raise _Bad("name: must be a string")
+    description = entry.get("description", "")
+    if not isinstance(description, str):
+        raise _Bad("description: must be a string")
+    returns = _returns(entry.get("returns", ""))
+    schema = entry.get("input_schema")
+    if schema is None:
+        return None
+    return BridgeTool(name, description, _mapping(schema, "input_schema"), returns)
+
+
+def _returns(value: Any) -> str | list[str] | list[Rule]:
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        raise _Bad("returns: must be a string or a list")
+    if all(isinstance(item, str) for item in value):
+        return list(value)
+    rules = []
+    for position, item in enumerate(value):
+        where = f"returns.{position}"
+        if not isinstance(item, dict):
+            raise _Bad(f"{where}: a list of strings or of when/value entries, not a mix")
+        for key in item:
+            if key not in ("when", "value"):
+                raise _Bad(f"{where}.{key}: not a field of a when/value entry")
+        if not isinstance(item.get("value"), str):
+            raise _Bad(f"{where}.value: must be a string")
+        when = item.get("when")
+        rules.append(Rule(None if when is None else _mapping(when, f"{where}.when"), item["value"]))
+    return rules
+
+
+def _mapping(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        raise _Bad(f"{where}: must be an object")
+    return value
+
+
+def _check_tool(tool: ToolSpec | BridgeTool) -> None:
     schema = tool.json_schema()
     if schema.get("type") != "object":
         raise SpecError(f"tool {tool.name}: its input schema must have type: object")
@@ -108,18 +188,12 @@ def _check_tool(tool: ToolSpec) -> None:
         raise SpecError(f"tool {tool.name}: its input schema is not plain JSON: {exc}") from None
 
 
-def _check_unique(tools: Sequence[ToolSpec]) -> None:
+def _check_unique(tools: Sequence[ToolSpec | BridgeTool]) -> None:
     seen: set[str] = set()
     for tool in tools:
         if tool.name in seen:
             raise SpecError(f"tool {tool.name} is declared twice")
         seen.add(tool.name)
-
-
-def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"]) or "(the entry)"
-    return _one_line(f"{where}: {error['msg']}")
 
 
 def _one_line(text: str) -> str:

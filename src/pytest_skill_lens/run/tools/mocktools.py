@@ -13,10 +13,35 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ... import matching as matcher
-from ...suite.model import ReturnRule, ToolSpec
+
+
+class Rule(Protocol):
+    """One ``when:``/``value:`` entry (``suite.model.ReturnRule``, or the MCP bridge's own)."""
+
+    @property
+    def when(self) -> Mapping[str, Any] | None: ...
+
+    @property
+    def value(self) -> str: ...
+
+
+class Declared(Protocol):
+    """A declared tool: ``suite.model.ToolSpec``, or the MCP bridge's reading of its spec,
+    which starts without pydantic (:mod:`.bridge_spec`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def returns(self) -> str | Sequence[str] | Sequence[Rule]: ...
+
+    def json_schema(self) -> Mapping[str, Any]: ...
 
 
 def unscripted_reply(tool: str, arguments: Any) -> str:
@@ -31,12 +56,12 @@ class MockTool:
     the tools is what starts a retried attempt or a new session from the top.
     """
 
-    def __init__(self, spec: ToolSpec) -> None:
+    def __init__(self, spec: Declared) -> None:
         self.name = spec.name
         self.description = spec.description
         # A framework may rewrite the schema it is handed (LangChain inlines $ref);
         # a copy keeps the case's own declaration untouched.
-        self.schema: dict[str, Any] = copy.deepcopy(spec.json_schema())
+        self.schema: dict[str, Any] = copy.deepcopy(dict(spec.json_schema()))
         self._returns = spec.returns
         self._served = 0
         self._lock = threading.Lock()
@@ -61,10 +86,10 @@ class MockTool:
         if all(isinstance(entry, str) for entry in returns):
             entries = [entry for entry in returns if isinstance(entry, str)]
             return entries[min(position, len(entries) - 1)]
-        rules = [entry for entry in returns if isinstance(entry, ReturnRule)]
+        rules = [entry for entry in returns if not isinstance(entry, str)]
         return self._look_up(rules, arguments)
 
-    def _look_up(self, rules: list[ReturnRule], arguments: Any) -> str:
+    def _look_up(self, rules: list[Rule], arguments: Any) -> str:
         for rule in rules:
             if rule.when is None or matcher.contains(rule.when, arguments):
                 return rule.value
@@ -74,6 +99,6 @@ class MockTool:
         return f"MockTool({self.name!r})"
 
 
-def build_mock_tools(tools: Sequence[ToolSpec]) -> dict[str, MockTool]:
+def build_mock_tools(tools: Sequence[Declared]) -> dict[str, MockTool]:
     """Fresh mock tools by name, each starting at the first entry of its sequence."""
     return {spec.name: MockTool(spec) for spec in tools}
