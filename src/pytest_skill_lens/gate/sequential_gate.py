@@ -112,14 +112,21 @@ def skill_questions(
 
 def stop_reason(questions: Sequence[Question], max_rounds: int) -> str | None:
     """Why a skill's remaining items are not run, or None while one question is open."""
+    stop = deciding(questions)
+    return None if stop is None else _stopped(stop.decision.verdict, stop.decision, max_rounds)
+
+
+def deciding(questions: Sequence[Question]) -> Question | None:
+    """The question that stops a skill: its own ``per_skill_min`` decided fail, else the
+    last settled once every one is; None while one is open. Items of its ``decided_at``
+    round on are not run."""
     failed = [
         q for q in questions if q.question == "per_skill_min" and q.decision.verdict == "fail"
     ]
     if failed:
-        return _stopped("fail", failed[0].decision, max_rounds)
+        return failed[0]
     if questions and all(q.settled for q in questions):
-        last = max(questions, key=lambda q: q.decision.decided_at or 0)
-        return _stopped("pass", last.decision, max_rounds)
+        return max(questions, key=lambda q: q.decision.decided_at or 0)
     return None
 
 
