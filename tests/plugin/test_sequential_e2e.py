@@ -295,3 +295,47 @@ def test_each_baseline_arm_asks_its_own_delta_and_one_left_open_keeps_the_skill_
     assert len(report.outcomes) == 54  # 3 cases x 3 arms x 6 rounds: nothing stopped
     assert report["stopped_early"] == []
     assert report.gate["reasons"] == []  # the placebo's fixed-sample delta, 0, meets 0
+
+
+MARKED_ONLY = """
+class MarkedOnly(Scripted):
+    def run(self, skill, case, workspace):
+        if "MARK-7" not in skill.instructions:  # neither the emptied skill nor the placebo
+            return RunResult(output="plain")
+        return super().run(skill, case, workspace)
+
+
+def pytest_skill_lens_runners(config):
+    return {"scripted": lambda context: MarkedOnly()}
+"""
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [(), ("--skill-lens-concurrency", "2"), ("-n", "2")],
+    ids=["plain", "pool", "xdist"],
+)
+def test_every_arm_s_delta_decided_stops_all_three_arms_at_once(
+    pytester: pytest.Pytester, pool: tuple[str, ...]
+) -> None:
+    # Only the real skill passes: +100% against none and against the placebo, both decided
+    # pass after round 2, so every arm's rounds 3 to 6 are not spent.
+    cases = [{"name": f"c{i}", "task": "t", **PASSES} for i in range(3)]
+    make_skill(pytester.path / "skills", "sure", cases, body="Say handled. MARK-7\n")
+    script = {f"c{i}": {"output": "handled"} for i in range(3)}
+    pytester.makeconftest(scripted_runner_conftest(script, MARKED_ONLY))
+    write_file(pytester.path / "skill-lens.toml", 'repeat = "auto:6"\nmin_pass_rate = 0.0\n')
+    xdist = "-n" in pool
+    lens = LensRun(runner="scripted", json="report.json", subprocess=xdist, timeout=300)
+    args = ("--skill-lens-baseline", "none,placebo", "--skill-lens-min-delta", "0", *pool)
+    result = lens(pytester, *args)
+    report = lens.report(pytester)
+    assert result.ret == 0, result.stdout.str()
+    deltas = [q for q in report["sequential"]["questions"] if q["question"] == "min_delta"]
+    assert [(q["arm"], q["verdict"], q["decided_at"]) for q in deltas] == [
+        ("none", "pass", 2),
+        ("placebo", "pass", 2),
+    ]
+    assert len(report.outcomes) == 18  # 3 cases x 3 arms x 2 rounds
+    kinds = Counter(e.get("arm") for e in report["stopped_early"])
+    assert kinds == {"candidate": 12, "baseline": 24}
