@@ -293,6 +293,11 @@ def test_each_baseline_arm_asks_its_own_delta_and_one_left_open_keeps_the_skill_
     ]
     assert "pass-rate delta vs placebo under runner 'scripted'" in deltas[1]["text"]
     assert len(report.outcomes) == 54  # 3 cases x 3 arms x 6 rounds: nothing stopped
+    assert (
+        "Plan: up to 3 arm(s) x at most 6 round(s) x 1 runner(s) x 3 case(s) = 54 runs "
+        "(--skill-lens-repeat auto:6 may stop a skill early, once its questions are decided; "
+        "6 is the most rounds)"
+    ) in result.stdout.lines
     assert report["stopped_early"] == []
     assert report.gate["reasons"] == []  # the placebo's fixed-sample delta, 0, meets 0
 
