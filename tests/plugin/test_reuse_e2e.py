@@ -136,7 +136,18 @@ def test_a_pull_request_s_previous_arm_is_main_s_candidate_at_no_model_call(
         [f"*Reused: 2 of 4 outcome(s) from the reuse store, recorded at commit {main[:8]}*"]
     )
     result.stdout.fnmatch_lines(["*greet*baseline*(reused)*"])
+    # The savings block counts them apart from cassette replays, at their recorded cost.
+    not_spent = report["summary"]["not_spent"]
+    assert (not_spent["runs_made"], not_spent["replayed"], not_spent["reused"]) == (2, 0, 2)
+    assert not_spent["reused_commits"] == [main]
+    assert not_spent["reused_usd"] == pytest.approx(
+        sum(recorded["candidate", case]["cost_usd"] for case in ("refund", "greet"))
+    )
+    result.stdout.fnmatch_lines(
+        [f"*2 outcome(s) reused from the store (recorded at commit {main[:8]} on *): $*"]
+    )
     markdown = (pytester.path / "report.md").read_text()
+    assert f"- 2 outcome(s) reused from the store (recorded at commit {main[:8]}" in markdown
     assert (
         f"Reused: 2 of 4 outcome(s) from the reuse store, recorded at commit {main[:8]}" in markdown
     )

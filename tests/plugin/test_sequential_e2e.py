@@ -269,3 +269,78 @@ def test_the_summary_says_what_changed_skills_and_early_stops_saved_together(
     text = result.stdout.str()
     assert "2 skill(s) not run: unchanged since main (" in text
     assert f"{not_spent['stopped_early']} run(s) not spent: stopped early" in text
+
+
+def test_each_baseline_arm_asks_its_own_delta_and_one_left_open_keeps_the_skill_running(
+    pytester: pytest.Pytester,
+) -> None:
+    # The emptied skill (none) fails every case and the placebo passes them all: against
+    # a bar of 0 the delta vs none (+100%) is decided pass at round 2, the delta vs placebo
+    # (0) can never be, so the skill runs its six rounds in all three arms.
+    cases = [{"name": f"c{i}", "task": "t", **PASSES} for i in range(3)]
+    make_skill(pytester.path / "skills", "sure", cases)
+    script = {f"c{i}": {"output": "handled"} for i in range(3)}
+    pytester.makeconftest(scripted_runner_conftest(script, WITHOUT_SKILL))
+    write_file(pytester.path / "skill-lens.toml", 'repeat = "auto:6"\nmin_pass_rate = 0.0\n')
+    lens = LensRun(runner="scripted", json="report.json")
+    result = lens(pytester, "--skill-lens-baseline", "none,placebo", "--skill-lens-min-delta", "0")
+    report = lens.report(pytester)
+    assert result.ret == 0, result.stdout.str()
+    deltas = [q for q in report["sequential"]["questions"] if q["question"] == "min_delta"]
+    assert [(q["arm"], q["runner"], q["verdict"], q["decided_at"]) for q in deltas] == [
+        ("none", "scripted", "pass", 2),
+        ("placebo", "scripted", "undecided", None),
+    ]
+    assert "pass-rate delta vs placebo under runner 'scripted'" in deltas[1]["text"]
+    assert len(report.outcomes) == 54  # 3 cases x 3 arms x 6 rounds: nothing stopped
+    assert (
+        "Plan: up to 3 arm(s) x at most 6 round(s) x 1 runner(s) x 3 case(s) = 54 runs "
+        "(--skill-lens-repeat auto:6 may stop a skill early, once its questions are decided; "
+        "6 is the most rounds)"
+    ) in result.stdout.lines
+    assert report["stopped_early"] == []
+    assert report.gate["reasons"] == []  # the placebo's fixed-sample delta, 0, meets 0
+
+
+MARKED_ONLY = """
+class MarkedOnly(Scripted):
+    def run(self, skill, case, workspace):
+        if "MARK-7" not in skill.instructions:  # neither the emptied skill nor the placebo
+            return RunResult(output="plain")
+        return super().run(skill, case, workspace)
+
+
+def pytest_skill_lens_runners(config):
+    return {"scripted": lambda context: MarkedOnly()}
+"""
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [(), ("--skill-lens-concurrency", "2"), ("-n", "2")],
+    ids=["plain", "pool", "xdist"],
+)
+def test_every_arm_s_delta_decided_stops_all_three_arms_at_once(
+    pytester: pytest.Pytester, pool: tuple[str, ...]
+) -> None:
+    # Only the real skill passes: +100% against none and against the placebo, both decided
+    # pass after round 2, so every arm's rounds 3 to 6 are not spent.
+    cases = [{"name": f"c{i}", "task": "t", **PASSES} for i in range(3)]
+    make_skill(pytester.path / "skills", "sure", cases, body="Say handled. MARK-7\n")
+    script = {f"c{i}": {"output": "handled"} for i in range(3)}
+    pytester.makeconftest(scripted_runner_conftest(script, MARKED_ONLY))
+    write_file(pytester.path / "skill-lens.toml", 'repeat = "auto:6"\nmin_pass_rate = 0.0\n')
+    xdist = "-n" in pool
+    lens = LensRun(runner="scripted", json="report.json", subprocess=xdist, timeout=300)
+    args = ("--skill-lens-baseline", "none,placebo", "--skill-lens-min-delta", "0", *pool)
+    result = lens(pytester, *args)
+    report = lens.report(pytester)
+    assert result.ret == 0, result.stdout.str()
+    deltas = [q for q in report["sequential"]["questions"] if q["question"] == "min_delta"]
+    assert [(q["arm"], q["verdict"], q["decided_at"]) for q in deltas] == [
+        ("none", "pass", 2),
+        ("placebo", "pass", 2),
+    ]
+    assert len(report.outcomes) == 18  # 3 cases x 3 arms x 2 rounds
+    kinds = Counter(e.get("arm") for e in report["stopped_early"])
+    assert kinds == {"candidate": 12, "baseline": 24}

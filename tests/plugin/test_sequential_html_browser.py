@@ -5,6 +5,7 @@ test_html_report_browser.py for the browser; test_sequential_e2e.py for the suit
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,3 +41,27 @@ def test_the_page_says_what_was_not_spent_and_each_decision(report: Page) -> Non
     ) in savings
     assert "repeat auto:6" in report.page.locator("header p.muted").inner_text()
     assert report.errors == []
+
+
+def test_the_page_counts_outcomes_reused_from_the_store_apart(
+    tmp_path: Path,
+    browser: Any,  # noqa: F811
+) -> None:
+    from pytest_skill_lens.report.html.page import render_html
+    from pytest_skill_lens.report.json_report import report_dict
+    from unit.test_savings import PASSED, with_reused  # the unit test's record: one of each
+
+    path = tmp_path / "r.html"
+    path.write_text(render_html(report_dict(with_reused(), PASSED)), encoding="utf-8")
+    page = Page(browser, path)
+    savings = page.page.locator("#totals ul.savings li").all_inner_texts()
+    assert (
+        "1 outcome(s) replayed from cassettes: $0.2500, their recorded cost, paid when they "
+        "were recorded and not again"
+    ) in savings
+    assert (
+        "1 outcome(s) reused from the store (recorded at commit 1a2b3c4d on 2026-12-05 "
+        "03:40:12 UTC): $0.1250, their recorded cost, not paid again"
+    ) in savings
+    assert page.errors == []
+    page.page.close()

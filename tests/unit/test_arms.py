@@ -83,6 +83,18 @@ def test_the_gate_holds_min_delta_against_every_arm_naming_it() -> None:
     assert note.text == "greet: baseline previous unavailable — not inside a git repository"
 
 
+def test_auto_s_decision_against_one_arm_spares_that_arm_s_bar_only() -> None:
+    # auto:N decided the delta vs placebo at least +80% (its rounds said so); the
+    # fixed-sample +67% is not held to the bar again, and the none arm is still judged.
+    deltas = build_deltas(SUITE, baseline_kind="none,placebo")
+    ask = DeltaAsk(0.8, None, None, {"placebo": frozenset({"fake"})})
+    assert arm_gate_reasons(SUITE, "none,placebo", deltas, [], ask) == []
+    ask = DeltaAsk(1.01, None, None, {"placebo": frozenset({"fake"})})
+    assert arm_gate_reasons(SUITE, "none,placebo", deltas, [], ask) == [
+        "pass-rate delta vs none +100% is below the required +101%"
+    ]
+
+
 def test_one_arm_keeps_its_words() -> None:
     alone = [o for o in SUITE if o.baseline_kind != "none"]
     deltas = build_deltas(alone, baseline_kind="placebo")

@@ -128,6 +128,10 @@ def test_summary_counts_candidates_and_totals_both_arms() -> None:
             "replayed_usd": 0.0,
             "spent_note": "no run said what it cost",
             "note": None,
+            "reused": 0,
+            "reused_usd": 0.0,
+            "reused_from": None,
+            "reused_commits": [],
         },
     }
 

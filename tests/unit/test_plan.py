@@ -59,3 +59,12 @@ def test_an_xdist_controller_reads_runs_off_node_ids() -> None:
     assert plan_lines(plan)[1] == (
         "Spend: the cases' max_cost_usd budgets are not summed under pytest-xdist"
     )
+
+
+def test_under_auto_the_plan_says_the_repeats_are_the_most_rounds_and_may_stop_early() -> None:
+    plan = plan_of(runs(0.1, 0.1, 0.1), arms=1, repeats=5, runners=1, max_spend_usd=None, auto=True)
+    assert plan_lines(plan)[0] == (
+        "Plan: up to 1 arm(s) x at most 5 round(s) x 1 runner(s) x 2 case(s) = 10 runs "
+        "(--skill-lens-repeat auto:5 may stop a skill early, once its questions are decided; "
+        "5 is the most rounds)"
+    )

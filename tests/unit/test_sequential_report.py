@@ -74,6 +74,7 @@ def test_a_forged_decision_is_never_believed() -> None:
         (("stopped_early", 0, "reason"), 5),
         (("sequential", "questions", 0, "verdict"), "maybe"),
         (("sequential", "questions", 0, "threshold"), 7.0),
+        (("sequential", "questions", 0, "arm"), 5),
         (("summary", "not_spent", "stopped_early"), -1),
     ],
 )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from pytest_skill_lens.gate.sequential_rounds import (
     decision_text,
     delta_decisions,
@@ -137,3 +141,15 @@ def test_the_gate_words() -> None:
         "pass-rate delta is at least +0%: decided after round 2 "
         "(betting test, alpha 0.05; +100% so far)"
     )
+
+
+def test_pairs_of_several_baseline_arms_are_refused_not_silently_one_taken() -> None:
+    outcomes = [
+        run("a", "passed", 0),
+        dataclasses.replace(run("a", "failed", 0, arm="baseline"), baseline_kind="none"),
+        dataclasses.replace(run("a", "passed", 0, arm="baseline"), baseline_kind="placebo"),
+    ]
+    with pytest.raises(ValueError, match="one baseline arm"):
+        delta_rounds(outcomes, max_rounds=3)
+    one = [o for o in outcomes if o.baseline_kind != "placebo"]
+    assert delta_rounds(one, max_rounds=3) == [[("passed", "failed")]]

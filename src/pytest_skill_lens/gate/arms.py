@@ -16,7 +16,7 @@ which arm an item was): conservative, it can only leave a case out.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..perform.outcome import Outcome
 from .delta import BaselineNote, Delta, build_delta
@@ -62,9 +62,9 @@ class DeltaAsk:
     min_delta: float | None
     min_delta_confidence: float | None
     min_case_pass_rate: float | None
-    # auto:N's runners whose delta the betting test decided pass (one arm only: several
-    # arms under auto:N with min_delta are refused by the settings).
-    delta_decided: frozenset[str] = frozenset()
+    # auto:N's decisions: per baseline arm (its kind; None for an outcome that did not
+    # say), the runners whose delta against it the betting test decided pass.
+    delta_decided: Mapping[str | None, frozenset[str]] = field(default_factory=dict)
 
 
 def arm_gate_reasons(
@@ -84,7 +84,8 @@ def arm_gate_reasons(
             min_delta=ask.min_delta,
             min_delta_confidence=ask.min_delta_confidence,
             min_case_pass_rate=ask.min_case_pass_rate,
-            delta_decided=ask.delta_decided,
+            # One arm: its questions are the run's, whatever kind they name.
+            delta_decided=frozenset().union(*ask.delta_decided.values()),
         )
     by_kind = {delta.baseline_kind: delta for delta in deltas}
     reasons: list[str] = []
@@ -95,6 +96,7 @@ def arm_gate_reasons(
             [note for note in notes if note.arm == kind],
             min_delta=ask.min_delta,
             min_delta_confidence=ask.min_delta_confidence,
+            delta_decided=ask.delta_decided.get(kind, frozenset()),
             arm=kind,
         )
     return reasons + comparison_gate_reasons(

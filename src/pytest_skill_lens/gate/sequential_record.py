@@ -24,6 +24,9 @@ class Question:
     decision: SequentialDecision
     bounds: tuple[float, float]  # the anytime-valid bounds, on the question's scale
     text: str
+    # min_delta's baseline arm (its kind: "none", "placebo", "previous"); None for a pass
+    # rate, or a baseline outcome that did not say its kind.
+    arm: str | None = None
 
     @property
     def settled(self) -> bool:

@@ -39,10 +39,17 @@ def rate_rounds(
 def delta_rounds(
     outcomes: Iterable[Outcome], *, max_rounds: int, runner: str | None = None
 ) -> list[list[Pair]]:
-    """The complete rounds of (candidate, baseline) pairs, of one runner or of all."""
+    """The complete rounds of (candidate, baseline) pairs, of one runner or of all, against
+    one baseline arm: outcomes of several are a :class:`ValueError`."""
     chosen = [o for o in outcomes if runner is None or o.runner == runner]
 
     def pair(group: Sequence[Outcome]) -> list[Pair]:
+        if len({o.baseline_kind for o in group if o.arm == "baseline"}) > 1:
+            # Keyed by arm, one of several baselines would silently stand for them all.
+            raise ValueError(
+                "delta_rounds pairs the candidate with one baseline arm: give it one arm's "
+                "outcomes (sequential_gate.skill_questions asks each arm on its own)"
+            )
         arms = {o.arm: o.status for o in group}
         return [(arms["candidate"], arms["baseline"])]
 

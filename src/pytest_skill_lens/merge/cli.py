@@ -32,6 +32,7 @@ from ..report.written import Writes, report_targets, write_reports
 from ..suite.errors import AuthoringError
 from ..suite.regular_files import read_regular
 from .combine import MergeError, ShardReport, judge, merge_records
+from .stopped import check_stopped
 
 PROG = "pytest-skill-lens merge"
 HTML_PROG = "pytest-skill-lens html"
@@ -51,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         reports = [ShardReport(name, _read(Path(name))) for name in options.reports]
         record, gate = judge(merge_records(reports))
+        check_stopped(reports, record)  # after deciding again: the decisions it is held to
     except MergeError as exc:
         return _refuse(exc.message, exc.fix)
     writes = _write_reports(record, gate, options)

@@ -104,14 +104,6 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
             "add --skill-lens-baseline none (or previous), or drop "
             + _given(option, "min_delta", config_path),
         )
-    if settings.repeat_auto and len(settings.baselines) > 1 and settings.min_delta is not None:
-        # The betting test pairs the candidate with one baseline arm; it does not yet hold
-        # a delta against each of several, and stopping on one arm would bias the others.
-        user_error(
-            "--skill-lens-repeat auto:N cannot yet decide a minimum delta against several "
-            f"baseline arms ({','.join(settings.baselines)})",
-            "give one baseline arm under auto:N, or a whole number of repeats with several",
-        )
     if settings.min_delta_confidence is not None and settings.min_delta is None:
         user_error(
             "a delta confidence level needs a minimum delta to hold the interval against",

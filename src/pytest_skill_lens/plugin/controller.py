@@ -102,6 +102,7 @@ class Controller(Role):
                 max_spend_usd=settings.max_spend_usd,
                 processes=processes,
                 budgets_known=budgets_known,
+                auto=settings.repeat_auto,
             )
             lines = plan_lines(plan)
         said = ungraded_line(planned, settings.judge) if ungraded else None

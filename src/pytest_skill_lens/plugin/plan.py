@@ -2,7 +2,9 @@
 
 ``Plan: up to A arm(s) x R repeat(s) x N runner(s) x C case(s) = P runs`` counts the
 cases left after ``-k``/``-m``; it is an upper bound (a baseline skipped for an offered
-case, or one whose previous version cannot be found, runs nothing). The spend line
+case, or one whose previous version cannot be found, runs nothing). Under
+``--skill-lens-repeat auto:N`` the repeats are the most rounds, and the line says a skill
+may stop before them. The spend line
 after it is what can honestly be said before spending: the ceiling, when one is set
 (with the overshoot one in-flight run per process may add), and the sum of the cases'
 ``max_cost_usd`` budgets when every planned run has one (an estimate: a budget is
@@ -36,6 +38,7 @@ class Plan:
     max_spend_usd: float | None
     processes: int = 1  # xdist workers that may each have one run in flight
     budgets_known: bool = True  # False on an xdist controller, which sees node ids only
+    auto: bool = False  # --skill-lens-repeat auto:N: repeats is the most rounds
 
     @property
     def upper_bound(self) -> int:
@@ -51,10 +54,13 @@ def plan_of(
     max_spend_usd: float | None,
     processes: int = 1,
     budgets_known: bool = True,
+    auto: bool = False,
 ) -> Plan:
     planned = tuple(runs)
     cases = len({(run.skill_name, run.case_name) for run in planned})
-    return Plan(arms, repeats, runners, cases, planned, max_spend_usd, processes, budgets_known)
+    return Plan(
+        arms, repeats, runners, cases, planned, max_spend_usd, processes, budgets_known, auto
+    )
 
 
 def runs_from_node_ids(node_ids: Iterable[str]) -> list[PlannedRun]:
@@ -69,10 +75,16 @@ def runs_from_node_ids(node_ids: Iterable[str]) -> list[PlannedRun]:
 
 
 def plan_lines(plan: Plan) -> list[str]:
+    repeats = f"at most {plan.repeats} round(s)" if plan.auto else f"{plan.repeats} repeat(s)"
     head = (
-        f"Plan: up to {plan.arms} arm(s) x {plan.repeats} repeat(s) x {plan.runners} "
+        f"Plan: up to {plan.arms} arm(s) x {repeats} x {plan.runners} "
         f"runner(s) x {plan.cases} case(s) = {plan.upper_bound} runs"
     )
+    if plan.auto:
+        head += (
+            f" (--skill-lens-repeat auto:{plan.repeats} may stop a skill early, once its "
+            f"questions are decided; {plan.repeats} is the most rounds)"
+        )
     return [head, spend_line(plan)]
 
 

@@ -78,13 +78,14 @@ class RoundWatch:
         return reason
 
     def _planned(self, item: CaseItem) -> set[PlannedKey]:
-        """Every item this session will run, as (skill, case, runner, arm): a baseline item
+        """Every item this session will run, as (skill, case, runner, arm_key): a baseline item
         skipped for its note owes no outcome, so a round never waits for it."""
         if self._expected is None:
+            from ..gate.sequential_gate import arm_key
             from .items import CaseItem
 
             self._expected = {
-                (it.skill.name, it.case_name, it.runner_name, it.arm)
+                (it.skill.name, it.case_name, it.runner_name, arm_key(it.arm, it.baseline_kind))
                 for it in item.session.items
                 if isinstance(it, CaseItem) and it.get_closest_marker("skip") is None
             }

@@ -106,6 +106,12 @@ def _summary(summary: Fields) -> None:
         not_spent.optional_text("unchanged_since")
         not_spent.text("spent_note")
         not_spent.optional_text("note")
+        # Absent from a report written before outcomes reused from the store were counted apart.
+        if "reused" in not_spent.data:
+            not_spent.count("reused")
+            not_spent.figure("reused_usd")
+            not_spent.optional_text("reused_from")
+            not_spent.names("reused_commits")
     cassettes = summary.optional_child("cassettes") if "cassettes" in summary.data else None
     if cassettes is not None:
         for key in ("written", "kept", "not_written"):

@@ -7,7 +7,9 @@ shards says it too:
   were made;
 * items ``--skill-lens-repeat auto:N`` stopped early, their skill's questions decided;
 * outcomes replayed from cassettes: their recorded cost was paid when they were recorded,
-  not again. An outcome reused by content will be counted here too, by :func:`not_paid_again`.
+  not again;
+* outcomes reused from the store (``--skill-lens-reuse``, ``reused_from`` set): the same,
+  counted apart, with the commit and date the oldest was recorded at.
 
 The spend is new spend only (the figures' ``new_spend_usd``: :func:`..gate.spend.spend_of`
 of each outcome), as priced: the cost sources say whether a figure is a list price or a
@@ -16,6 +18,7 @@ product's own. A recorded figure says so.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -24,18 +27,20 @@ from typing import Any
 from ..gate.record import RunRecord
 from ..perform.outcome import Outcome
 from ..run.models.price_source import distinct
+from .reuse_lines import ReuseShare, origin_words
 
 SKILLS_SHOWN = 10  # names on one line; the JSON report lists every one
 RECORDED_NOTE = "their recorded cost, paid when they were recorded and not again"
 
 
 def not_paid_again(outcome: Outcome) -> bool:
-    """An outcome whose run this session did not pay for: replayed from a cassette.
+    """An outcome whose run this session did not pay for: replayed from a cassette or
+    reused from the store (a reused outcome is a replay with ``reused_from`` set)."""
+    return outcome.replayed or outcome.reused_from is not None
 
-    The one place that decides it, so an outcome reused by content (``reused_from``) can
-    be counted apart later without touching the callers.
-    """
-    return outcome.replayed or getattr(outcome, "reused_from", None) is not None
+
+def _recorded_cost(outcomes: Iterable[Outcome]) -> float:
+    return math.fsum(o.cost_usd + o.retry_cost_usd for o in outcomes)
 
 
 @dataclass(frozen=True)
@@ -45,28 +50,45 @@ class Savings:
     stopped_early: dict[str, int]  # skill -> items not run, in planned order
     unchanged_skills: tuple[str, ...]
     unchanged_since: str | None
-    replayed: int
+    replayed: int  # from cassettes, not reused from the store
     replayed_usd: float
     spent_note: str  # how the spend was priced, in the cost sources' words
+    reused: int = 0  # reused from the store by content
+    reused_usd: float = 0.0
+    reused_from: str | None = None  # the oldest's commit and date, in origin_words' words
+    reused_commits: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, record: RunRecord) -> Savings:
-        replayed = [o for o in record.outcomes if not_paid_again(o)]
+        unpaid = [o for o in record.outcomes if not_paid_again(o)]
+        replayed = [o for o in unpaid if o.reused_from is None]
+        share = ReuseShare.of(record)
+        oldest = share.oldest
+        commits = {str(c) for o in share.reused if o.reused_from and (c := o.reused_from["commit"])}
+        more = f" (the oldest of {len(commits)} commits)" if len(commits) > 1 else ""
         changed = record.changed
         return cls(
-            runs_made=len(record.outcomes) - len(replayed),
+            runs_made=len(record.outcomes) - len(unpaid),
             spent_usd=record.figures.new_spend_usd,
             stopped_early=dict(Counter(str(e.get("skill_name")) for e in record.stopped_early)),
             unchanged_skills=tuple(changed.unchanged_skills) if changed is not None else (),
             unchanged_since=changed.since if changed is not None else None,
             replayed=len(replayed),
-            replayed_usd=sum((o.cost_usd + o.retry_cost_usd for o in replayed), 0.0),
+            replayed_usd=_recorded_cost(replayed),
             spent_note=_priced(o for o in record.outcomes if not not_paid_again(o)),
+            reused=len(share.reused),
+            reused_usd=_recorded_cost(share.reused),
+            reused_from=(
+                origin_words(oldest.reused_from) + more
+                if oldest is not None and oldest.reused_from is not None
+                else None
+            ),
+            reused_commits=tuple(sorted(commits)),
         )
 
     @property
     def anything(self) -> bool:
-        return bool(self.stopped_early or self.unchanged_skills or self.replayed)
+        return bool(self.stopped_early or self.unchanged_skills or self.replayed or self.reused)
 
     def as_dict(self) -> dict[str, Any]:
         """``summary.not_spent`` of the JSON report."""
@@ -80,8 +102,18 @@ class Savings:
             "replayed": self.replayed,
             "replayed_usd": self.replayed_usd,
             "spent_note": self.spent_note,
-            "note": f"replayed_usd is {RECORDED_NOTE}" if self.replayed else None,
+            "note": self._note(),
+            "reused": self.reused,
+            "reused_usd": self.reused_usd,
+            "reused_from": self.reused_from,
+            "reused_commits": list(self.reused_commits),
         }
+
+    def _note(self) -> str | None:
+        named = [n for n, v in (("replayed_usd", self.replayed), ("reused_usd", self.reused)) if v]
+        if not named:
+            return None
+        return f"{' and '.join(named)} {'are' if len(named) > 1 else 'is'} {RECORDED_NOTE}"
 
     def lines(self) -> list[str]:
         """The console's and Markdown's words; none when the run skipped nothing."""
@@ -116,6 +148,12 @@ class Savings:
             lines.append(
                 f"  {self.replayed} outcome(s) replayed from cassettes: "
                 f"${self.replayed_usd:.4f}, {RECORDED_NOTE}"
+            )
+        if self.reused:
+            lines.append(
+                f"  {self.reused} outcome(s) reused from the store (recorded "
+                f"{self.reused_from}): ${self.reused_usd:.4f}, their recorded cost, not paid "
+                "again"
             )
         return lines
 

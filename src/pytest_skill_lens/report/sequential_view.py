@@ -29,6 +29,7 @@ def sequential_dict(record: SequentialRecord | None) -> dict[str, Any] | None:
                 "question": q.question,
                 "skill_name": q.skill_name,
                 "runner": q.runner,
+                "arm": q.arm,
                 "verdict": q.decision.verdict,
                 "rounds": q.decision.rounds,
                 "decided_at": q.decision.decided_at,
@@ -72,6 +73,8 @@ def check_sequential(top: Fields) -> None:
         q.word("verdict", _VERDICTS)
         q.text("skill_name")
         q.optional_text("runner")
+        if "arm" in q.data:  # absent from a report written before each arm asked its own
+            q.optional_text("arm")
         q.count("rounds")
         if q.data.get("decided_at") is not None:
             q.count("decided_at")

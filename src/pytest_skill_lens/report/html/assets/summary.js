@@ -132,7 +132,7 @@ function reuseLine(reuse) {
 
 // What the run spent anew, what it did not spend and why, as the console says it.
 function savingsLines(n) {
-  if (!n || !(n.stopped_early || list(n.unchanged_skills).length || n.replayed)) return [];
+  if (!n || !(n.stopped_early || list(n.unchanged_skills).length || n.replayed || n.reused)) return [];
   var lines = ["Spent: " + count(n.runs_made) + " run(s) made, " + usd(n.spent_usd) + " new spend (" + String(n.spent_note) + ")"];
   if (n.stopped_early) {
     var by = n.stopped_early_by_skill || {};
@@ -142,6 +142,7 @@ function savingsLines(n) {
   var unchanged = list(n.unchanged_skills);
   if (unchanged.length) lines.push(unchanged.length + " skill(s) not run: unchanged since " + String(n.unchanged_since) + " (" + unchanged.join(", ") + ")");
   if (n.replayed) lines.push(count(n.replayed) + " outcome(s) replayed from cassettes: " + usd(n.replayed_usd) + ", their recorded cost, paid when they were recorded and not again");
+  if (n.reused) lines.push(count(n.reused) + " outcome(s) reused from the store (recorded " + String(n.reused_from) + "): " + usd(n.reused_usd) + ", their recorded cost, not paid again");
   return lines;
 }
 
