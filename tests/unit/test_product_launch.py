@@ -67,7 +67,7 @@ def _start(preset: Preset, tools: list[ToolSpec], tmp_path: Path) -> dict[str, A
     seen.clear()
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    with run_dir("dumper") as run:
+    with run_dir("dumper", sandbox=None) as run:
         env: Mapping[str, str] = {"PATH": "/usr/bin:/bin", "MY_BASE_URL": "http://127.0.0.1:9"}
         tooled = start_with_tools(
             preset,

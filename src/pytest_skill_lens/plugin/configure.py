@@ -135,8 +135,8 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
     )
     refuse_unenforceable_ceiling(settings)
     product_sandbox = decide_product_sandbox(settings, collect_only=listing_only(config))
-    preflight_keyed(settings, collect_only=listing_only(config))
-    preflight_judge(option, settings, collect_only=listing_only(config))
+    preflight_keyed(settings, product_sandbox, collect_only=listing_only(config))
+    preflight_judge(option, settings, product_sandbox, collect_only=listing_only(config))
     script_sandbox, hardening = prepare_scripts(settings, collect_only=listing_only(config))
 
     json_path, markdown_path = report_paths(config)

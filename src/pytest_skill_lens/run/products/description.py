@@ -29,6 +29,7 @@ from .launch import launch_problem as launch_problem
 
 if TYPE_CHECKING:
     from ..result import RunResult
+    from ..sandbox.product_sandbox import ProductSandbox
     from .trace import Ending, Expect
 
 PROMPT_PLACEHOLDER = "{prompt}"
@@ -46,13 +47,14 @@ TraceReader = Callable[[bytes, "bytes | None", "Ending", "Expect"], "RunResult"]
 class SharedDir:
     """A directory every isolated call of a product shares, named to it by ``variable``.
 
-    ``provide(executable, env)`` gets the executable found on ``PATH`` and the call's
-    environment, makes the directory on first use (Copilot's unpacked package, say), and
-    returns it, or ``None`` to leave the product to make its own in the call's home.
+    ``provide(executable, env, sandbox)`` gets the executable found on ``PATH``, the
+    call's environment and the run's product sandbox decision, makes the directory on
+    first use (Copilot's unpacked package, say, unpacked under that sandbox), and returns
+    it, or ``None`` to leave the product to make its own in the call's home.
     """
 
     variable: str
-    provide: Callable[[str, Mapping[str, str]], Path | None]
+    provide: Callable[[str, Mapping[str, str], ProductSandbox | None], Path | None]
     # Why the directory of an executable could not be made, for the report (a call is
     # then slower, never wrong); ``None`` when there is nothing to say.
     note: Callable[[str], str | None] | None = None
