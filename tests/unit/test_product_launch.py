@@ -15,7 +15,6 @@ import pytest
 
 from pytest_skill_lens.run.products.bridge import BridgeSetupError, start_with_tools
 from pytest_skill_lens.run.products.description import (
-    BridgeForm,
     Launch,
     LaunchContext,
     Preset,
@@ -23,6 +22,7 @@ from pytest_skill_lens.run.products.description import (
 )
 from pytest_skill_lens.run.products.env import isolation_sets
 from pytest_skill_lens.run.products.process import run_dir
+from pytest_skill_lens.run.tools.bridge_form import BridgeForm
 from pytest_skill_lens.settings import ProductTable
 from pytest_skill_lens.suite.model import ToolSpec
 

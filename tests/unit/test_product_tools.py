@@ -17,13 +17,13 @@ from pytest_skill_lens.run.products.bridge import (
 )
 from pytest_skill_lens.run.products.claude_code import PRESET
 from pytest_skill_lens.run.products.claude_code import PRESET as CLAUDE_CODE
-from pytest_skill_lens.run.products.description import BridgeForm
 from pytest_skill_lens.run.products.process import run_dir
 from pytest_skill_lens.run.products.runner import ProductRunner
 from pytest_skill_lens.run.products.table import BY_NAME
 from pytest_skill_lens.run.products.trace import declared_names
 from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
 from pytest_skill_lens.run.tools.bridge_calls import BridgeCall, BridgeLog
+from pytest_skill_lens.run.tools.bridge_form import BridgeForm
 from pytest_skill_lens.settings import ProductTable, Settings
 from pytest_skill_lens.suite.model import EvalCase, ToolSpec
 from pytest_skill_lens.suite.skill import load_skill

@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..tools.bridge_form import BridgeForm
 from ..tools.bridge_spec import SERVER_NAME
-from .description import PROMPT_PLACEHOLDER, BridgeForm, LeftFile, Preset, SharedDir, TraceReader
+from .description import PROMPT_PLACEHOLDER, LeftFile, Preset, SharedDir, TraceReader
 
 if TYPE_CHECKING:
     from ..sandbox.product_sandbox import ProductSandbox

@@ -21,6 +21,7 @@ from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.product_config import CONFIG_PATHS, ConfigPath
 from ...suite.skill import Skill
+from ..tools.bridge_form import BridgeForm
 from .home_recipe import HomeRecipe
 from .launch import Launch as Launch
 from .launch import LaunchContext as LaunchContext
@@ -58,30 +59,6 @@ class SharedDir:
     # Why the directory of an executable could not be made, for the report (a call is
     # then slower, never wrong); ``None`` when there is nothing to say.
     note: Callable[[str], str | None] | None = None
-
-
-@dataclass(frozen=True)
-class BridgeForm:
-    """How a product takes the MCP bridge (:mod:`..tools.bridge_config`, :mod:`.bridge`).
-
-    ``flag`` hands it the config file (``{path}`` is the file), placed last among its
-    flags; ``None`` for a product that takes the server entry through its
-    :attr:`Preset.launch` instead (:attr:`LaunchContext.mcp`); ``server`` is what its
-    config's server entry holds beside the command (``type``, a tool list); ``prefix``
-    is what its trace puts before a bridge tool's name; ``env`` what its environment
-    needs; ``refused_flags`` table flags that would take the bridge's tools away again,
-    and ``refused_why`` why.
-    """
-
-    flag: str | None
-    server: Mapping[str, object]
-    prefix: str
-    env: Mapping[str, str] = field(default_factory=dict)
-    refused_flags: tuple[str, ...] = ()
-    refused_why: str = ""
-
-    def argument(self, config: Path) -> str | None:
-        return None if self.flag is None else self.flag.replace("{path}", str(config))
 
 
 @dataclass(frozen=True)
