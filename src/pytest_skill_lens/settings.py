@@ -336,16 +336,17 @@ def _refused(
     source = path if path is not None and top in data else None
     where = Where(source, field=key) if source is not None else Where(field=key)
     wanted = _wanted(error)
+    rule = wanted.split("; ")[0]  # the fix says the rule; the message already says what broke it
     if flag is not None:
         return ConfigError(
             f"{flag} {wanted}, {got}",
-            fix=f"give {flag} another value: it {wanted} (docs/configuration.md)",
+            fix=f"give {flag} another value: it {rule} (docs/configuration.md)",
         )
     file = source.name if source is not None else CONFIG_NAME
     return ConfigError(
         f"{key} {wanted}, {got}",
         where=where,
-        fix=f"change {key} in {file}: it {wanted} (docs/configuration.md)",
+        fix=f"change {key} in {file}: it {rule} (docs/configuration.md)",
     )
 
 
@@ -377,8 +378,9 @@ def _wanted(error: Any) -> str:
         return _BOUNDS[kind].format(
             **{k: f"{v:g}" if isinstance(v, float) else v for k, v in ctx.items()}
         )
-    if kind == "literal_error":
-        return f"must be one of {ctx.get('expected')}"
+    if kind == "literal_error":  # "" (record's unset, in the file) is no choice to offer
+        expected = str(ctx.get("expected")).removeprefix("'', ")
+        return f"must be one of {expected}"
     said = str(error["msg"]).removeprefix("Value error, ")
     return said if said.startswith("must ") else f"must be valid ({said})"
 

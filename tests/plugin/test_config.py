@@ -318,7 +318,8 @@ REFUSED_AT_STARTUP = [
     pytest.param(
         None,
         ("--skill-lens-runner", "fake", "--skill-lens-runner", "fake"),
-        "Exit: skill-lens: --skill-lens-runner 'fake' is given twice",
+        "Exit: skill-lens: configuration error: --skill-lens-runner must name each runner "
+        "once; runner 'fake' is named twice, got *",
         id="the-same-runner-twice-on-the-command-line",
     ),
     # flags that need other flags

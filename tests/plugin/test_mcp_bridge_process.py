@@ -22,7 +22,6 @@ from typing import IO, Any, Literal
 import pytest
 from anthropic_server import AnthropicServer, text, tool_use
 
-from pytest_skill_lens.run.products.description import BridgeForm
 from pytest_skill_lens.run.products.table import BY_NAME
 from pytest_skill_lens.run.tools.bridge_config import (
     BridgeFiles,
@@ -35,6 +34,7 @@ from pytest_skill_lens.run.tools.bridge_config import (
     read_calls,
     remove_bridge,
 )
+from pytest_skill_lens.run.tools.bridge_form import BridgeForm
 from pytest_skill_lens.suite.model import ToolSpec
 
 # slow: MCP bridge processes (-m "not slow" skips it)

@@ -121,4 +121,6 @@ def test_the_fake_runner_wires_the_placebo_arm(pytester: pytest.Pytester) -> Non
 def test_an_unknown_baseline_names_placebo_among_the_choices(pytester: pytest.Pytester) -> None:
     result = _run(pytester, "follower", "--skill-lens-baseline", "sham")
     assert result.ret == 2
-    result.stderr.fnmatch_lines(["*--skill-lens-baseline must be one of none, previous, placebo*"])
+    result.stderr.fnmatch_lines(
+        ["*--skill-lens-baseline must name arms from 'none', 'previous' and 'placebo'; 'sham'*"]
+    )

@@ -51,7 +51,7 @@ def start(tmp_path: Path, body: str) -> ToolRun:
     product.chmod(0o755)
 
     def run() -> ToolRun:
-        with run_dir("probe") as run:
+        with run_dir("probe", sandbox=None) as run:
             return start_with_tools(
                 PRESET,
                 ProductTable(),

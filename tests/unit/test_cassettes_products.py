@@ -309,8 +309,8 @@ def test_replaying_only_asks_nothing_of_a_product_or_command(
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     replaying = Settings.model_validate({"record": "none"})
-    assert preflight.start_problem(CLAUDE_CODE, replaying) is None
-    assert preflight.start_problem(CLAUDE_CODE, Settings()) is not None  # control
+    assert preflight.start_problem(CLAUDE_CODE, replaying, None) is None
+    assert preflight.start_problem(CLAUDE_CODE, Settings(), None) is not None  # control
     table = {"runners": {"cli": {"command": ["absent-agent", "{prompt}"], "pass_env": []}}}
     assert cli_start_problem(Settings.model_validate({**table, "record": "none"})) is None
     assert cli_start_problem(Settings.model_validate(table)) is not None
@@ -375,7 +375,7 @@ def test_the_cli_runner_replays_output_figures_and_files_with_the_command_gone(
     table = {"command": [str(agent), "{prompt}"], "pass_env": []}
     cassette = tmp_path / "cassettes" / "c.cli.json"
     recording = ProductRunner(
-        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "once"})
+        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "once"}), sandbox=None
     )
     live, report = _act(recording, "once", cassette, skill, seeded(tmp_path / "ws1", seed="s"))
     assert live.error is None and live.output == "got: say hi\n"
@@ -383,7 +383,7 @@ def test_the_cli_runner_replays_output_figures_and_files_with_the_command_gone(
     agent.unlink()
 
     replaying = ProductRunner(
-        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "none"})
+        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "none"}), sandbox=None
     )
     workspace = seeded(tmp_path / "ws2", seed="s")
     again, report = _act(replaying, "none", cassette, skill, workspace)
@@ -404,13 +404,17 @@ def test_a_traced_runner_reads_its_recorded_trace_with_its_own_reader_and_no_sec
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     cassette = tmp_path / "cassettes" / "c.claude-code.json"
     base = {"product_sandbox": "off"}
-    recording = ProductRunner(CLAUDE_CODE, Settings.model_validate({**base, "record": "once"}))
+    recording = ProductRunner(
+        CLAUDE_CODE, Settings.model_validate({**base, "record": "once"}), sandbox=None
+    )
     live, _ = _act(recording, "once", cassette, skill, None)
     assert live.output == f"Hi {SECRET}"  # the run itself saw it
     assert SECRET not in cassette.read_text(encoding="utf-8")
     (bin_dir / "claude").unlink()
 
-    replaying = ProductRunner(CLAUDE_CODE, Settings.model_validate({**base, "record": "none"}))
+    replaying = ProductRunner(
+        CLAUDE_CODE, Settings.model_validate({**base, "record": "none"}), sandbox=None
+    )
     again, report = _act(replaying, "none", cassette, skill, None)
     assert report.replayed is True
     assert again.output == "Hi [redacted by skill-lens]"
@@ -425,7 +429,11 @@ def test_a_changed_prompt_under_replay_only_is_a_miss_naming_it(
     table = {"command": [str(agent), "{prompt}"], "pass_env": []}
     cassette = tmp_path / "cassettes" / "c.cli.json"
     _act(
-        ProductRunner(CLI, Settings.model_validate({"runners": {"cli": table}, "record": "once"})),
+        ProductRunner(
+            CLI,
+            Settings.model_validate({"runners": {"cli": table}, "record": "once"}),
+            sandbox=None,
+        ),
         "once",
         cassette,
         skill,
@@ -433,7 +441,7 @@ def test_a_changed_prompt_under_replay_only_is_a_miss_naming_it(
     )
     other = {**table, "invoke": "please {task}"}  # the table changes, so does the prompt
     runner = ProductRunner(
-        CLI, Settings.model_validate({"runners": {"cli": other}, "record": "none"})
+        CLI, Settings.model_validate({"runners": {"cli": other}, "record": "none"}), sandbox=None
     )
     tape = Tape(cassette, "none", runner.cassette_parts(), ITEM)
     assert tape.refusal is not None and "the cli settings ([runners.cli]" in tape.refusal
@@ -446,7 +454,7 @@ def test_a_changed_prompt_under_replay_only_is_a_miss_naming_it(
 
 def _act_key(table: dict[str, object]) -> list[KeyPart]:
     runner = ProductRunner(
-        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "none"})
+        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "none"}), sandbox=None
     )
     return runner.cassette_parts()
 
@@ -458,7 +466,7 @@ def test_a_workspace_the_cassette_cannot_hold_leaves_the_run_scored_and_the_file
     table = {"command": [str(agent), "{prompt}"], "pass_env": []}
     cassette = tmp_path / "cassettes" / "c.cli.json"
     runner = ProductRunner(
-        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "once"})
+        CLI, Settings.model_validate({"runners": {"cli": table}, "record": "once"}), sandbox=None
     )
     result, report = _act(runner, "once", cassette, skill, seeded(tmp_path / "ws"))
     assert (result.error, result.output) == (None, "done\n")  # measured as it ran

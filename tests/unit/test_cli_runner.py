@@ -165,7 +165,7 @@ def runner(tmp_path: Path, **table: object) -> ProductRunner:
     fields: dict[str, object] = {"pass_env": [], **table}
     if "command" not in fields:  # not setdefault: agent() rewrites the script
         fields["command"] = agent(tmp_path)
-    return ProductRunner(CLI, settings(**fields))
+    return ProductRunner(CLI, settings(**fields), sandbox=None)
 
 
 def test_the_output_is_stdout_with_latency_and_notes_for_tokens_and_cost(
@@ -231,7 +231,7 @@ def test_output_past_max_output_bytes_is_errored_naming_the_key(
 
 def test_a_run_that_never_started_a_process_has_no_notes(tmp_path: Path, skill: Skill) -> None:
     gone = ProductRunner(
-        CLI, settings(command=[str(tmp_path / "vanished"), "{prompt}"], pass_env=[])
+        CLI, settings(command=[str(tmp_path / "vanished"), "{prompt}"], pass_env=[]), sandbox=None
     )
     result = gone.run(skill, case(), None)
     assert result.error is not None and "cli could not be started" in result.error
@@ -249,7 +249,7 @@ def test_a_relative_executable_is_resolved_where_the_run_started(
     script.write_text(textwrap.dedent('#!/bin/sh\necho "ran: $1"\n'), encoding="utf-8")
     script.chmod(0o755)
     monkeypatch.chdir(tmp_path)
-    result = ProductRunner(CLI, settings(command=["bin/agent.sh", "{prompt}"], pass_env=[])).run(
-        skill, case(), None
-    )
+    result = ProductRunner(
+        CLI, settings(command=["bin/agent.sh", "{prompt}"], pass_env=[]), sandbox=None
+    ).run(skill, case(), None)
     assert (result.error, result.output) == (None, "ran: say hi\n")

@@ -27,7 +27,6 @@ from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
 from pytest_skill_lens.run.products.table_rules import table_problem
 from pytest_skill_lens.run.sandbox.product_sandbox import (
     ProductSandbox,
-    adopt,
     bwrap_argv,
     decide,
     share_read_only,
@@ -69,8 +68,6 @@ def ours() -> list[Path]:
 
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-# No product sandbox unless a test adopts one (tests/unit/conftest.py).
-pytestmark = pytest.mark.usefixtures("no_adopted_decision")
 
 
 @pytest.fixture
@@ -94,7 +91,7 @@ def test_concurrent_first_calls_unpack_once_and_share_the_directory(
 
     def call() -> None:
         barrier.wait()
-        found.append(caches.directory(str(copilot), ENV))
+        found.append(caches.directory(str(copilot), ENV, None))
 
     threads = [threading.Thread(target=call) for _ in range(6)]
     for thread in threads:
@@ -111,14 +108,14 @@ def test_concurrent_first_calls_unpack_once_and_share_the_directory(
     # A link to the same executable is the same product: no second unpack.
     link = tmp_path / "copilot-link"
     link.symlink_to(copilot)
-    assert caches.directory(str(link), ENV) == directory
+    assert caches.directory(str(link), ENV, None) == directory
     assert starts(tmp_path) == 1
 
 
 def test_close_removes_the_cache_and_stops_binding_it(
     tmp_path: Path, caches: PackageCaches
 ) -> None:
-    directory = caches.directory(str(stand_in(tmp_path)), ENV)
+    directory = caches.directory(str(stand_in(tmp_path)), ENV, None)
     assert directory is not None and directory.is_dir()
     caches.close()
     wait_removed()  # a call's directory is deleted on the remover's thread
@@ -135,7 +132,7 @@ def test_a_failed_fill_is_named_on_the_products_line(tmp_path: Path, caches: Pac
         patch.setenv("PATH", f"{copilot.parent}{os.pathsep}{os.environ['PATH']}")
         (before,) = product_entries(settings, decision)
         assert before.cache_note is None  # never tried: nothing to say
-        assert caches.directory(str(copilot), ENV) is None
+        assert caches.directory(str(copilot), ENV, None) is None
         (entry,) = product_entries(settings, decision)
     assert entry.executable == str(copilot)
     assert entry.cache_note == (
@@ -146,7 +143,7 @@ def test_a_failed_fill_is_named_on_the_products_line(tmp_path: Path, caches: Pac
     assert product_line(entry).endswith(f"{decision.trust} Note: {entry.cache_note}.")
     (tmp_path / "good").mkdir()
     good = stand_in(tmp_path / "good")
-    assert caches.directory(str(good), ENV) is not None
+    assert caches.directory(str(good), ENV, None) is not None
     assert copilot_package.fill_note(str(good)) is None  # filled: nothing to say
 
 
@@ -156,7 +153,7 @@ def test_a_worker_adopts_what_its_controller_lent_and_never_removes_it(
     controller = PackageCaches()  # the controller's process, in the test's
     copilot = stand_in(tmp_path)
     try:
-        directory = controller.directory(str(copilot), ENV)
+        directory = controller.directory(str(copilot), ENV, None)
         assert directory is not None
         lent = controller.lend()
         assert lent == {os.path.realpath(copilot): str(directory)}
@@ -170,7 +167,7 @@ def test_a_worker_adopts_what_its_controller_lent_and_never_removes_it(
             }
         )
         assert caches.lend() == lent
-        assert caches.directory(str(copilot), ENV) == directory
+        assert caches.directory(str(copilot), ENV, None) == directory
         assert starts(tmp_path) == 1  # the worker unpacked nothing
         assert directory in shared_read_only()  # read-only under the worker's bwrap too
         caches.close()  # the worker ends first
@@ -200,13 +197,13 @@ def test_a_failed_fill_leaves_nothing_falls_back_and_is_not_retried(
 ) -> None:
     copilot = stand_in(tmp_path, body)
     before = ours()
-    fill = caches.fill(str(copilot), ENV)
+    fill = caches.fill(str(copilot), ENV, None)
     assert fill.directory is None
     assert fill.problem is not None and says in fill.problem
     if "disk full" in body:
         assert fill.problem.endswith("stderr ends: disk full")
     assert ours() == before  # a partial copy is removed at once
-    assert caches.directory(str(copilot), ENV) is None
+    assert caches.directory(str(copilot), ENV, None) is None
     assert starts(tmp_path) == 1  # never retried: each call unpacks for itself instead
 
 
@@ -214,7 +211,7 @@ def test_a_fill_that_hangs_is_cut_at_its_timeout(tmp_path: Path) -> None:
     caches = PackageCaches(timeout=0.5)
     copilot = stand_in(tmp_path, '#!/bin/sh\necho start >> "{starts}"\nexec sleep 60\n')
     before = ours()
-    fill = caches.fill(str(copilot), ENV)
+    fill = caches.fill(str(copilot), ENV, None)
     assert fill.directory is None
     assert fill.problem == f"'{copilot} --version' did not finish within 0.5 s"
     assert ours() == before
@@ -223,7 +220,7 @@ def test_a_fill_that_hangs_is_cut_at_its_timeout(tmp_path: Path) -> None:
 def test_an_executable_that_cannot_start_is_a_problem_never_a_raise(
     tmp_path: Path, caches: PackageCaches
 ) -> None:
-    fill = caches.fill(str(tmp_path / "no-such-copilot"), ENV)
+    fill = caches.fill(str(tmp_path / "no-such-copilot"), ENV, None)
     assert fill.directory is None
     assert fill.problem is not None and "could not be started" in fill.problem
 
@@ -236,15 +233,15 @@ def test_every_isolated_call_names_the_cache_and_off_keeps_the_users_environment
 ) -> None:
     stand_in(tmp_path)
     source = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", VARIABLE: "/users/own"}
-    first = product_env(PRESET, ProductTable(), "home", tmp_path / "h1", source)
-    second = product_env(PRESET, ProductTable(), "home", tmp_path / "h2", source)
+    first = product_env(PRESET, ProductTable(), "home", tmp_path / "h1", source, sandbox=None)
+    second = product_env(PRESET, ProductTable(), "home", tmp_path / "h2", source, sandbox=None)
     assert first[VARIABLE] == second[VARIABLE] != "/users/own"
     assert Path(first[VARIABLE]).is_dir()
     assert starts(tmp_path) == 1
     # The product as you have it: your own variable, or none, and no fill.
-    off = product_env(PRESET, ProductTable(), "off", tmp_path, source)
+    off = product_env(PRESET, ProductTable(), "off", tmp_path, source, sandbox=None)
     assert off[VARIABLE] == "/users/own"
-    assert VARIABLE not in product_env(PRESET, ProductTable(), "off", tmp_path, ENV)
+    assert VARIABLE not in product_env(PRESET, ProductTable(), "off", tmp_path, ENV, sandbox=None)
     assert starts(tmp_path) == 1
 
 
@@ -254,16 +251,16 @@ def test_a_wrapper_command_gets_no_cache_and_starts_no_fill(
     stand_in(tmp_path)
     env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"}
     wrapper = ProductTable(command=["my-copilot-wrapper", "-p", "{prompt}"])
-    assert shared_env(PRESET, wrapper, env) == {}
-    assert VARIABLE not in product_env(PRESET, wrapper, "home", tmp_path, env)
+    assert shared_env(PRESET, wrapper, env, None) == {}
+    assert VARIABLE not in product_env(PRESET, wrapper, "home", tmp_path, env, sandbox=None)
     # A command naming copilot itself by its path is the product: it gets the cache.
     own = ProductTable(command=[str(tmp_path / "bin" / "copilot"), "-p", "{prompt}"])
-    assert set(shared_env(PRESET, own, env)) == {VARIABLE}
+    assert set(shared_env(PRESET, own, env, None)) == {VARIABLE}
     assert starts(tmp_path) == 1
 
 
 def test_no_copilot_on_path_names_no_cache(tmp_path: Path, caches: PackageCaches) -> None:
-    assert shared_env(PRESET, ProductTable(), {"PATH": str(tmp_path)}) == {}
+    assert shared_env(PRESET, ProductTable(), {"PATH": str(tmp_path)}, None) == {}
     assert caches.filled() == {}
 
 
@@ -281,7 +278,7 @@ def test_the_preflight_probe_runs_with_the_filled_cache(
     monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", "http://127.0.0.1:1")
     monkeypatch.setattr(preflight, "_versions", {})
     monkeypatch.setattr(preflight, "_answered", {})
-    assert preflight.start_problem(PRESET, Settings(product_sandbox="auto")) is None
+    assert preflight.start_problem(PRESET, Settings(product_sandbox="auto"), None) is None
     (fill,) = caches.filled().values()
     version = preflight.probed_version("copilot")
     assert version == f"GitHub Copilot CLI 9.9.9 cache={fill.directory}"
@@ -295,7 +292,7 @@ def test_a_refused_preflight_fills_nothing(
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     for name in PRESET.sign_in_variables:
         monkeypatch.delenv(name, raising=False)
-    problem = preflight.start_problem(PRESET, Settings(product_sandbox="auto"))
+    problem = preflight.start_problem(PRESET, Settings(product_sandbox="auto"), None)
     assert problem is not None and "can sign in only from the environment" in problem[0]
     assert starts(tmp_path) == 0 and caches.filled() == {}
 
@@ -341,11 +338,10 @@ needs_bwrap = pytest.mark.skipif(
 def test_under_bwrap_the_filled_cache_reads_but_never_writes(
     tmp_path: Path, caches: PackageCaches
 ) -> None:
-    adopt(BWRAP)
-    directory = caches.directory(str(stand_in(tmp_path)), ENV)  # filled under bwrap too
+    directory = caches.directory(str(stand_in(tmp_path)), ENV, BWRAP)  # filled under bwrap too
     assert directory is not None
     index = directory / "pkg/linux-x64/9.9.9/index.js"
-    with run_dir("copilot") as run:
+    with run_dir("copilot", sandbox=BWRAP) as run:
         ran = start(
             [
                 "sh",

@@ -368,7 +368,7 @@ def test_the_preset_argv_and_home_isolations_first_github_token_only(tmp_path: P
         "--prompt=/greet hi",  # the task bound as the value: never read as a flag
     ]
     source = {"PATH": "/bin", "GH_TOKEN": "mine", "GITHUB_TOKEN": "ci", "COPILOT_HOME": "/x"}
-    env = product_env(PRESET, table, "home", tmp_path, source)
+    env = product_env(PRESET, table, "home", tmp_path, source, sandbox=None)
     assert env["GH_TOKEN"] == "mine"
     assert "GITHUB_TOKEN" not in env and "COPILOT_HOME" not in env
     assert signs_in(PRESET, table, {"COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:1"})

@@ -73,7 +73,6 @@ PRESET = Preset(
     home_template=RECIPE,
 )
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-pytestmark = pytest.mark.usefixtures("no_adopted_decision")
 
 
 def stand_in(directory: Path, version: str = "1", body: str = STAND_IN) -> Path:
@@ -118,7 +117,7 @@ def test_a_home_is_seeded_with_the_first_run_work_and_nothing_the_start_said(
 ) -> None:
     product = stand_in(tmp_path)
     home = a_home(tmp_path, "home")
-    assert templates.seed(PRESET, str(product), ENV, home)
+    assert templates.seed(PRESET, str(product), ENV, home, None)
     assert (home / ".stand/own-files.txt").read_text() == "made by version 1\n"
     assert (home / ".stand/answered").read_text() == "400"  # the endpoint refused it
     assert not (home / ".stand/sessions").exists()  # removed
@@ -138,7 +137,7 @@ def test_one_start_makes_the_template_for_every_call_and_no_call_sees_anothers_f
 ) -> None:
     product = stand_in(tmp_path)
     first, second = a_home(tmp_path, "first"), a_home(tmp_path, "second")
-    assert templates.seed(PRESET, str(product), ENV, first)
+    assert templates.seed(PRESET, str(product), ENV, first, None)
     before = tree(templates.made()[next(iter(templates.made()))].directory or tmp_path)
     # What one call's product does to its home...
     (first / ".stand/own-files.txt").write_text("changed by the first call\n")
@@ -147,7 +146,7 @@ def test_one_start_makes_the_template_for_every_call_and_no_call_sees_anothers_f
         db.execute("insert into threads values ('the first call')")
         db.commit()
     # ...never reaches the next one, nor the template.
-    assert templates.seed(PRESET, str(product), ENV, second)
+    assert templates.seed(PRESET, str(product), ENV, second, None)
     assert starts(tmp_path) == 1
     assert (second / ".stand/own-files.txt").read_text() == "made by version 1\n"
     assert not (second / ".stand/secret-of-the-first-call").exists()
@@ -158,11 +157,11 @@ def test_one_start_makes_the_template_for_every_call_and_no_call_sees_anothers_f
 
 def test_a_changed_executable_gets_a_new_template(tmp_path: Path, templates: HomeTemplates) -> None:
     product = stand_in(tmp_path, version="1")
-    assert templates.seed(PRESET, str(product), ENV, a_home(tmp_path, "one"))
+    assert templates.seed(PRESET, str(product), ENV, a_home(tmp_path, "one"), None)
     product.unlink()  # a new version installed where the old one was
     stand_in(tmp_path, version="2")
     home = a_home(tmp_path, "two")
-    assert templates.seed(PRESET, str(product), ENV, home)
+    assert templates.seed(PRESET, str(product), ENV, home, None)
     assert starts(tmp_path) == 2
     assert (home / ".stand/own-files.txt").read_text() == "made by version 2\n"
 
@@ -172,8 +171,8 @@ def test_a_start_that_did_not_do_its_work_leaves_the_calls_to_start_afresh(
 ) -> None:
     product = stand_in(tmp_path, body="#!/bin/sh\necho start >> {starts}\nexit 1\n")
     home = a_home(tmp_path, "home")
-    assert not templates.seed(PRESET, str(product), ENV, home)
-    assert not templates.seed(PRESET, str(product), ENV, home)
+    assert not templates.seed(PRESET, str(product), ENV, home, None)
+    assert not templates.seed(PRESET, str(product), ENV, home, None)
     assert starts(tmp_path) == 1  # not retried per call
     assert list(home.iterdir()) == []
     (entry,) = templates.made().values()
@@ -190,14 +189,14 @@ def test_a_template_holding_a_link_is_not_used(tmp_path: Path, templates: HomeTe
     )
     product = stand_in(tmp_path, body=linking)
     home = a_home(tmp_path, "home")
-    assert not templates.seed(PRESET, str(product), ENV, home)
+    assert not templates.seed(PRESET, str(product), ENV, home, None)
     (entry,) = templates.made().values()
     assert entry.problem is not None and "elsewhere" in entry.problem
     assert list(home.iterdir()) == []
 
 
 def test_close_removes_every_template(tmp_path: Path, templates: HomeTemplates) -> None:
-    assert templates.seed(PRESET, str(stand_in(tmp_path)), ENV, a_home(tmp_path, "home"))
+    assert templates.seed(PRESET, str(stand_in(tmp_path)), ENV, a_home(tmp_path, "home"), None)
     (entry,) = templates.made().values()
     assert entry.directory is not None and entry.directory.is_dir()
     templates.close()
@@ -213,7 +212,7 @@ def test_a_product_without_a_recipe_is_never_started(
     bare = Preset(
         name="bare", executable="bare", flags=(), skills_dir=".x", install="", auth_hint=""
     )
-    assert not templates.seed(bare, str(product), ENV, a_home(tmp_path, "home"))
+    assert not templates.seed(bare, str(product), ENV, a_home(tmp_path, "home"), None)
     assert starts(tmp_path) == 0 and templates.made() == {}
 
 
@@ -227,7 +226,7 @@ def test_the_call_environment_reaches_the_start_only_through_the_allowlist(
     product = stand_in(tmp_path, body=env_dump)
     home = a_home(tmp_path, "home")
     env = {**ENV, "OPENAI_API_KEY": "sk-real-key", "GITHUB_TOKEN": "ghp_x"}
-    assert templates.seed(PRESET, str(product), env, home)
+    assert templates.seed(PRESET, str(product), env, home, None)
     names = set((home / ".stand/env.txt").read_text().split())
     assert "OPENAI_API_KEY" not in names and "GITHUB_TOKEN" not in names
     assert {"HOME", "PATH", "STAND_IN_ENDPOINT"} <= names
@@ -247,7 +246,9 @@ def test_a_template_not_made_is_named_on_the_products_line(
     (before,) = product_entries(settings, decision)
     assert before.cache_note is None  # never tried: nothing to say
     table = CODEX.table(settings)
-    assert not home_template.seed_home(CODEX, table, {**ENV, "PATH": os.environ["PATH"]}, tmp_path)
+    assert not home_template.seed_home(
+        CODEX, table, {**ENV, "PATH": os.environ["PATH"]}, tmp_path, None
+    )
     (entry,) = product_entries(settings, decision)
     assert entry.cache_note is not None
     assert entry.cache_note.startswith("its home template could not be made (")
@@ -265,7 +266,7 @@ def test_a_database_with_a_virtual_table_is_not_cleared_and_no_template_is_used(
     )
     product = stand_in(tmp_path, body=indexed)
     home = a_home(tmp_path, "home")
-    assert not templates.seed(PRESET, str(product), ENV, home)
+    assert not templates.seed(PRESET, str(product), ENV, home, None)
     (entry,) = templates.made().values()
     assert entry.problem is not None and "found" in entry.problem
     assert list(home.iterdir()) == []
@@ -279,7 +280,7 @@ def test_each_call_is_given_its_own_copy_made_ahead_and_never_one_twice(
     try:
         for home in homes:
             home.mkdir()
-        templates.template(PRESET, str(product), ENV)
+        templates.template(PRESET, str(product), ENV, None)
         (entry,) = templates.made().values()
         assert entry.directory is not None
         spares = entry.directory.parent / "spares"
@@ -289,7 +290,7 @@ def test_each_call_is_given_its_own_copy_made_ahead_and_never_one_twice(
             (ready,) = spares.iterdir()  # one copy made ahead, from the template
             assert tree(ready) == tree(entry.directory)
             inode = ready.stat().st_ino
-            assert templates.seed(PRESET, str(product), ENV, home)
+            assert templates.seed(PRESET, str(product), ENV, home, None)
             assert home.stat().st_ino == inode and not ready.exists()  # moved, not copied
             assert inode not in given
             given.add(inode)

@@ -6,8 +6,9 @@ formatting.py) sit beside suite/ and import nothing above it; authoring/ imports
 suite/; merge/ reads reports below plugin/; cli/ (the console script) never imports
 plugin/, and nothing below them imports merge/ or cli/. report/ reads the gate's figures
 and calls none of its functions. Inside run/, the lower parts (process/, workspace/,
-sandbox/, history/) import only the parts below them, and run/ never imports mcp_bridge/,
-which sits above it. Only plugin/ imports pytest, and the agent
+sandbox/, history/) import only the parts below them, tools/ none of the parts that use
+it (products/, runners/, cassettes/, models/), and run/ never imports mcp_bridge/, which
+sits above it. Only plugin/ imports pytest, and the agent
 frameworks are imported only inside a function, never when a module loads (collection
 stays light), except by the one framework seam, which is itself imported only inside a
 function.
@@ -86,6 +87,23 @@ def test_the_lower_parts_of_run_import_only_the_parts_below_them(part: str) -> N
         for path in sorted((PACKAGE / "run" / part).rglob("*.py"))
         for target, _ in _imports(path)
         if target.startswith("run.") and target.split(".")[1] not in allowed
+    ]
+    assert found == []
+
+
+# What an agent is offered sits below what offers it: run/tools/ (the mock tools, the
+# built-in tools, the bridge's harness side) imports run/'s lower parts and its top (the
+# result), never the products, runners, cassettes or models that use it.
+TOOLS_MAY_IMPORT = {"tools", *RUN_FLOORS}
+
+
+def test_the_tools_import_none_of_the_parts_that_use_them() -> None:
+    folders = {path.parent.name for path in (PACKAGE / "run").glob("*/__init__.py")}
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {target}"
+        for path in sorted((PACKAGE / "run" / "tools").rglob("*.py"))
+        for target, _ in _imports(path)
+        if target.startswith("run.") and target.split(".")[1] in folders - TOOLS_MAY_IMPORT
     ]
     assert found == []
 

@@ -190,7 +190,7 @@ class StandIn:
 
 def judge_with(name: str, result: RunResult | Exception) -> tuple[ProductJudge, StandIn]:
     settings = settings_with("cli", command=["agent", "{prompt}"], pass_env=[])
-    judge = ProductJudge(BY_NAME[name], settings)
+    judge = ProductJudge(BY_NAME[name], settings, sandbox=None)
     stand_in = StandIn(result)
     judge._runner = stand_in
     return judge, stand_in

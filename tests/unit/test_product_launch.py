@@ -15,7 +15,6 @@ import pytest
 
 from pytest_skill_lens.run.products.bridge import BridgeSetupError, start_with_tools
 from pytest_skill_lens.run.products.description import (
-    BridgeForm,
     Launch,
     LaunchContext,
     Preset,
@@ -23,6 +22,7 @@ from pytest_skill_lens.run.products.description import (
 )
 from pytest_skill_lens.run.products.env import isolation_sets
 from pytest_skill_lens.run.products.process import run_dir
+from pytest_skill_lens.run.tools.bridge_form import BridgeForm
 from pytest_skill_lens.settings import ProductTable
 from pytest_skill_lens.suite.model import ToolSpec
 
@@ -67,7 +67,7 @@ def _start(preset: Preset, tools: list[ToolSpec], tmp_path: Path) -> dict[str, A
     seen.clear()
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    with run_dir("dumper") as run:
+    with run_dir("dumper", sandbox=None) as run:
         env: Mapping[str, str] = {"PATH": "/usr/bin:/bin", "MY_BASE_URL": "http://127.0.0.1:9"}
         tooled = start_with_tools(
             preset,

@@ -36,8 +36,8 @@ def test_an_executable_that_answered_is_not_started_again(on_path: Path) -> None
     # One product as runner and judge is asked twice in one preflight.
     _claude(on_path, 0)
     settings = Settings(product_sandbox="off")
-    assert preflight.start_problem(PRESET, settings) is None
-    assert preflight.start_problem(PRESET, settings) is None
+    assert preflight.start_problem(PRESET, settings, None) is None
+    assert preflight.start_problem(PRESET, settings, None) is None
     assert (on_path / "starts").read_text().splitlines() == ["start"]
     assert preflight.probed_version("claude-code") == "9.9.9 (Stand-in)"
 
@@ -46,6 +46,6 @@ def test_a_failed_probe_is_asked_again_and_refused_each_time(on_path: Path) -> N
     _claude(on_path, 3)
     settings = Settings(product_sandbox="off")
     for _ in range(2):
-        problem = preflight.start_problem(PRESET, settings)
+        problem = preflight.start_problem(PRESET, settings, None)
         assert problem is not None and "'--version' exited with code 3" in problem[0]
     assert (on_path / "starts").read_text().splitlines() == ["start", "start"]

@@ -105,7 +105,9 @@ def test_home_isolation_builds_the_environment_from_an_allowlist(tmp_path: Path)
         "HOME": "/root",
         "DISABLE_TELEMETRY": "0",
     }
-    env = product_env(PRESET, table(pass_env=["HTTPS_PROXY"]), "home", tmp_path, source)
+    env = product_env(
+        PRESET, table(pass_env=["HTTPS_PROXY"]), "home", tmp_path, source, sandbox=None
+    )
     assert env["HOME"] == str(tmp_path)
     assert env["TMPDIR"] == str(tmp_path / "tmp")
     assert env["XDG_CONFIG_HOME"] == str(tmp_path / ".config")
@@ -113,7 +115,7 @@ def test_home_isolation_builds_the_environment_from_an_allowlist(tmp_path: Path)
     assert "OPENAI_API_KEY" not in env and "GITHUB_TOKEN" not in env
     assert env["DISABLE_TELEMETRY"] == "1"  # the harness's, never the caller's
     assert (env.get("IS_SANDBOX") == "1") == (os.geteuid() == 0)
-    off = product_env(PRESET, table(), "off", tmp_path, source)
+    off = product_env(PRESET, table(), "off", tmp_path, source, sandbox=None)
     assert off["HOME"] == "/root" and off["OPENAI_API_KEY"] == "other product's"
 
 
@@ -204,7 +206,9 @@ def test_a_skill_name_that_is_not_one_directory_entry_is_a_delivery_failure(
 
 
 def runner(**fields: object) -> ProductRunner:
-    return ProductRunner(CLAUDE_CODE, Settings(runners={"claude-code": table(**fields)}))
+    return ProductRunner(
+        CLAUDE_CODE, Settings(runners={"claude-code": table(**fields)}), sandbox=None
+    )
 
 
 def test_a_prompt_over_100_kib_is_errored_before_anything_starts(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ from pytest_skill_lens.run.products.process import (
     run_dir,
     start,
     wrap_argv,
+    wraps,
 )
 from pytest_skill_lens.run.sandbox import product_sandbox
 from pytest_skill_lens.run.sandbox.product_sandbox import (
@@ -46,7 +47,6 @@ from pytest_skill_lens.run.sandbox.product_sandbox import (
     PRODUCT_ISOLATION,
     ProductEntry,
     ProductSandbox,
-    adopt,
     bwrap_argv,
     decide,
     wrap,
@@ -55,8 +55,7 @@ from pytest_skill_lens.run.sandbox.script_sandbox import system_temp_dir
 from pytest_skill_lens.settings import Settings
 
 # slow: real starts under the product's bwrap (-m "not slow" skips it)
-# no_adopted_decision (tests/unit/conftest.py): each test starts and ends with none.
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_adopted_decision")]
+pytestmark = pytest.mark.slow
 
 TEMP = system_temp_dir()
 LINUX = sys.platform.startswith("linux")
@@ -201,8 +200,8 @@ def test_nothing_is_wrapped_without_a_backend() -> None:
 
 
 def test_a_start_that_keeps_the_real_home_is_never_wrapped(tmp_path: Path) -> None:
-    adopt(ProductSandbox("auto", "bwrap", True, executable="/usr/bin/bwrap"))
-    run = RunDir(tmp_path, tmp_path / "home", tmp_path / "work")
+    decision = ProductSandbox("auto", "bwrap", True, executable="/usr/bin/bwrap")
+    run = RunDir(tmp_path, tmp_path / "home", tmp_path / "work", decision)
     real_home = {"HOME": "/root", "PATH": os.environ.get("PATH", "")}
     assert wrap_argv(["sh", "-c", "true"], run, run.work, real_home) == ["sh", "-c", "true"]
     isolated = {"HOME": str(run.home), "PATH": "/usr/bin:/bin"}
@@ -213,15 +212,29 @@ def test_a_start_that_keeps_the_real_home_is_never_wrapped(tmp_path: Path) -> No
         wrap_argv(["no-such-product-here"], run, run.work, isolated)
 
 
+def test_each_call_is_wrapped_by_the_decision_it_was_handed_not_by_the_process(
+    tmp_path: Path,
+) -> None:
+    # Two calls of one process, under different decisions (a plugin's runner beside ours,
+    # a test): each start follows its own RunDir's, whatever the other was handed.
+    bwrap = ProductSandbox("auto", "bwrap", True, executable="/usr/bin/bwrap")
+    home_only = ProductSandbox("auto", "none", True, detail="bwrap not found on PATH")
+    runs = [
+        RunDir(tmp_path, tmp_path / "home", tmp_path / "work", d) for d in (bwrap, home_only, None)
+    ]
+    isolated = {"HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
+    assert [wraps(run, isolated) for run in runs] == [True, False, False]
+    argvs = [wrap_argv(["sh", "-c", "true"], run, run.work, isolated) for run in runs]
+    assert argvs[0][0] == "/usr/bin/bwrap"
+    assert argvs[1:] == [["sh", "-c", "true"], ["sh", "-c", "true"]]
+
+
 # -- real starts under bwrap, as a product would be started ---------------------------------
 
 
 @pytest.fixture
-def bwrap_adopted(no_adopted_decision: None) -> ProductSandbox:
-    # Requesting the reset sets it up first: it must not undo the decision adopted here.
-    decision = decide("auto")
-    adopt(decision)
-    return decision
+def bwrap() -> ProductSandbox:
+    return decide("auto")
 
 
 @pytest.fixture
@@ -250,13 +263,12 @@ def shell(run: RunDir, command: str, cwd: Path | None = None) -> tuple[int | Non
 
 
 @needs_bwrap
-@pytest.mark.usefixtures("bwrap_adopted")
 def test_a_product_writes_its_working_directory_and_home_and_nothing_else(
-    tmp_path: Path,
+    tmp_path: Path, bwrap: ProductSandbox
 ) -> None:
     outside = Path(tempfile.mkdtemp(prefix="product-sandbox-target-", dir="/var/tmp"))
     try:
-        with run_dir("claude-code") as run:
+        with run_dir("claude-code", sandbox=bwrap) as run:
             code, out = shell(
                 run,
                 f'echo in > inside.txt && echo home > "$HOME/h.txt" && echo ok; '
@@ -277,12 +289,11 @@ def test_a_product_writes_its_working_directory_and_home_and_nothing_else(
 
 
 @needs_bwrap
-@pytest.mark.usefixtures("bwrap_adopted")
-def test_other_skill_lens_directories_are_invisible(tmp_path: Path) -> None:
+def test_other_skill_lens_directories_are_invisible(bwrap: ProductSandbox) -> None:
     secret = make_dir("skill-lens-other-")  # another case's, of this session or another
     (secret / "key.txt").write_text("sk-secret")
     try:
-        with run_dir("claude-code") as run:
+        with run_dir("claude-code", sandbox=bwrap) as run:
             _, out = shell(run, f"cat {secret}/key.txt; ls {parent_of()}")
         assert "sk-secret" not in out
         assert "No such file or directory" in out
@@ -294,19 +305,17 @@ def test_other_skill_lens_directories_are_invisible(tmp_path: Path) -> None:
 
 
 @needs_bwrap
-@pytest.mark.usefixtures("bwrap_adopted")
-def test_a_product_reaches_its_provider_on_loopback(loopback: str) -> None:
+def test_a_product_reaches_its_provider_on_loopback(loopback: str, bwrap: ProductSandbox) -> None:
     probe = f"import urllib.request; print(urllib.request.urlopen({loopback!r}).status)"
-    with run_dir("claude-code") as run:
+    with run_dir("claude-code", sandbox=bwrap) as run:
         code, out = shell(run, f"{sys.executable} -c {_quoted(probe)}")
     assert code == 0, out
     assert out.strip().endswith("200")
 
 
 @needs_bwrap
-@pytest.mark.usefixtures("bwrap_adopted")
-def test_a_product_has_no_capability_and_cannot_remount(tmp_path: Path) -> None:
-    with run_dir("claude-code") as run:
+def test_a_product_has_no_capability_and_cannot_remount(bwrap: ProductSandbox) -> None:
+    with run_dir("claude-code", sandbox=bwrap) as run:
         _, out = shell(run, "grep CapEff /proc/self/status; mount -o remount,rw / 2>&1; echo rc=$?")
     assert "CapEff:\t0000000000000000" in out, out
     assert "rc=0" not in out

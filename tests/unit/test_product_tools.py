@@ -17,13 +17,13 @@ from pytest_skill_lens.run.products.bridge import (
 )
 from pytest_skill_lens.run.products.claude_code import PRESET
 from pytest_skill_lens.run.products.claude_code import PRESET as CLAUDE_CODE
-from pytest_skill_lens.run.products.description import BridgeForm
 from pytest_skill_lens.run.products.process import run_dir
 from pytest_skill_lens.run.products.runner import ProductRunner
 from pytest_skill_lens.run.products.table import BY_NAME
 from pytest_skill_lens.run.products.trace import declared_names
 from pytest_skill_lens.run.result import Hook, RunResult, ToolCall
 from pytest_skill_lens.run.tools.bridge_calls import BridgeCall, BridgeLog
+from pytest_skill_lens.run.tools.bridge_form import BridgeForm
 from pytest_skill_lens.settings import ProductTable, Settings
 from pytest_skill_lens.suite.model import EvalCase, ToolSpec
 from pytest_skill_lens.suite.skill import load_skill
@@ -163,7 +163,7 @@ def test_no_tools_no_bridge(tmp_path: Path) -> None:
     script = tmp_path / "fake"
     script.write_text('#!/bin/sh\necho "$@"\n')
     script.chmod(0o755)
-    with run_dir("probe") as run:
+    with run_dir("probe", sandbox=None) as run:
         tooled = start_with_tools(
             PRESET,
             ProductTable(),
@@ -186,7 +186,7 @@ def test_the_config_goes_last_and_the_bridge_dir_sits_in_the_calls_own_directory
     # Prints its last argument and its environment's tool-search switch.
     script.write_text('#!/bin/sh\nfor a; do last=$a; done\necho "$last $ENABLE_TOOL_SEARCH"\n')
     script.chmod(0o755)
-    with run_dir("probe") as run:
+    with run_dir("probe", sandbox=None) as run:
         tooled = start_with_tools(
             PRESET,
             ProductTable(),
@@ -209,7 +209,7 @@ def test_the_config_goes_last_and_the_bridge_dir_sits_in_the_calls_own_directory
 def test_a_wrapper_reached_with_tools_is_a_setup_error_never_a_run_without_them(
     tmp_path: Path,
 ) -> None:
-    with run_dir("probe") as run, pytest.raises(BridgeSetupError, match="wrapper"):
+    with run_dir("probe", sandbox=None) as run, pytest.raises(BridgeSetupError, match="wrapper"):
         start_with_tools(
             PRESET,
             ProductTable(command=["wrap", "{prompt}"]),
@@ -228,7 +228,7 @@ def test_the_runner_reports_a_setup_error_as_an_errored_run(tmp_path: Path) -> N
     skill_md.parent.mkdir()
     skill_md.write_text("---\nname: greet\ndescription: d\n---\nBody\n")
     table = ProductTable(command=[str(tmp_path / "wrap"), "{prompt}"])
-    runner = ProductRunner(CLAUDE_CODE, Settings(runners={"claude-code": table}))
+    runner = ProductRunner(CLAUDE_CODE, Settings(runners={"claude-code": table}), sandbox=None)
     case = EvalCase(name="c", task="t", tools=TOOLS)
     result = runner.run(load_skill(skill_md), case, None)
     assert result.error is not None

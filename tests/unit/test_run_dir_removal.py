@@ -36,7 +36,7 @@ def test_the_block_ends_before_the_removal_and_wait_removed_sees_it_done(
     slow_removal: list[str],
 ) -> None:
     began = time.monotonic()
-    with run_dir("probe") as run:
+    with run_dir("probe", sandbox=None) as run:
         (run.home / "state.sqlite").write_bytes(b"x" * 1000)
         root = run.root
     assert time.monotonic() - began < SLOW / 2  # not waited for here
@@ -48,9 +48,9 @@ def test_the_block_ends_before_the_removal_and_wait_removed_sees_it_done(
 def test_several_calls_are_all_removed_and_a_failed_start_too(slow_removal: list[str]) -> None:
     roots = []
     for _ in range(3):
-        with run_dir("probe") as run:
+        with run_dir("probe", sandbox=None) as run:
             roots.append(run.root)
-    with pytest.raises(RuntimeError), run_dir("probe") as run:
+    with pytest.raises(RuntimeError), run_dir("probe", sandbox=None) as run:
         roots.append(run.root)
         raise RuntimeError("the start failed")
     wait_removed()

@@ -111,7 +111,6 @@ def test_the_run_configuration_is_frozen() -> None:
     assert run.scripts is None and run.json_path is None
 
 
-@pytest.mark.usefixtures("no_adopted_decision")  # no process-wide decision to fall back on
 def test_the_records_sandbox_lines_come_from_the_run_configurations_typed_decisions() -> None:
     from pytest_skill_lens.plugin.finish import build_record
 

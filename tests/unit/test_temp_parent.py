@@ -22,10 +22,9 @@ from pytest_skill_lens.run.process import temp_parent
 from pytest_skill_lens.run.process.leftovers import owner_mark
 from pytest_skill_lens.run.process.temp_parent import UnsafeParent, make_dir, own_parent, parent_of
 from pytest_skill_lens.run.products.process import run_dir, start
-from pytest_skill_lens.run.sandbox.product_sandbox import ProductSandbox, adopt, decide, wrap
+from pytest_skill_lens.run.sandbox.product_sandbox import ProductSandbox, decide, wrap
 from pytest_skill_lens.run.workspace.workspace import Workspace
 
-pytestmark = pytest.mark.usefixtures("no_adopted_decision")
 ROOT = os.geteuid() == 0
 BWRAP = ProductSandbox("auto", "bwrap", True, executable="/usr/bin/bwrap")
 
@@ -46,7 +45,7 @@ def test_every_kind_of_directory_is_made_in_the_users_parent(temp: Path) -> None
     parent = temp / f"skill-lens-{os.getuid()}"
     workspace = Workspace.create("case")
     try:
-        with run_dir("claude-code") as run:
+        with run_dir("claude-code", sandbox=None) as run:
             assert run.root.parent == parent
         assert workspace.root.parent == parent
     finally:
@@ -172,9 +171,8 @@ REAL = decide("auto")
 def test_a_sibling_made_after_the_start_is_invisible_and_the_rest_of_temp_visible(
     temp: Path,
 ) -> None:
-    adopt(REAL)
     parent = parent_of(temp)
-    with run_dir("claude-code") as run:
+    with run_dir("claude-code", sandbox=REAL) as run:
         command = (
             "touch started; while [ ! -e go ]; do sleep 0.05; done; "
             f"cat {parent}/skill-lens-later-*/key.txt; ls -a {parent}; "

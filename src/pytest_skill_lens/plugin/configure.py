@@ -73,14 +73,7 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
             )
         _check_root_kind(root)
 
-    runners = option.skill_lens_runners
-    if runners:
-        dupes = sorted({r for r in runners if runners.count(r) > 1})
-        if dupes:
-            user_error(
-                f"--skill-lens-runner {dupes[0]!r} is given twice",
-                "name each runner once; every runner runs every case",
-            )
+    # A runner named twice is refused by Settings, naming --skill-lens-runner or the file.
     _check_temp_parent()
     config_path = (
         Path(option.skill_lens_config).resolve() if option.skill_lens_config else find_config(here)
@@ -127,8 +120,8 @@ def build_run_config(config: pytest.Config) -> RunConfig | None:
     )
     refuse_unenforceable_ceiling(settings)
     product_sandbox = decide_product_sandbox(settings, collect_only=listing_only(config))
-    preflight_keyed(settings, collect_only=listing_only(config))
-    preflight_judge(option, settings, collect_only=listing_only(config))
+    preflight_keyed(settings, product_sandbox, collect_only=listing_only(config))
+    preflight_judge(option, settings, product_sandbox, collect_only=listing_only(config))
     script_sandbox, hardening = prepare_scripts(settings, collect_only=listing_only(config))
 
     json_path, markdown_path = report_paths(config)

@@ -85,7 +85,8 @@ def runner_for(state: SessionState, name: str, sandbox: SandboxDecision | None) 
     if runner is None:  # asked of every item: the import only where one is built
         from .registry import build_runner
 
-        runner = build_runner(state.config, name, state.run.settings, sandbox)
+        run = state.run
+        runner = build_runner(state.config, name, run.settings, sandbox, run.product_sandbox)
         state.caches.runners[key] = runner
     return runner
 
@@ -104,8 +105,8 @@ def judge_of(state: SessionState) -> Judge:
     if state.caches.judge is None:
         from .registry import build_judge
 
-        settings = state.run.settings
-        state.caches.judge = build_judge(state.config, settings.judge, settings)
+        settings, decision = state.run.settings, state.run.product_sandbox
+        state.caches.judge = build_judge(state.config, settings.judge, settings, decision)
     return state.caches.judge
 
 

@@ -76,7 +76,7 @@ def decide_product_sandbox(settings: Settings, *, collect_only: bool) -> Product
     is probed for one).
     """
     from ..run.products.entries import product_names
-    from ..run.sandbox.product_sandbox import adopt, replay_only
+    from ..run.sandbox.product_sandbox import replay_only
 
     if collect_only or not product_names(settings.runner_names, settings.judge):
         decision = None
@@ -84,9 +84,8 @@ def decide_product_sandbox(settings: Settings, *, collect_only: bool) -> Product
         decision = replay_only(settings.product_sandbox)
     else:
         decision = _probed_product_sandbox(settings)
-    # Every product start in this process (runner, judge, the --version probe just after)
-    # reads it from run/; the plugin reads RunConfig.product_sandbox.
-    adopt(decision)
+    # Kept on RunConfig, and handed to every product start (the --version probe just
+    # after, each runner and judge built).
     return decision
 
 
@@ -104,7 +103,9 @@ def _probed_product_sandbox(settings: Settings) -> ProductSandbox:
     return decision
 
 
-def preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
+def preflight_keyed(
+    settings: Settings, product_sandbox: ProductSandbox | None, *, collect_only: bool
+) -> None:
     """Endpoint, model and API key of each built-in runner, checked before anything is spent."""
     from ..run.models.providers import base_url_problem
 
@@ -119,11 +120,15 @@ def preflight_keyed(settings: Settings, *, collect_only: bool) -> None:
     for name in settings.runner_names:
         description = builtin_runner(name)
         if description is not None:  # a plugin's runner is checked once it is registered
-            _preflight_runner(description, settings, collect_only=collect_only)
+            _preflight_runner(description, settings, product_sandbox, collect_only=collect_only)
 
 
 def _preflight_runner(
-    description: RunnerDescription, settings: Settings, *, collect_only: bool
+    description: RunnerDescription,
+    settings: Settings,
+    product_sandbox: ProductSandbox | None,
+    *,
+    collect_only: bool,
 ) -> None:
     """The settings and API key one runner needs, checked without importing its framework."""
     if description.extra_problem(settings) is not None:
@@ -132,7 +137,7 @@ def _preflight_runner(
     if problem is None and not collect_only:  # listing cases spends nothing
         # Replaying only never reaches a provider, so it needs no key (docs/replay.md).
         key = None if settings.record == "none" else description.key_problem(settings)
-        problem = key or description.start_problem(settings)
+        problem = key or description.start_problem(settings, product_sandbox)
     if problem is not None:
         user_error(*problem)
 
@@ -161,7 +166,9 @@ def check_unread_flags(
             )
 
 
-def preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> None:
+def preflight_judge(
+    option: Any, settings: Settings, product_sandbox: ProductSandbox | None, *, collect_only: bool
+) -> None:
     """The judge's flag, model, endpoint and API key, checked before anything is spent."""
     from ..score.judges.preflight import missing_extra, missing_key, settings_problem
 
@@ -194,6 +201,6 @@ def preflight_judge(option: Any, settings: Settings, *, collect_only: bool) -> N
     if problem is None and not collect_only and settings.record != "none":
         problem = missing_key(judge, settings)  # replaying only needs no key
     if problem is None and not collect_only and description is not None:
-        problem = description.start_problem(settings)  # a product judge: found and runs
+        problem = description.start_problem(settings, product_sandbox)  # a product judge
     if problem is not None:
         user_error(*problem)

@@ -15,6 +15,7 @@ from .state import get_session, listing_only
 if TYPE_CHECKING:
     from ..run.requirements import Problem
     from ..run.runner import Runner
+    from ..run.sandbox.product_sandbox import ProductSandbox
     from ..score.judge import Judge
     from ..settings import Settings
 
@@ -199,18 +200,25 @@ def _unknown(kind: str, name: str, known: Mapping[str, Any]) -> str:
 
 
 def build_runner(
-    config: pytest.Config, name: str, settings: Settings, sandbox: Any = None
+    config: pytest.Config,
+    name: str,
+    settings: Settings,
+    sandbox: Any,
+    product_sandbox: ProductSandbox | None,
 ) -> Runner:
     from ..run.runner import RunnerContext  # built on first run: a listing builds none
 
     factory = runner_descriptions(config)[name].factory
     assert factory is not None  # _merge refused a description without one
-    return factory(RunnerContext(name=name, settings=settings, sandbox=sandbox))
+    context = RunnerContext(name, settings, sandbox=sandbox, product_sandbox=product_sandbox)
+    return factory(context)
 
 
-def build_judge(config: pytest.Config, name: str, settings: Settings) -> Judge:
+def build_judge(
+    config: pytest.Config, name: str, settings: Settings, product_sandbox: ProductSandbox | None
+) -> Judge:
     from ..score.judge import JudgeContext  # built on first run: a listing builds none
 
     factory = judge_descriptions(config)[name].factory
     assert factory is not None  # _merge refused a description without one
-    return factory(JudgeContext(name=name, settings=settings))
+    return factory(JudgeContext(name=name, settings=settings, product_sandbox=product_sandbox))

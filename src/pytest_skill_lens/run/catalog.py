@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from ..settings import Settings
 from ..suite.model import EvalCase, ToolSpec
 from .products.description import Preset
 from .products.table import PRODUCTS
-from .requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
+from .requirements import Extra, Problem, SettingsCheck, StartCheck, extra_problem, key_problem
 from .runner import Runner, RunnerContext, RunnerFactory
 from .runners import langchain_model, pydantic_ai_model
+
+if TYPE_CHECKING:  # annotations only: configure never imports the sandbox
+    from .sandbox.product_sandbox import ProductSandbox
 
 CaseFeature = Literal[
     "tools", "trajectory", "offered", "workspace", "sessions", "judge", "neighbours"
@@ -74,7 +77,7 @@ class RunnerDescription:
     serves: frozenset[CaseFeature] = EVERY_FEATURE
     reads_model: bool = False
     declares_every_tool: bool = False
-    check_start: SettingsCheck | None = None
+    check_start: StartCheck | None = None
     check_tools: ToolsCheck | None = None
     # Why its spend can never be priced (so a spend ceiling could never be held), or None.
     never_priced: str | None = None
@@ -106,8 +109,8 @@ class RunnerDescription:
             return never_priced(settings.model)
         return None
 
-    def start_problem(self, settings: Settings) -> Problem | None:
-        return None if self.check_start is None else self.check_start(settings)
+    def start_problem(self, settings: Settings, sandbox: ProductSandbox | None) -> Problem | None:
+        return None if self.check_start is None else self.check_start(settings, sandbox)
 
     def tools_problem(self, settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
         return None if self.check_tools is None else self.check_tools(settings, tools)
@@ -161,17 +164,17 @@ def _product_runner(product: Preset) -> RunnerDescription:
     def build(context: RunnerContext) -> Runner:
         from .products.runner import ProductRunner
 
-        return ProductRunner(product, context.settings)
+        return ProductRunner(product, context.settings, sandbox=context.product_sandbox)
 
     def settings(settings: Settings) -> Problem | None:
         from .products.preflight import settings_problem
 
         return settings_problem(product, settings)
 
-    def start(settings: Settings) -> Problem | None:
+    def start(settings: Settings, sandbox: ProductSandbox | None) -> Problem | None:
         from .products.preflight import start_problem
 
-        return start_problem(product, settings)
+        return start_problem(product, settings, sandbox)
 
     def tools(settings: Settings, tools: Sequence[ToolSpec]) -> Problem | None:
         from .products.bridge import check_tools

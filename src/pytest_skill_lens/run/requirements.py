@@ -8,12 +8,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
+from typing import TYPE_CHECKING
 
 from ..settings import Settings
 from .models.providers import missing_api_key, provider_of
 
+if TYPE_CHECKING:  # annotations only: configure never imports the sandbox
+    from .sandbox.product_sandbox import ProductSandbox
+
 Problem = tuple[str, str]  # (what is wrong, how to fix it)
 SettingsCheck = Callable[[Settings], Problem | None]
+# What must hold for a product to start, probed under the run's product sandbox decision.
+StartCheck = Callable[[Settings, "ProductSandbox | None"], Problem | None]
 
 
 @dataclass(frozen=True)

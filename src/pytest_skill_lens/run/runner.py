@@ -13,6 +13,7 @@ from ..suite.skill import Skill
 
 if TYPE_CHECKING:  # annotations only: configure and collection never check a result
     from .result import RunResult
+    from .sandbox.product_sandbox import ProductSandbox
     from .sandbox.script_sandbox import SandboxDecision
 
 
@@ -37,12 +38,15 @@ class RunnerContext:
 
     ``sandbox`` is the OS sandbox bundled scripts run under (the
     ``skill_lens_sandbox`` fixture's value); a runner that offers the built-in
-    tools hands it to :func:`~.tools.toolkit.builtin_tools`.
+    tools hands it to :func:`~.tools.toolkit.builtin_tools`. ``product_sandbox`` is
+    the run's product sandbox decision (``None`` when no product is named), which a
+    product runner wraps every start in.
     """
 
     name: str
     settings: Settings
     sandbox: SandboxDecision | None = None
+    product_sandbox: ProductSandbox | None = None
 
 
 RunnerFactory = Callable[[RunnerContext], Runner]

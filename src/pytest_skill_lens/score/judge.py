@@ -24,6 +24,7 @@ from .check import CheckResult, Score, ScoringContext, held_trivially, score_fro
 
 if TYPE_CHECKING:  # annotations only: configure (the judge catalog) never checks a result
     from ..run.result import RunResult
+    from ..run.sandbox.product_sandbox import ProductSandbox
 
 NO_EVIDENCE = "passed with no evidence"
 # What a report keeps of a judge's words: evidence quotes the response, a reason says
@@ -81,10 +82,15 @@ def judge_name(judge: Judge | None, settings: Settings) -> str:
 
 @dataclass(frozen=True)
 class JudgeContext:
-    """What a judge factory may read to build its judge."""
+    """What a judge factory may read to build its judge.
+
+    ``product_sandbox`` is the run's product sandbox decision (``None`` when no product
+    is named), which a product judge wraps every start in.
+    """
 
     name: str
     settings: Settings
+    product_sandbox: ProductSandbox | None = None
 
 
 JudgeFactory = Callable[[JudgeContext], Judge]

@@ -37,8 +37,8 @@ from ..tools.bridge_config import (
     check_bridge,
     read_calls_data,
 )
+from ..tools.bridge_form import BridgeForm
 from .description import (
-    BridgeForm,
     LaunchContext,
     Preset,
     Problem,

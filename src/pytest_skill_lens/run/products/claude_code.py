@@ -10,8 +10,9 @@ A case's ``tools:`` are served by a fresh MCP bridge per call (:mod:`.bridge`).
 
 from __future__ import annotations
 
+from ..tools.bridge_form import BridgeForm
 from ..tools.bridge_spec import SERVER_NAME
-from .description import BridgeForm, Preset, TraceReader
+from .description import Preset, TraceReader
 
 PRODUCT = "claude-code"
 

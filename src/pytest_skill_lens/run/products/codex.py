@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import json
 
+from ..tools.bridge_form import BridgeForm
 from ..tools.bridge_spec import SERVER_NAME
-from .description import BridgeForm, Launch, LaunchContext, LeftFile, Preset, TraceReader
+from .description import Launch, LaunchContext, LeftFile, Preset, TraceReader
 from .home_recipe import HomeRecipe
 
 PRODUCT = "codex"

@@ -14,9 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..tools.bridge_form import BridgeForm
 from ..tools.bridge_spec import SERVER_NAME
-from .description import PROMPT_PLACEHOLDER, BridgeForm, LeftFile, Preset, SharedDir, TraceReader
+from .description import PROMPT_PLACEHOLDER, LeftFile, Preset, SharedDir, TraceReader
+
+if TYPE_CHECKING:
+    from ..sandbox.product_sandbox import ProductSandbox
 
 PRODUCT = "copilot"
 USAGE_FILE = "usage.json"
@@ -31,10 +36,12 @@ def _reader() -> TraceReader:
     return read_trace
 
 
-def _package(executable: str, env: Mapping[str, str]) -> Path | None:
+def _package(
+    executable: str, env: Mapping[str, str], sandbox: ProductSandbox | None
+) -> Path | None:
     from .copilot_package import package_directory
 
-    return package_directory(executable, env)
+    return package_directory(executable, env, sandbox)
 
 
 def _package_note(executable: str) -> str | None:

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..sandbox.product_sandbox import share_read_only, unshare
+from ..sandbox.product_sandbox import ProductSandbox, share_read_only, unshare
 from ..workspace.containment import why
 from .copilot import PACKAGE_VARIABLE
 from .env import ENV_ALLOWLIST, home_env, make_home
@@ -81,12 +81,15 @@ class PackageCaches:
         self._fills: dict[str, Fill] = {}
         self._open: list[contextlib.ExitStack] = []
 
-    def directory(self, executable: str, env: Mapping[str, str]) -> Path | None:
+    def directory(
+        self, executable: str, env: Mapping[str, str], sandbox: ProductSandbox | None
+    ) -> Path | None:
         """The filled cache for ``executable`` (a path found on ``PATH``), filled on first
-        use with ``env``'s search path and locale; ``None`` when the fill failed."""
-        return self.fill(executable, env).directory
+        use with ``env``'s search path and locale under ``sandbox`` (the run's product
+        sandbox decision); ``None`` when the fill failed."""
+        return self.fill(executable, env, sandbox).directory
 
-    def fill(self, executable: str, env: Mapping[str, str]) -> Fill:
+    def fill(self, executable: str, env: Mapping[str, str], sandbox: ProductSandbox | None) -> Fill:
         """The fill for ``executable``, made now if this process has none yet; never raises."""
         self._own()
         key = os.path.realpath(executable)
@@ -94,7 +97,7 @@ class PackageCaches:
             found = self._fills.get(key)
             if found is None:
                 try:
-                    found = self._fill(executable, env)
+                    found = self._fill(executable, env, sandbox)
                 except Exception as exc:  # a cache is an optimisation: never a failed call
                     found = Fill(None, f"{type(exc).__name__}: {exc}")
                 self._fills[key] = found
@@ -142,10 +145,12 @@ class PackageCaches:
         if opened:
             wait_removed()  # at the session's end: gone when close returns, as it promises
 
-    def _fill(self, executable: str, env: Mapping[str, str]) -> Fill:
+    def _fill(
+        self, executable: str, env: Mapping[str, str], sandbox: ProductSandbox | None
+    ) -> Fill:
         stack = contextlib.ExitStack()
         try:
-            run = stack.enter_context(run_dir("copilot-package"))
+            run = stack.enter_context(run_dir("copilot-package", sandbox=sandbox))
         except RunDirFailed as exc:
             return Fill(None, f"cannot make the package cache: {exc}")
         cache = run.root / CACHE
@@ -163,7 +168,7 @@ def _unpack(
 ) -> str | None:
     """Run ``executable --version`` with the cache writable; why it did not fill, or ``None``.
 
-    The start is the preflight's: under the run's product sandbox, where the cache (inside
+    The start is the preflight's: under ``run``'s product sandbox, where the cache (inside
     the fill's own run directory) is writable, with only the search path and the locale.
     """
     try:
@@ -222,6 +227,8 @@ def fill_note(executable: str) -> str | None:
     )
 
 
-def package_directory(executable: str, env: Mapping[str, str]) -> Path | None:
+def package_directory(
+    executable: str, env: Mapping[str, str], sandbox: ProductSandbox | None
+) -> Path | None:
     """The process's filled cache for ``executable``, for the preset's shared directory."""
-    return CACHES.directory(executable, env)
+    return CACHES.directory(executable, env, sandbox)

@@ -21,6 +21,7 @@ from ...settings import ProductTable, Settings
 from ...suite.model import EvalCase
 from ...suite.product_config import CONFIG_PATHS, ConfigPath
 from ...suite.skill import Skill
+from ..tools.bridge_form import BridgeForm
 from .home_recipe import HomeRecipe
 from .launch import Launch as Launch
 from .launch import LaunchContext as LaunchContext
@@ -29,6 +30,7 @@ from .launch import launch_problem as launch_problem
 
 if TYPE_CHECKING:
     from ..result import RunResult
+    from ..sandbox.product_sandbox import ProductSandbox
     from .trace import Ending, Expect
 
 PROMPT_PLACEHOLDER = "{prompt}"
@@ -46,40 +48,17 @@ TraceReader = Callable[[bytes, "bytes | None", "Ending", "Expect"], "RunResult"]
 class SharedDir:
     """A directory every isolated call of a product shares, named to it by ``variable``.
 
-    ``provide(executable, env)`` gets the executable found on ``PATH`` and the call's
-    environment, makes the directory on first use (Copilot's unpacked package, say), and
-    returns it, or ``None`` to leave the product to make its own in the call's home.
+    ``provide(executable, env, sandbox)`` gets the executable found on ``PATH``, the
+    call's environment and the run's product sandbox decision, makes the directory on
+    first use (Copilot's unpacked package, say, unpacked under that sandbox), and returns
+    it, or ``None`` to leave the product to make its own in the call's home.
     """
 
     variable: str
-    provide: Callable[[str, Mapping[str, str]], Path | None]
+    provide: Callable[[str, Mapping[str, str], ProductSandbox | None], Path | None]
     # Why the directory of an executable could not be made, for the report (a call is
     # then slower, never wrong); ``None`` when there is nothing to say.
     note: Callable[[str], str | None] | None = None
-
-
-@dataclass(frozen=True)
-class BridgeForm:
-    """How a product takes the MCP bridge (:mod:`..tools.bridge_config`, :mod:`.bridge`).
-
-    ``flag`` hands it the config file (``{path}`` is the file), placed last among its
-    flags; ``None`` for a product that takes the server entry through its
-    :attr:`Preset.launch` instead (:attr:`LaunchContext.mcp`); ``server`` is what its
-    config's server entry holds beside the command (``type``, a tool list); ``prefix``
-    is what its trace puts before a bridge tool's name; ``env`` what its environment
-    needs; ``refused_flags`` table flags that would take the bridge's tools away again,
-    and ``refused_why`` why.
-    """
-
-    flag: str | None
-    server: Mapping[str, object]
-    prefix: str
-    env: Mapping[str, str] = field(default_factory=dict)
-    refused_flags: tuple[str, ...] = ()
-    refused_why: str = ""
-
-    def argument(self, config: Path) -> str | None:
-        return None if self.flag is None else self.flag.replace("{path}", str(config))
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,13 @@ import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ...settings import ProductTable
 from .description import Preset
+
+if TYPE_CHECKING:
+    from ..sandbox.product_sandbox import ProductSandbox
 
 # What every product may inherit: the search path, the locale and the terminal's kind.
 ENV_ALLOWLIST = (
@@ -94,13 +97,14 @@ def product_env(
     home: Path,
     source: Mapping[str, str] | None = None,
     *,
+    sandbox: ProductSandbox | None,
     shared: bool = True,
 ) -> dict[str, str]:
     """The environment one run starts with (``home`` is used only under isolation).
 
     ``shared``: with the preset's shared directories (:func:`shared_env`), which may
-    make one on first use; the preflight asks for them only once it will start the
-    product.
+    make one on first use, under ``sandbox`` (the run's product sandbox decision); the
+    preflight asks for them only once it will start the product.
     """
     source = os.environ if source is None else source
     fixed = {**preset.fixed_env, **(preset.root_env if _is_root() else {})}
@@ -118,7 +122,7 @@ def product_env(
     env.update(home_env(home))
     env.update(fixed)
     if shared:
-        env.update(shared_env(preset, table, env))
+        env.update(shared_env(preset, table, env, sandbox))
     return env
 
 
@@ -135,8 +139,11 @@ def home_env(home: Path) -> dict[str, str]:
     return env
 
 
-def shared_env(preset: Preset, table: ProductTable, env: Mapping[str, str]) -> dict[str, str]:
-    """The variables naming the preset's shared directories for one isolated start.
+def shared_env(
+    preset: Preset, table: ProductTable, env: Mapping[str, str], sandbox: ProductSandbox | None
+) -> dict[str, str]:
+    """The variables naming the preset's shared directories for one isolated start (made
+    on first use under ``sandbox``, the run's product sandbox decision).
 
     Only for the preset's own executable, found on ``env``'s ``PATH``: a wrapper
     ``command`` is not known to run the product at the version the directory was made
@@ -150,7 +157,7 @@ def shared_env(preset: Preset, table: ProductTable, env: Mapping[str, str]) -> d
         return {}  # the start fails as it would have; preflight names the fix
     named: dict[str, str] = {}
     for shared in preset.shared_dirs:
-        directory = shared.provide(found, env)
+        directory = shared.provide(found, env, sandbox)
         if directory is not None:
             named[shared.variable] = str(directory)
     return named

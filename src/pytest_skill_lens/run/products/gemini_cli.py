@@ -18,8 +18,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..tools.bridge_form import BridgeForm
 from ..tools.bridge_spec import SERVER_NAME
-from .description import BridgeForm, Launch, LaunchContext, Preset, TraceReader
+from .description import Launch, LaunchContext, Preset, TraceReader
 
 if TYPE_CHECKING:
     from ..result import RunResult

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from ...settings import ProductTable
 from ..process.temp_parent import parent_of as parent_of
+from ..sandbox.product_sandbox import ProductSandbox
 from ..workspace.containment import why
 from .description import Preset
 from .env import ENV_ALLOWLIST, home_env, make_home
@@ -75,9 +76,16 @@ class HomeTemplates:
         self._open: list[contextlib.ExitStack] = []
         self._spares: dict[Path, Spares] = {}
 
-    def template(self, preset: Preset, executable: str, env: Mapping[str, str]) -> Made:
-        """The template of ``executable`` (found on ``PATH``), made now if this process has
-        none for that file yet; never raises."""
+    def template(
+        self,
+        preset: Preset,
+        executable: str,
+        env: Mapping[str, str],
+        sandbox: ProductSandbox | None,
+    ) -> Made:
+        """The template of ``executable`` (found on ``PATH``), made now (its start under
+        ``sandbox``, the run's product sandbox decision) if this process has none for that
+        file yet; never raises."""
         if os.getpid() != self._owner:
             self._reset()
         recipe = preset.home_template
@@ -88,18 +96,25 @@ class HomeTemplates:
             found = self._made.get(key)
             if found is None:
                 try:
-                    found = self._make(preset, recipe, executable, env)
+                    found = self._make(preset, recipe, executable, env, sandbox)
                 except Exception as exc:  # a template is an optimisation: never a failed call
                     found = Made(None, f"{type(exc).__name__}: {exc}")
                 self._made[key] = found
             return found
 
-    def seed(self, preset: Preset, executable: str, env: Mapping[str, str], home: Path) -> bool:
+    def seed(
+        self,
+        preset: Preset,
+        executable: str,
+        env: Mapping[str, str],
+        home: Path,
+        sandbox: ProductSandbox | None,
+    ) -> bool:
         """Copy the template of ``executable`` into the call's ``home``; whether there was one.
 
         A copy of every file (never a link): the call may change its home as it likes.
         """
-        made = self.template(preset, executable, env)
+        made = self.template(preset, executable, env, sandbox)
         if made.directory is None:
             return False
         with self._lock:
@@ -144,11 +159,16 @@ class HomeTemplates:
             wait_removed()
 
     def _make(
-        self, preset: Preset, recipe: HomeRecipe, executable: str, env: Mapping[str, str]
+        self,
+        preset: Preset,
+        recipe: HomeRecipe,
+        executable: str,
+        env: Mapping[str, str],
+        sandbox: ProductSandbox | None,
     ) -> Made:
         stack = contextlib.ExitStack()
         try:
-            run = stack.enter_context(run_dir(f"{preset.name}-template"))
+            run = stack.enter_context(run_dir(f"{preset.name}-template", sandbox=sandbox))
         except RunDirFailed as exc:
             return Made(None, f"cannot make the home template: {exc}")
         problem = _do_first_run(preset, recipe, executable, env, run, self._timeout)
@@ -302,19 +322,27 @@ TEMPLATES = HomeTemplates()
 atexit.register(TEMPLATES.close)
 
 
-def seed_home(preset: Preset, table: ProductTable, env: Mapping[str, str], home: Path) -> bool:
+def seed_home(
+    preset: Preset,
+    table: ProductTable,
+    env: Mapping[str, str],
+    home: Path,
+    sandbox: ProductSandbox | None,
+) -> bool:
     """Seed an isolated call's ``home`` from this process's template of the product's own
-    executable (found on ``env``'s ``PATH``; a wrapper ``command`` is never templated);
-    whether it was seeded."""
+    executable (found on ``env``'s ``PATH``; a wrapper ``command`` is never templated),
+    made under ``sandbox`` if it is not yet; whether it was seeded."""
     found = _own_executable(preset, table, env)
-    return found is not None and TEMPLATES.seed(preset, found, env, home)
+    return found is not None and TEMPLATES.seed(preset, found, env, home, sandbox)
 
 
-def prepare(preset: Preset, table: ProductTable, env: Mapping[str, str]) -> None:
+def prepare(
+    preset: Preset, table: ProductTable, env: Mapping[str, str], sandbox: ProductSandbox | None
+) -> None:
     """Make the template now (the preflight's call, so that no case waits for the start)."""
     found = _own_executable(preset, table, env)
     if found is not None:
-        TEMPLATES.template(preset, found, env)
+        TEMPLATES.template(preset, found, env, sandbox)
 
 
 def _own_executable(preset: Preset, table: ProductTable, env: Mapping[str, str]) -> str | None:

@@ -22,7 +22,8 @@ class LaunchContext:
     where :attr:`Launch.files` are written (under ``product_sandbox = "off"`` the
     product's ``HOME`` is the user's, and ``isolated`` is false); ``cwd`` the working
     directory; ``mcp`` the MCP bridge's server entry (``command``, ``args``, ``env``
-    and the :attr:`.description.BridgeForm.server` keys) when the case has tools, else ``None``;
+    and the :attr:`..tools.bridge_form.BridgeForm.server` keys) when the case has tools,
+    else ``None``;
     ``sandboxed`` whether the start runs inside skill-lens' product sandbox (bwrap).
     """
 

@@ -26,8 +26,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..tools.bridge_form import BridgeForm
 from ..tools.bridge_spec import SERVER_NAME
-from .description import SEPARATOR, BridgeForm, Launch, LaunchContext, Preset, TraceReader
+from .description import SEPARATOR, Launch, LaunchContext, Preset, TraceReader
 
 PRODUCT = "opencode"
 PROVIDER = "skill-lens"  # the provider id the config names; the model is <provider>/<model>

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 
 from ...settings import ProductTable, Settings
+from ..sandbox.product_sandbox import ProductSandbox
 from .description import Preset, Problem
 from .env import isolation_of, make_home, product_env, shared_env, signs_in
 from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
@@ -40,8 +41,11 @@ def settings_problem(preset: Preset, settings: Settings) -> Problem | None:
     return table_problem(preset, preset.table(settings))
 
 
-def start_problem(preset: Preset, settings: Settings) -> Problem | None:
-    """The executable on PATH, its ``--version`` executed, and a way to sign in.
+def start_problem(
+    preset: Preset, settings: Settings, sandbox: ProductSandbox | None
+) -> Problem | None:
+    """The executable on PATH, its ``--version`` executed (under ``sandbox``, the run's
+    product sandbox decision, as every case's start), and a way to sign in.
 
     Replaying only (``--skill-lens-record none``) starts no product at all, so none of
     it is asked: the product need not be installed or signed in, and its version is
@@ -56,9 +60,9 @@ def start_problem(preset: Preset, settings: Settings) -> Problem | None:
     table = preset.table(settings)
     isolation = isolation_of(settings.product_sandbox)
     try:
-        with run_dir(f"{preset.name}-probe") as probe:
+        with run_dir(f"{preset.name}-probe", sandbox=sandbox) as probe:
             # The shared directories only once the probe will start the product.
-            env = product_env(preset, table, isolation, probe.home, shared=False)
+            env = product_env(preset, table, isolation, probe.home, sandbox=sandbox, shared=False)
             return _probe(preset, table, isolation == "home", probe, env)
     except RunDirFailed as exc:
         return (f"the {preset.name} runner cannot be probed: {exc}", "free space in the temp dir")
@@ -93,12 +97,12 @@ def _probe(
             'product_sandbox = "off" to run with your own home and login',
         )
     if isolated:  # as every case will start: Copilot's package unpacked once, here
-        env = {**env, **shared_env(preset, table, env)}
+        env = {**env, **shared_env(preset, table, env, probe.sandbox)}
     problem = _version_problem(preset, found, probe, env)
     if problem is None and isolated:  # and the product's first-run work, once
         from .home_template import prepare
 
-        prepare(preset, table, env)
+        prepare(preset, table, env, probe.sandbox)
     return problem
 
 

@@ -10,12 +10,12 @@ wrote about its own login. The deletion is handed to one thread of the process
 delete (Codex's SQLite files and the skills it installs), and the session's end waits
 for every pending one (:func:`wait_removed`).
 
-Under the run's product sandbox the start is wrapped (:func:`wrap_argv`). The
-process itself is started by :func:`..process.start.run_process`, the one
-implementation the bundled scripts use too: its own process group, stdin from
-``/dev/null``, a timed wait, the whole group killed after every exit, each stream
-read from a pipe and the product stopped the moment one passes ``max_output_bytes``,
-and (on Linux) the product killed if the harness dies.
+Under the run's product sandbox, which every :class:`RunDir` carries, the start is
+wrapped (:func:`wrap_argv`). The process itself is started by
+:func:`..process.start.run_process`, the one implementation the bundled scripts use too:
+its own process group, stdin from ``/dev/null``, a timed wait, the whole group killed
+after every exit, each stream read from a pipe and the product stopped the moment one
+passes ``max_output_bytes``, and (on Linux) the product killed if the harness dies.
 
 The product's environment names its run directory (:data:`..process.leftovers.RUN_DIR_VARIABLE`),
 so what it started and left running when the harness was killed is found and killed by
@@ -38,7 +38,7 @@ from pathlib import Path
 from ..process.leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_tree
 from ..process.start import Captured, Finished, StartFailed, run_process
 from ..process.temp_parent import make_dir, parent_of
-from ..sandbox.product_sandbox import adopted, wrap
+from ..sandbox.product_sandbox import ProductSandbox, wrap
 from ..workspace.containment import why
 from ..workspace.workspace import workspace_label
 
@@ -56,11 +56,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RunDir:
-    """The directories of one run call (all under one temporary directory)."""
+    """The directories of one run call (all under one temporary directory), and the run's
+    product sandbox decision every start in them is wrapped by (``None``: no sandbox)."""
 
     root: Path
     home: Path
     work: Path  # the working directory used when the case has no workspace
+    sandbox: ProductSandbox | None
 
 
 class RunDirFailed(Exception):
@@ -68,8 +70,9 @@ class RunDirFailed(Exception):
 
 
 @contextmanager
-def run_dir(product: str) -> Iterator[RunDir]:
-    """A fresh :class:`RunDir`, removed (never through a link) when the block ends."""
+def run_dir(product: str, *, sandbox: ProductSandbox | None) -> Iterator[RunDir]:
+    """A fresh :class:`RunDir` whose starts run under ``sandbox``, removed (never through a
+    link) when the block ends."""
     base = parent_of()
     try:
         root = make_dir(f"{PREFIX}{workspace_label(product)}-", owner_mark())
@@ -82,7 +85,7 @@ def run_dir(product: str) -> Iterator[RunDir]:
                 directory.mkdir(mode=0o700)
         except OSError as exc:
             raise RunDirFailed(f"cannot prepare {root}: {why(exc)}") from None
-        yield RunDir(root, home, work)
+        yield RunDir(root, home, work, sandbox)
     finally:
         _REMOVER.remove(root)
 
@@ -134,7 +137,7 @@ def wait_removed() -> None:
 def wrap_argv(
     argv: Sequence[str], run: RunDir, cwd: Path, env: Mapping[str, str] | None = None
 ) -> list[str]:
-    """``argv`` inside the run's product sandbox (:mod:`..sandbox.product_sandbox`), if one applies.
+    """``argv`` inside ``run``'s product sandbox (:mod:`..sandbox.product_sandbox`), if one applies.
 
     Writable: ``cwd`` and ``run``'s directory (the temporary home, the MCP bridge's
     files). Home isolation is the sandbox's precondition, so a start whose ``env``
@@ -144,7 +147,7 @@ def wrap_argv(
     """
     if not argv or not wraps(run, env):
         return list(argv)
-    decision = adopted()
+    decision = run.sandbox
     assert decision is not None
     found = shutil.which(argv[0], path=env.get("PATH") if env is not None else None)
     if found is None:
@@ -153,8 +156,8 @@ def wrap_argv(
 
 
 def wraps(run: RunDir, env: Mapping[str, str] | None = None) -> bool:
-    """Whether a start in ``run`` with ``env`` runs inside the run's product sandbox."""
-    decision = adopted()
+    """Whether a start in ``run`` with ``env`` runs inside ``run``'s product sandbox."""
+    decision = run.sandbox
     if decision is None or decision.backend == "none":
         return False
     return env is None or env.get("HOME") == str(run.home)

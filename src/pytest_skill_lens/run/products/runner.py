@@ -20,6 +20,7 @@ from ..cassettes import KeyPart
 from ..cassettes.files import Seat
 from ..cassettes.product import Capture, stderr_tail
 from ..result import RunResult
+from ..sandbox.product_sandbox import ProductSandbox
 from ..workspace.containment import Refused, read_regular
 from .bridge import BridgeSetupError, settle, start_with_tools
 from .cassette import (
@@ -53,16 +54,25 @@ class ProductRunner:
     """Runs one task through ``preset``'s product; never raises (failures are errored).
 
     ``seat`` is whose call it is in the item's cassette: the runner's, or the judge's
-    when a product judge grades with it.
+    when a product judge grades with it. ``sandbox`` is the run's product sandbox
+    decision (``None`` for none), every start of it is wrapped by.
     """
 
     records_cassettes = True  # every start goes through the item's cassette
 
-    def __init__(self, preset: Preset, settings: Settings, *, seat: Seat = "runner") -> None:
+    def __init__(
+        self,
+        preset: Preset,
+        settings: Settings,
+        *,
+        sandbox: ProductSandbox | None,
+        seat: Seat = "runner",
+    ) -> None:
         self.name = preset.name
         self.preset = preset
         self.seat: Seat = seat
         self._settings = settings
+        self._decision = sandbox
         self._sandbox = settings.product_sandbox
         self._table = preset.table(settings)
         self._skills_dir = self._table.skills_dir or preset.skills_dir
@@ -154,13 +164,14 @@ class ProductRunner:
     ) -> Started:
         """Start the product (``watch``: and keep what it did to the workspace)."""
         try:
-            with run_dir(self.name) as run:
+            with run_dir(self.name, sandbox=self._decision) as run:
                 cwd = workspace if workspace is not None else run.work
                 self._deliver(skill, cwd)
                 before = watch_from(workspace, watch)
-                env = product_env(self.preset, self._table, self._isolation, run.home)
-                if self._isolation == "home":  # the product's first-run work, done once
-                    seed_home(self.preset, self._table, env, run.home)
+                isolation, decision = self._isolation, self._decision
+                env = product_env(self.preset, self._table, isolation, run.home, sandbox=decision)
+                if isolation == "home":  # the product's first-run work, done once
+                    seed_home(self.preset, self._table, env, run.home, decision)
                 make_home(run.home)
                 # With the case's tools, the bridge's config is the last flag (bridge.py).
                 tooled = start_with_tools(

@@ -1,8 +1,9 @@
 """The product sandbox: the run's one decision about how a product is contained, and its wrap.
 
 ``product_sandbox`` is decided once per run, before any case, and only when a product
-runner or a product judge is named; every product start in the process (runner,
-judge, ``--version`` probe) shares it:
+runner or a product judge is named (kept on the plugin's ``RunConfig``); every product
+start (runner, judge, ``--version`` probe, template, package cache) is handed it, on the
+call's ``RunDir`` (:mod:`..products.process`):
 
 * ``off``: the whole environment and the real home; nothing is wrapped.
 * ``auto``: home isolation (:mod:`..products.env`) and, where the once-per-run
@@ -145,20 +146,6 @@ def decide(mode: Mode) -> ProductSandbox:
         executable=found.executable,
         isolation=found.isolation,
     )
-
-
-# -- the run's decision, shared by every product start in this process ---------------------
-
-_adopted: list[ProductSandbox | None] = [None]
-
-
-def adopt(decision: ProductSandbox | None) -> None:
-    """Make ``decision`` the one every product start uses (``None``: no product is named)."""
-    _adopted[0] = decision
-
-
-def adopted() -> ProductSandbox | None:
-    return _adopted[0]
 
 
 # -- directories every product start sees read-only -----------------------------------------

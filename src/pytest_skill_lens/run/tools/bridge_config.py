@@ -31,8 +31,8 @@ from ...suite.model import ToolSpec
 from ..process.leftovers import owner_mark, remove_tree
 from ..process.start import StartFailed, run_process
 from ..process.temp_parent import make_dir, parent_of
-from ..products.description import BridgeForm
 from .bridge_calls import BridgeLog, read_calls_fd
+from .bridge_form import BridgeForm
 from .bridge_spec import SERVER_NAME, SpecError, encode_spec
 
 MODULE = "pytest_skill_lens.mcp_bridge"

@@ -8,14 +8,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...run.products.description import Preset
 from ...run.products.table import PRODUCTS
-from ...run.requirements import Extra, Problem, SettingsCheck, extra_problem, key_problem
+from ...run.requirements import (
+    Extra,
+    Problem,
+    SettingsCheck,
+    StartCheck,
+    extra_problem,
+    key_problem,
+)
 from ...run.runners import langchain_model, pydantic_ai_model
 from ...settings import Settings
 from ..judge import FakeJudge, Judge, JudgeContext, JudgeFactory
 from .resolve import judge_model, model_problem
+
+if TYPE_CHECKING:  # annotations only: configure never imports the sandbox
+    from ...run.sandbox.product_sandbox import ProductSandbox
 
 
 @dataclass(frozen=True)
@@ -38,7 +49,7 @@ class JudgeDescription:
     extra: Extra | None = None
     check_settings: SettingsCheck | None = None
     reads_model: bool = False
-    check_start: SettingsCheck | None = None
+    check_start: StartCheck | None = None
     never_priced: str | None = None
     # The same, when it depends on the settings (a product priced by the model it is told).
     unpriced: Callable[[Settings], str | None] | None = None
@@ -67,8 +78,8 @@ class JudgeDescription:
     def key_problem(self, settings: Settings) -> Problem | None:
         return key_problem("judge", self.name, judge_model(settings)) if self.reads_model else None
 
-    def start_problem(self, settings: Settings) -> Problem | None:
-        return None if self.check_start is None else self.check_start(settings)
+    def start_problem(self, settings: Settings, sandbox: ProductSandbox | None) -> Problem | None:
+        return None if self.check_start is None else self.check_start(settings, sandbox)
 
 
 # The judges' modules are imported when a judge is built: collecting never needs them.
@@ -105,17 +116,17 @@ def _product_judge(product: Preset) -> JudgeDescription:
     def build(context: JudgeContext) -> Judge:
         from .product import ProductJudge
 
-        return ProductJudge(product, context.settings)
+        return ProductJudge(product, context.settings, sandbox=context.product_sandbox)
 
     def settings(settings: Settings) -> Problem | None:
         from .product_rules import settings_problem
 
         return settings_problem(product, settings)
 
-    def start(settings: Settings) -> Problem | None:
+    def start(settings: Settings, sandbox: ProductSandbox | None) -> Problem | None:
         from .product_rules import start_problem
 
-        return start_problem(product, settings)
+        return start_problem(product, settings, sandbox)
 
     return JudgeDescription(
         product.name,

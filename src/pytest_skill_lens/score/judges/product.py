@@ -32,6 +32,7 @@ from .reply import read_reply
 
 if TYPE_CHECKING:
     from ...run.cassettes import KeyPart
+    from ...run.sandbox.product_sandbox import ProductSandbox
 
 CLOSING = (
     "Reply with a single JSON object and nothing else: "
@@ -84,12 +85,15 @@ class ProductJudge:
     name: str
     records_cassettes = True  # its product's start goes through the item's cassette
 
-    def __init__(self, product: Preset, settings: Settings) -> None:
+    def __init__(
+        self, product: Preset, settings: Settings, *, sandbox: ProductSandbox | None
+    ) -> None:
         from ...run.products.runner import ProductRunner
 
         self.name = product.name
         # The judge's seat in the item's cassette: its start records and replays as a verdict.
-        self._runner = ProductRunner(product, judging_settings(product, settings), seat="judge")
+        judging = judging_settings(product, settings)
+        self._runner = ProductRunner(product, judging, sandbox=sandbox, seat="judge")
 
     def cassette_parts(self) -> list[KeyPart]:
         """The judge's product as a cassette is keyed on it: its table (with the judge's

@@ -14,6 +14,7 @@ from ...run.products.description import Preset
 from ...run.products.preflight import settings_problem as runner_settings_problem
 from ...run.products.preflight import start_problem as runner_start_problem
 from ...run.requirements import Problem
+from ...run.sandbox.product_sandbox import ProductSandbox
 from ...settings import Settings
 
 
@@ -42,9 +43,12 @@ def tool_flag_problem(product: Preset, settings: Settings) -> Problem | None:
     return None
 
 
-def start_problem(product: Preset, settings: Settings) -> Problem | None:
-    """The product's executable found, and a preset's ``--version`` executed."""
-    problem = runner_start_problem(product, settings)
+def start_problem(
+    product: Preset, settings: Settings, sandbox: ProductSandbox | None
+) -> Problem | None:
+    """The product's executable found, and a preset's ``--version`` executed under
+    ``sandbox`` (the run's product sandbox decision)."""
+    problem = runner_start_problem(product, settings, sandbox)
     if problem is None:
         return None
     name = product.name

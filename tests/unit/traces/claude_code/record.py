@@ -95,7 +95,7 @@ def record(name: str, prompt: str, extra: str, replies: Sequence[Mapping[str, An
             "ANTHROPIC_BASE_URL": server.url,
             "CLAUDE_CODE_MAX_RETRIES": "0",
         }
-        env = product_env(PRESET, table, "home", Path(home), source)
+        env = product_env(PRESET, table, "home", Path(home), source, sandbox=None)
         done = subprocess.run(
             argv(PRESET, table, prompt), cwd=work, env=env, capture_output=True, timeout=120
         )

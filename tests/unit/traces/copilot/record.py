@@ -92,7 +92,7 @@ def record(name: str, prompt: str, replies: Sequence[Mapping[str, Any]]) -> tupl
             "COPILOT_MODEL": "claude-sonnet-4.5",
         }
         table = ProductTable()
-        env = product_env(PRESET, table, "home", home, source)
+        env = product_env(PRESET, table, "home", home, source, sandbox=None)
         command = [*argv(PRESET, table, prompt), f"--usage-output-file={usage}"]
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, timeout=120)
         print(name, "exit", done.returncode, "requests", len(server.requests))

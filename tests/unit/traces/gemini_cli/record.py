@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from gemini_server import GeminiServer, failure, function_calls, text  # noqa: E402
 
-from pytest_skill_lens.run.products.description import BridgeForm  # noqa: E402
 from pytest_skill_lens.run.tools.bridge_config import prepare_bridge, remove_bridge  # noqa: E402
+from pytest_skill_lens.run.tools.bridge_form import BridgeForm  # noqa: E402
 from pytest_skill_lens.suite.model import ToolSpec  # noqa: E402
 
 SKILL = """---

@@ -87,7 +87,7 @@ def record(name: str, prompt: str, replies: Sequence[Mapping[str, Any]]) -> byte
             "OPENCODE_MODEL": "scripted-model",
         }
         table = ProductTable()
-        env = product_env(PRESET, table, "home", Path(home), source)
+        env = product_env(PRESET, table, "home", Path(home), source, sandbox=None)
         assert PRESET.launch is launch
         context = LaunchContext(env, Path(home), Path(work), isolated=True, sandboxed=False)
         started = launch(context)
