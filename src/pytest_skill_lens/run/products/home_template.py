@@ -32,7 +32,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,6 +115,44 @@ class HomeTemplates:
             spares = list(self._spares.values())
         for each in spares:
             each.wait()
+
+    def lend(self) -> list[tuple[list[object], str]]:
+        """This process's templates (identity, directory), for its xdist workers."""
+        with self._lock:
+            return [(list(k), str(m.directory)) for k, m in self._made.items() if m.directory]
+
+    def adopt(self, lent: Iterable[Sequence[object]]) -> None:
+        """Copy homes from the templates another process of this run made (:meth:`lend`).
+
+        Each stays that process's: this one only copies from it, never changes or removes
+        it. One is used only for the very executable it was made from (its identity is
+        looked up as this process's own); a directory that is not one here is left out,
+        and this process makes its own on first use.
+        """
+        if os.getpid() != self._owner:
+            self._reset()
+        for pair in lent:
+            if len(pair) != 2:  # pairs, as lend() made them
+                continue
+            key, directory = pair
+            path = Path(str(directory))
+            if not isinstance(key, list | tuple) or not key or not path.is_absolute():
+                continue
+            if path.is_symlink() or not path.is_dir():
+                continue
+            stack = contextlib.ExitStack()
+            try:  # its spare copies in a directory of this process's own, removed with it
+                run = stack.enter_context(run_dir(f"{key[0]}-lent-template"))
+            except RunDirFailed:
+                continue
+            with self._lock:
+                if tuple(key) in self._made:
+                    stack.close()
+                    continue
+                self._made[tuple(key)] = Made(path)
+                self._open.append(stack)
+                self._spares[path] = spares = Spares(path, run.root / "spares")
+            spares.prepare()
 
     def made(self) -> dict[tuple[object, ...], Made]:
         """Every template of this process so far, by executable identity."""
