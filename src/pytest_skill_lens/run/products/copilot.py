@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..tools.bridge_spec import SERVER_NAME
 from .description import PROMPT_PLACEHOLDER, BridgeForm, LeftFile, Preset, SharedDir, TraceReader
+from .home_recipe import HomeRecipe
 
 PRODUCT = "copilot"
 USAGE_FILE = "usage.json"
@@ -43,6 +44,26 @@ def _package_note(executable: str) -> str | None:
     return fill_note(executable)
 
 
+FLAGS = ("--allow-all-tools", "--output-format", "json", "--no-custom-instructions")
+# Node compiles Copilot's 2 MB bundle on every start in a TMPDIR without its compile
+# cache (home isolation's is new every call): 0.2 s of CPU, done once per process. The
+# refused start's own state (its session store, with a full-text index; its config's
+# first-launch time; its logs; the device id) is removed whole: Copilot makes it anew
+# at no measurable cost, so the template holds only the compile cache.
+HOME_RECIPE = HomeRecipe(
+    args=lambda url: (*FLAGS, "--no-auto-update", "--prompt=skill-lens: a home template start"),
+    env=lambda url, home: {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": url,
+        "COPILOT_PROVIDER_TYPE": "openai",
+        "COPILOT_PROVIDER_API_KEY": "skill-lens",
+        "COPILOT_MODEL": "skill-lens-template",
+    },
+    removed=(".copilot", ".cache/Microsoft"),
+    required="tmp/node-compile-cache/*/*",
+)
+
+
 PRESET = Preset(
     name=PRODUCT,
     executable="copilot",
@@ -50,13 +71,7 @@ PRESET = Preset(
     # or personal instructions shaping the run, and never an update mid-suite. No
     # --trust-folder: Copilot then reads none of the working directory's own
     # configuration (hooks, MCP servers, repository settings; docs/security.md).
-    flags=(
-        "--allow-all-tools",
-        "--output-format",
-        "json",
-        "--no-custom-instructions",
-        "--no-auto-update",
-    ),
+    flags=(*FLAGS, "--no-auto-update"),
     # The task bound as the option's value, so one starting with "-" is never a flag
     # (Copilot refuses "-p -- <task>").
     prompt_args=(f"--prompt={PROMPT_PLACEHOLDER}",),
@@ -107,6 +122,7 @@ PRESET = Preset(
     judge_tool_flag="--available-tools",
     judge_restriction=("--available-tools=skill-lens-none",),
     never_priced="copilot bills per premium request, a count of requests, never in dollars",
+    home_template=HOME_RECIPE,
     judge_never_priced=(
         "copilot bills per premium request, a count of requests, never in dollars, and the "
         "judge's spend is reported as a premium-request note"

@@ -2,11 +2,13 @@
 
 Home isolation starts every call in an empty home, and some products spend their first
 start there on work of their own: Codex makes six SQLite databases, runs their
-migrations and installs its own skills, 0.1-0.5 s a call. A product whose preset has a
+migrations and installs its own skills, 0.1-0.5 s a call; Copilot's Node compiles its
+2 MB bundle into a compile cache in ``TMPDIR``, 0.2 s of CPU a call. A product whose preset has a
 :class:`.home_recipe.HomeRecipe` does that once per process: one start, made by the
 harness (never from the user's home), against a local endpoint that answers every
 request 400, in a run directory of its own under the run's product sandbox, with only
-the allowlisted search path and locale, home isolation's variables and the recipe's.
+the allowlisted search path and locale, home isolation's variables, the preset's shared
+directories (Copilot's package, as every call is given it) and the recipe's.
 What the start wrote about itself is then cleared (the recipe's ``removed`` paths; the
 rows of its databases but their migration record, overwritten where they were), and
 what is left is the template: only directories and regular files, or none is used.
@@ -233,6 +235,10 @@ def _do_first_run(
     with _refusing_endpoint() as url:
         start_env = {name: env[name] for name in ENV_ALLOWLIST if name in env}
         start_env.update(home_env(home))
+        # The directories every call is given (Copilot's package): what the start caches
+        # about them (Node's compile cache, keyed by the package's path) then fits the calls.
+        shared = (each.variable for each in preset.shared_dirs)
+        start_env.update({name: env[name] for name in shared if name in env})
         start_env.update(preset.fixed_env)
         start_env.update(recipe.env(url, home))
         try:
