@@ -52,13 +52,9 @@ FLAGS = ("--allow-all-tools", "--output-format", "json", "--no-custom-instructio
 # at no measurable cost, so the template holds only the compile cache.
 HOME_RECIPE = HomeRecipe(
     args=lambda url: (*FLAGS, "--no-auto-update", "--prompt=skill-lens: a home template start"),
-    env=lambda url, home: {
-        "COPILOT_OFFLINE": "true",
-        "COPILOT_PROVIDER_BASE_URL": url,
-        "COPILOT_PROVIDER_TYPE": "openai",
-        "COPILOT_PROVIDER_API_KEY": "skill-lens",
-        "COPILOT_MODEL": "skill-lens-template",
-    },
+    # No model named: Copilot loads its bundle (writing the compile cache) and exits
+    # before asking (0.8 s of CPU here, against 1.2 s for a start refused by the endpoint).
+    env=lambda url, home: {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": url},
     removed=(".copilot", ".cache/Microsoft"),
     required="tmp/node-compile-cache/*/*",
 )
