@@ -21,7 +21,11 @@ through its links, with its inode, size and modification time, and the version t
 preflight probed): a product installed anew gets a new one. A start that did not do its
 work leaves nothing behind, is not retried, and the calls start in an empty home as
 before (the products line says so). The templates are removed at the process's exit,
-or swept by the next run if it was killed (:mod:`..process.leftovers`).
+or swept by the next run if it was killed (:mod:`..process.leftovers`). Under
+pytest-xdist the controller's preflight makes them and lends them to the workers it
+started on this machine (:meth:`HomeTemplates.lend`, :meth:`HomeTemplates.adopt`): a
+worker copies from them, never changes or removes them, and makes its own for another
+executable.
 """
 
 from __future__ import annotations
