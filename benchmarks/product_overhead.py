@@ -29,14 +29,18 @@ teardown of each case: pytest's start-up, collection and preflight excluded); th
 session's wall over N is printed beside it, and the start-up (session wall minus the
 cases) apart. CPU is the user + system time of the whole process tree (a cpuacct
 cgroup where one can be made, which also counts what runs inside bwrap), per case:
-the bare run's own, a session's divided by N (start-up included). ``--against SRC``
-runs the ``--against-variants`` again with another tree's ``src`` first on PYTHONPATH,
-in the same rounds (before/after a change).
+the bare run's own, a session's divided by N (start-up included). Each case's
+``latency_ms`` (the product's start to its end) is read from the JUnit file, so the
+case's wall splits into the product's run and ours (setup, delivery, trace, scoring).
+``--against SRC`` runs the ``--against-variants`` again with another tree's ``src``
+first on PYTHONPATH, in the same rounds (before/after a change).
 
     python benchmarks/product_overhead.py                       # 5 products, N=4, 3 rounds
     python benchmarks/product_overhead.py --products codex --cases 6 --rounds 5
     git archive 3d02add src | tar -x -C /tmp/old
     python benchmarks/product_overhead.py --against /tmp/old/src --cases 3
+    python benchmarks/product_overhead.py --products codex --variants auto --workers 2 \
+        --against /tmp/old/src --against-variants auto      # the session under xdist
 
 The scripted servers are the test suite's (tests/plugin/*_server.py), imported from there.
 Offline and free: placeholder keys, nothing leaves 127.0.0.1.
@@ -129,8 +133,11 @@ def write(root: Path, files: Mapping[str, str]) -> None:
 class Bench:
     """One product's plugin projects and its bare commands, against one scripted server."""
 
-    def __init__(self, product: Product, url: str, base: Path, cases: int, temp: str) -> None:
+    def __init__(
+        self, product: Product, url: str, base: Path, cases: int, temp: str, workers: int = 0
+    ) -> None:
         self.product, self.url, self.base, self.cases = product, url, base, cases
+        self.workers = workers  # pytest-xdist workers of each plugin run (0: none)
         (base / "floor_mcp.py").write_text(FLOOR_MCP, encoding="utf-8")
         self.floor = [sys.executable, str(base / "floor_mcp.py")]
         # The bare runs' homes (one with the MCP server configured), persistent as a user's;
@@ -174,8 +181,11 @@ class Bench:
             shutil.rmtree(home)
         return wall, cpu
 
-    def plugin(self, variant: str, src: str | None) -> tuple[list[float], float, float]:
-        """Each case's wall time (JUnit's), the session's wall and its CPU."""
+    def plugin(
+        self, variant: str, src: str | None
+    ) -> tuple[list[float], list[float], float, float]:
+        """Each case's wall time (JUnit's), each case's product latency (the product's start
+        to its end, the case's ``latency_ms`` property), the session's wall and its CPU."""
         project = self.projects[variant]
         junit = project / "junit.xml"
         env = {**self.environ, "HOME": str(self.home)}
@@ -183,13 +193,20 @@ class Bench:
             env["PYTHONPATH"] = src
         argv = [sys.executable, "-m", "pytest", "--skill-lens", "skills", "-q", "-p"]
         argv += ["no:randomly", *QUIET, "--skill-lens-runner", self.product.runner]
+        argv += ["-n", str(self.workers)] if self.workers else []
         wall, cpu, _ = timed([*argv, f"--junitxml={junit}"], project, env)
         cases = list(ET.parse(junit).iter("testcase"))
         bad = [c for c in cases if any(c.find(t) is not None for t in ("failure", "error"))]
         if len(cases) != self.cases or bad:
             said = ET.tostring(bad[0])[:3000] if bad else len(cases)
             raise SystemExit(f"{self.product.runner} {variant}: {said!r}")
-        return [float(c.get("time", "nan")) for c in cases], wall, cpu
+        latency = [_property(c, "latency_ms") / 1000 for c in cases]
+        return [float(c.get("time", "nan")) for c in cases], latency, wall, cpu
+
+
+def _property(case: ET.Element, name: str) -> float:
+    found = case.find(f"properties/property[@name='{name}']")
+    return float(found.get("value", "nan")) if found is not None else float("nan")
 
 
 def sandbox_backend() -> str:
@@ -212,6 +229,7 @@ def main() -> None:
     parser.add_argument("--against-variants", default="auto,tools", help="those run --against")
     parser.add_argument("--tmpdir", help="TMPDIR for both sides (default: the system's)")
     parser.add_argument("--json", help="write every sample here")
+    parser.add_argument("--workers", type=int, default=0, help="run the plugin with -n N")
     args = parser.parse_args()
     temp = str(Path(args.tmpdir or tempfile.gettempdir()).resolve())
     sides: list[tuple[str, str | None]] = [("", None)]
@@ -225,7 +243,7 @@ def main() -> None:
     samples: Samples = defaultdict(lambda: defaultdict(list))
     try:
         for name in args.products.split(","):
-            bench_args = (args.cases, temp)
+            bench_args = (args.cases, temp, args.workers)
             steps = plan(args.variants.split(","), sides, args.against_variants.split(","))
             run_product(PRODUCTS[name], base / name, bench_args, args.rounds, steps, samples)
     finally:
@@ -260,17 +278,17 @@ def plan(
 def run_product(
     product: Product,
     base: Path,
-    bench_args: tuple[int, str],
+    bench_args: tuple[int, str, int],
     rounds: int,
     steps: list[Step],
     samples: Samples,
 ) -> None:
     """``rounds`` rounds of ``steps``, each round starting one step further on."""
-    cases, temp = bench_args
+    cases, temp, workers = bench_args
     base.mkdir(parents=True)
     with product.server() as server:
         server.by_content[TASK] = [product.reply()]
-        bench = Bench(product, server.url, base, cases, temp)
+        bench = Bench(product, server.url, base, cases, temp, workers)
         for _label, src, variant in steps:  # warm the homes and the caches; untimed
             if variant.startswith("bare"):
                 bench.bare(variant)
@@ -286,8 +304,12 @@ def run_product(
                         store["case"].append(wall)
                         store["cpu"].append(cpu)
                     continue
-                each, wall, cpu = bench.plugin(variant, src)
+                each, latency, wall, cpu = bench.plugin(variant, src)
                 store["case"] += each
+                store["product"] += latency
+                store["ours"] += [
+                    case - product for case, product in zip(each, latency, strict=True)
+                ]
                 store["session"].append(wall)
                 store["startup"].append(wall - sum(each))
                 store["cpu"].append(cpu / cases)
@@ -298,23 +320,31 @@ def report(samples: Samples, cases: int) -> None:
     """Medians per product and variant, each against the bare run it compares with: the
     product alone, or (``tools``) the product with a minimal MCP server."""
     print(f"\nmedians; wall/case: JUnit's per case (N={cases} per session); session/N: the")
-    print("whole pytest process; CPU/case: the process tree's, a session's / N (start-up in)")
-    columns = ["wall/case", "ratio", "session/N", "ratio", "start-up", "CPU/case", "ratio"]
+    print("whole pytest process; CPU/case: the process tree's, a session's / N (start-up in);")
+    print("product: the product's own start to end in a case (its latency_ms); ours: the")
+    print("case's wall minus that; spread: the lowest and highest per-case wall")
+    columns = ["wall/case", "ratio", "spread", "product", "ours", "session/N", "ratio"]
+    columns += ["start-up", "CPU/case", "ratio"]
     print(f"| product | variant | {' | '.join(columns)} |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"|---|---|{'---:|' * len(columns)}")
     for product in dict.fromkeys(p for p, _ in samples):
         for (name, label), got in samples.items():
             if name != product:
                 continue
             wall, cpu = statistics.median(got["case"]), statistics.median(got["cpu"])
+            spread = f"{min(got['case']):.2f}-{max(got['case']):.2f} s"
             if label.startswith("bare"):
-                print(f"| {product} | {label} | {wall:.2f} s | | | | | {cpu:.2f} s | |")
+                cells = [f"{wall:.2f} s", "", spread, *[""] * 5, f"{cpu:.2f} s", ""]
+                print(f"| {product} | {label} | {' | '.join(cells)} |")
                 continue
             bare = samples[(product, "bare-mcp" if label.startswith("tools") else "bare")]
             wall0, cpu0 = statistics.median(bare["case"]), statistics.median(bare["cpu"])
             per = statistics.median(got["session"]) / cases
             startup = statistics.median(got["startup"])
-            cells = [f"{wall:.2f} s", f"{wall / wall0:.2f}x", f"{per:.2f} s", f"{per / wall0:.2f}x"]
+            own = statistics.median(got["product"]), statistics.median(got["ours"])
+            cells = [f"{wall:.2f} s", f"{wall / wall0:.2f}x", spread]
+            cells += [f"{own[0]:.2f} s", f"{own[1] * 1000:.0f} ms"]
+            cells += [f"{per:.2f} s", f"{per / wall0:.2f}x"]
             cells += [f"{startup:.2f} s", f"{cpu:.2f} s", f"{cpu / cpu0:.2f}x"]
             print(f"| | {label} | {' | '.join(cells)} |")
 

@@ -8,6 +8,7 @@ refused start wrote about itself; the cases that ran from it change nothing in i
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -80,4 +81,40 @@ def test_cases_start_from_codexs_first_run_work_and_leave_the_template_as_it_was
     assert snapshot(template) == before  # no case's files reached it
     # The template's start never reached the case's endpoint.
     assert len(about(server, "greet the team")) == 3
+    assert not [r for r in server.requests if TEMPLATE_PROMPT.decode() in str(r)]
+
+
+# Each process of the inner run says which templates it copies homes from, at its end.
+# (Not PYTEST_XDIST_WORKER: this test may itself run in an xdist worker.)
+LENT = """
+import json
+
+from pytest_skill_lens.run.products.home_template import TEMPLATES
+
+
+def pytest_sessionfinish(session):
+    who = getattr(session.config, "workerinput", {}).get("workerid", "controller")
+    lent = [directory for _, directory in TEMPLATES.lend()]
+    (session.config.rootpath / f"uses-{who}.json").write_text(json.dumps(lent))
+"""
+
+
+def test_under_xdist_the_workers_copy_their_homes_from_the_controllers_template(
+    pytester: pytest.Pytester, server: ResponsesServer
+) -> None:
+    pytester.makeconftest(LENT)
+    server.by_content["greet the team"] = [text("Hello team, warmly.")] * 2
+    second = {**GREETS, "name": "greets again"}
+    result, outcomes = run(pytester, [GREETS, second], "-n", "2", subprocess=True)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    assert {outcomes[n]["status"] for n in ("greets warmly", "greets again")} == {"passed"}
+    uses = {
+        path.stem.removeprefix("uses-"): json.loads(path.read_text(encoding="utf-8"))
+        for path in pytester.path.glob("uses-*.json")
+    }
+    assert set(uses) == {"controller", "gw0", "gw1"}
+    (template,) = uses["controller"]  # the controller's preflight made the one template
+    assert uses["gw0"] == uses["gw1"] == [template]  # neither worker made its own
+    assert not Path(template).parent.exists()  # removed when the controller ended
+    assert len(about(server, "greet the team")) == 2
     assert not [r for r in server.requests if TEMPLATE_PROMPT.decode() in str(r)]

@@ -18,11 +18,12 @@ import pytest
 from pytest_skill_lens.report.product_lines import product_line
 from pytest_skill_lens.run.process.leftovers import owner_mark
 from pytest_skill_lens.run.process.temp_parent import parent_of
-from pytest_skill_lens.run.products import copilot_package, preflight
+from pytest_skill_lens.run.products import copilot_package, home_template, preflight
 from pytest_skill_lens.run.products.copilot import PRESET
 from pytest_skill_lens.run.products.copilot_package import VARIABLE, PackageCaches
 from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.env import isolation_sets, product_env, shared_env
+from pytest_skill_lens.run.products.home_template import HomeTemplates
 from pytest_skill_lens.run.products.process import run_dir, start, wait_removed
 from pytest_skill_lens.run.products.table_rules import table_problem
 from pytest_skill_lens.run.sandbox.product_sandbox import (
@@ -278,11 +279,18 @@ def test_the_preflight_probe_runs_with_the_filled_cache(
     monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", "http://127.0.0.1:1")
     monkeypatch.setattr(preflight, "_versions", {})
     monkeypatch.setattr(preflight, "_answered", {})
-    assert preflight.start_problem(PRESET, Settings(product_sandbox="auto"), None) is None
+    templates = HomeTemplates()
+    monkeypatch.setattr(home_template, "TEMPLATES", templates)
+    try:
+        assert preflight.start_problem(PRESET, Settings(product_sandbox="auto"), None) is None
+    finally:
+        templates.close()
     (fill,) = caches.filled().values()
     version = preflight.probed_version("copilot")
     assert version == f"GitHub Copilot CLI 9.9.9 cache={fill.directory}"
-    assert starts(tmp_path) == 2  # the fill, then the probe itself
+    # The fill, the probe itself, then the home template's start (which this stand-in
+    # leaves no compile cache: no template, and the calls start afresh).
+    assert starts(tmp_path) == 3
 
 
 def test_a_refused_preflight_fills_nothing(

@@ -15,6 +15,7 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ import pytest
 from pytest_skill_lens.run.process.leftovers import owner_mark
 from pytest_skill_lens.run.products import home_template
 from pytest_skill_lens.run.products.codex import PRESET as CODEX
-from pytest_skill_lens.run.products.description import Preset
+from pytest_skill_lens.run.products.description import Preset, SharedDir
 from pytest_skill_lens.run.products.entries import product_entries
 from pytest_skill_lens.run.products.home_recipe import HomeRecipe
 from pytest_skill_lens.run.products.home_template import HomeTemplates
@@ -231,6 +232,24 @@ def test_the_call_environment_reaches_the_start_only_through_the_allowlist(
     assert "OPENAI_API_KEY" not in names and "GITHUB_TOKEN" not in names
     assert {"HOME", "PATH", "STAND_IN_ENDPOINT"} <= names
     assert os.environ.get("STAND_IN_ENDPOINT") is None
+
+
+def test_the_presets_shared_directories_reach_the_start_as_every_call_is_given_them(
+    tmp_path: Path, templates: HomeTemplates
+) -> None:
+    # Copilot's compile cache is keyed by the path of the package it compiled: the
+    # template's start must run the very package the calls will.
+    env_dump = STAND_IN.replace(
+        "sys.exit(1)",
+        "(home / 'package.txt').write_text(os.environ.get('STAND_IN_PACKAGE', '-'))\nsys.exit(1)",
+    )
+    product = stand_in(tmp_path, body=env_dump)
+    shared = SharedDir("STAND_IN_PACKAGE", lambda executable, env, sandbox: tmp_path / "package")
+    preset = replace(PRESET, shared_dirs=(shared,))
+    home = a_home(tmp_path, "home")
+    env = {**ENV, "STAND_IN_PACKAGE": str(tmp_path / "package")}
+    assert templates.seed(preset, str(product), env, home, None)
+    assert (home / ".stand/package.txt").read_text() == str(tmp_path / "package")
 
 
 def test_a_template_not_made_is_named_on_the_products_line(

@@ -24,7 +24,7 @@ from .items import CaseItem
 from .registry import judge_grades
 from .role import Role
 from .state import SessionState, listing_only
-from .xdist_workers import LEDGER_INPUT, WORKER_OUTPUT, LocalWorkers, lend_packages
+from .xdist_workers import LEDGER_INPUT, WORKER_OUTPUT, LocalWorkers, lend_shared
 
 if TYPE_CHECKING:
     from .plan import PlannedRun
@@ -51,7 +51,7 @@ class Controller(Role):
         ledger = self.state.ledger
         if ledger is not None:  # every xdist worker spends against the one ceiling
             node.workerinput[LEDGER_INPUT] = str(ledger.directory)
-        lend_packages(node)  # a local worker uses the Copilot package the preflight unpacked
+        lend_shared(node)  # a local worker uses the package and templates the preflight made
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # What a run killed by SIGKILL left behind (a Copilot package is 235 MB):

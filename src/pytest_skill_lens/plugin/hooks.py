@@ -49,9 +49,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from .configure import build_run_config
     from .registry import check_names_before_collection
     from .session import start_session
-    from .xdist_workers import adopt_packages
+    from .xdist_workers import adopt_shared
 
-    adopt_packages(getattr(config, "workerinput", None))  # before the preflight starts one
+    adopt_shared(getattr(config, "workerinput", None))  # before the preflight makes its own
     try:
         run = build_run_config(config)
         if run is None:

@@ -1,7 +1,8 @@
 """The pytest-xdist workers of a run that are processes on this machine.
 
 The controller passes a SIGTERM on to them (:mod:`.terminate`) and lends them the
-Copilot package it unpacked (:mod:`..run.products.copilot_package`); a worker on another
+Copilot package it unpacked (:mod:`..run.products.copilot_package`) and the home
+templates its preflight made (:mod:`..run.products.home_template`); a worker on another
 machine (an ``ssh`` or ``socket`` gateway) has neither its pid nor its files here.
 """
 
@@ -13,29 +14,43 @@ from typing import Any
 
 # The controller's filled Copilot packages, in a local worker's workerinput.
 LENT_PACKAGES = "skill_lens_copilot_packages"
+LENT_TEMPLATES = "skill_lens_home_templates"  # the controller's home templates
 LEDGER_INPUT = "skill_lens_ledger"  # the spend ledger's directory, in workerinput
 WORKER_OUTPUT = "skill_lens"  # what a worker learnt (.worker), in its workeroutput
 
 
-def lend_packages(node: Any) -> None:
-    """On the controller, before ``node`` starts: its Copilot package fills, if local."""
+def lend_shared(node: Any) -> None:
+    """On the controller, before ``node`` starts: its Copilot package fills and home
+    templates, if the worker is local."""
     if not is_local(node):
         return
     from ..run.products.copilot_package import CACHES
+    from ..run.products.home_template import TEMPLATES
 
     lent = CACHES.lend()
     if lent:
         node.workerinput[LENT_PACKAGES] = lent
+    templates = TEMPLATES.lend()
+    if templates:
+        node.workerinput[LENT_TEMPLATES] = templates
 
 
-def adopt_packages(workerinput: object) -> None:
-    """In a worker, before its preflight: use the fills its controller lent."""
-    lent = workerinput.get(LENT_PACKAGES) if isinstance(workerinput, dict) else None
-    if not isinstance(lent, dict) or not lent:
+def adopt_shared(workerinput: object) -> None:
+    """In a worker, before its preflight: use the fills and templates its controller lent."""
+    if not isinstance(workerinput, dict):
         return
-    from ..run.products.copilot_package import CACHES
+    lent = workerinput.get(LENT_PACKAGES)
+    if isinstance(lent, dict) and lent:
+        from ..run.products.copilot_package import CACHES
 
-    CACHES.adopt({str(key): str(value) for key, value in lent.items()})
+        CACHES.adopt({str(key): str(value) for key, value in lent.items()})
+    templates = workerinput.get(LENT_TEMPLATES)
+    if isinstance(templates, list | tuple) and templates:
+        from ..run.products.home_template import TEMPLATES
+
+        TEMPLATES.adopt(
+            pair for pair in templates if isinstance(pair, list | tuple) and len(pair) == 2
+        )
 
 
 def is_local(node: Any) -> bool:

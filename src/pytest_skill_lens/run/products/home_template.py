@@ -2,11 +2,13 @@
 
 Home isolation starts every call in an empty home, and some products spend their first
 start there on work of their own: Codex makes six SQLite databases, runs their
-migrations and installs its own skills, 0.1-0.5 s a call. A product whose preset has a
+migrations and installs its own skills, 0.1-0.5 s a call; Copilot's Node compiles its
+2 MB bundle into a compile cache in ``TMPDIR``, 0.2 s of CPU a call. A product whose preset has a
 :class:`.home_recipe.HomeRecipe` does that once per process: one start, made by the
 harness (never from the user's home), against a local endpoint that answers every
 request 400, in a run directory of its own under the run's product sandbox, with only
-the allowlisted search path and locale, home isolation's variables and the recipe's.
+the allowlisted search path and locale, home isolation's variables, the preset's shared
+directories (Copilot's package, as every call is given it) and the recipe's.
 What the start wrote about itself is then cleared (the recipe's ``removed`` paths; the
 rows of its databases but their migration record, overwritten where they were), and
 what is left is the template: only directories and regular files, or none is used.
@@ -19,7 +21,11 @@ through its links, with its inode, size and modification time, and the version t
 preflight probed): a product installed anew gets a new one. A start that did not do its
 work leaves nothing behind, is not retried, and the calls start in an empty home as
 before (the products line says so). The templates are removed at the process's exit,
-or swept by the next run if it was killed (:mod:`..process.leftovers`).
+or swept by the next run if it was killed (:mod:`..process.leftovers`). Under
+pytest-xdist the controller's preflight makes them and lends them to the workers it
+started on this machine (:meth:`HomeTemplates.lend`, :meth:`HomeTemplates.adopt`): a
+worker copies from them, never changes or removes them, and makes its own for another
+executable.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,6 +137,45 @@ class HomeTemplates:
         for each in spares:
             each.wait()
 
+    def lend(self) -> list[tuple[list[object], str]]:
+        """This process's templates (identity, directory), for its xdist workers."""
+        with self._lock:
+            return [(list(k), str(m.directory)) for k, m in self._made.items() if m.directory]
+
+    def adopt(self, lent: Iterable[Sequence[object]]) -> None:
+        """Copy homes from the templates another process of this run made (:meth:`lend`).
+
+        Each stays that process's: this one only copies from it, never changes or removes
+        it. One is used only for the very executable it was made from (its identity is
+        looked up as this process's own); a directory that is not one here is left out,
+        and this process makes its own on first use.
+        """
+        if os.getpid() != self._owner:
+            self._reset()
+        for pair in lent:
+            if len(pair) != 2:  # pairs, as lend() made them
+                continue
+            key, directory = pair
+            path = Path(str(directory))
+            if not isinstance(key, list | tuple) or not key or not path.is_absolute():
+                continue
+            if path.is_symlink() or not path.is_dir():
+                continue
+            stack = contextlib.ExitStack()
+            try:  # its spare copies in a directory of this process's own, removed with it;
+                # nothing starts there, so no sandbox decision applies to it
+                run = stack.enter_context(run_dir(f"{key[0]}-lent-template", sandbox=None))
+            except RunDirFailed:
+                continue
+            with self._lock:
+                if tuple(key) in self._made:
+                    stack.close()
+                    continue
+                self._made[tuple(key)] = Made(path)
+                self._open.append(stack)
+                self._spares[path] = spares = Spares(path, run.root / "spares")
+            spares.prepare()
+
     def made(self) -> dict[tuple[object, ...], Made]:
         """Every template of this process so far, by executable identity."""
         with self._lock:
@@ -215,6 +260,10 @@ def _do_first_run(
     with _refusing_endpoint() as url:
         start_env = {name: env[name] for name in ENV_ALLOWLIST if name in env}
         start_env.update(home_env(home))
+        # The directories every call is given (Copilot's package): what the start caches
+        # about them (Node's compile cache, keyed by the package's path) then fits the calls.
+        shared = (each.variable for each in preset.shared_dirs)
+        start_env.update({name: env[name] for name in shared if name in env})
         start_env.update(preset.fixed_env)
         start_env.update(recipe.env(url, home))
         try:
