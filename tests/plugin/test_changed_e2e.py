@@ -10,7 +10,6 @@ unchanged ``alpha`` fails, and one that keeps it when it changed fails too.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from git_repo import commit, git
 from skillfactory import QUIET_PLUGINS, SPY_CALLS_FILE, make_skill, spy_runner_conftest, write_file
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -30,32 +30,6 @@ tools:
     description: Finds an order.
     parameters: {id: string}
 """
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Ann",
-        "GIT_AUTHOR_EMAIL": "ann@example.org",
-        "GIT_COMMITTER_NAME": "Ann",
-        "GIT_COMMITTER_EMAIL": "ann@example.org",
-    }
-    done = subprocess.run(
-        ["git", "-c", "core.fsmonitor=false", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return done.stdout.strip()
-
-
-def commit(cwd: Path, message: str) -> str:
-    git(cwd, "add", "-A")
-    git(cwd, "commit", "-q", "--allow-empty", "-m", message)
-    return git(cwd, "rev-parse", "HEAD")
 
 
 def suite(root: Path, *, library: bool = False) -> str:

@@ -10,16 +10,15 @@ content) is served from the store with no model request at all.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from git_repo import commit, git
 
 pytest.importorskip("pydantic_ai.models.openai")
 pytest.importorskip("genai_prices")
@@ -41,32 +40,6 @@ CASES = [
     {"name": "greet", "task": "say hello", "assertions": [{"kind": "contains", "value": "hello"}]},
 ]
 SCRIPT = {"refund 1234": [text("no refund, sorry")], "say hello": [text("hello there")]}
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Ann",
-        "GIT_AUTHOR_EMAIL": "ann@example.org",
-        "GIT_COMMITTER_NAME": "Ann",
-        "GIT_COMMITTER_EMAIL": "ann@example.org",
-    }
-    done = subprocess.run(
-        ["git", "-c", "core.fsmonitor=false", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return done.stdout.strip()
-
-
-def commit(cwd: Path, message: str) -> str:
-    git(cwd, "add", "-A")
-    git(cwd, "commit", "-q", "-m", message)
-    return git(cwd, "rev-parse", "HEAD")
 
 
 def skill(root: Path, body: str) -> None:
