@@ -21,11 +21,7 @@ from dataclasses import dataclass, field
 from ..perform.outcome import Outcome
 from .delta import BaselineNote, Delta, build_delta
 from .delta_gate import comparison_gate_reasons
-
-
-def arm_kinds(baseline_kind: str) -> tuple[str, ...]:
-    """``none,placebo`` as its arms, in the order asked ("" has none)."""
-    return tuple(kind for kind in baseline_kind.split(",") if kind)
+from .record import arm_kinds
 
 
 def build_deltas(

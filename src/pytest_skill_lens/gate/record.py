@@ -126,7 +126,7 @@ class RunRecord:
     @property
     def baseline_kinds(self) -> tuple[str, ...]:
         """The baseline arms asked for, in order: ``none,placebo`` is two."""
-        return tuple(kind for kind in self.baseline_kind.split(",") if kind)
+        return arm_kinds(self.baseline_kind)
 
     @property
     def candidates(self) -> list[Outcome]:
@@ -147,3 +147,8 @@ class RunRecord:
         """Skills whose every case the -k/-m selection removed, without duplicates."""
         lists = (self.deselected_skills, self.tag_filtered_skills, self.case_filtered_skills)
         return list(dict.fromkeys(name for names in lists for name in names))
+
+
+def arm_kinds(baseline_kind: str) -> tuple[str, ...]:
+    """``none,placebo`` as its arms, in the order asked ("" has none)."""
+    return tuple(kind for kind in baseline_kind.split(",") if kind)

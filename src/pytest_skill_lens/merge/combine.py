@@ -17,10 +17,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..gate.arms import arm_kinds
 from ..gate.delta import BaselineNote
 from ..gate.judging import judge_record
-from ..gate.record import GateResult, RunRecord
+from ..gate.record import GateResult, RunRecord, arm_kinds
 from ..perform.outcome import Outcome
 from ..report.json_read import ReportError, finite_totals
 from .consistent import one_run

@@ -127,25 +127,23 @@ def _verdict(
     outside = f"outside the repository at {_name(str(top))}"
     home = _relative(top, skill.directory)
     watched: list[tuple[str, str]] = []  # (path, role)
-    for path in sorted(skill.paths, key=lambda p: (p != skill.directory, str(p))):
+    inputs = [
+        *(
+            (path, "its own files" if path == skill.directory else "a file its cases read")
+            for path in sorted(skill.paths, key=lambda p: (p != skill.directory, str(p)))
+        ),
+        *(
+            (path, "a neighbour its cases offer")
+            for path in sorted(skill.neighbours - skill.paths, key=str)
+        ),
+        *((path, "configuration") for path in shared),
+    ]
+    for path, role in inputs:
         rel = _relative(top, path)
         if rel is None:
             reasons.append(Why(outside, outside=path))
         else:
-            role = "its own files" if path == skill.directory else "a file its cases read"
             watched.append((rel, role))
-    for path in sorted(skill.neighbours - skill.paths, key=str):
-        rel = _relative(top, path)
-        if rel is None:
-            reasons.append(Why(outside, outside=path))
-        else:
-            watched.append((rel, "a neighbour its cases offer"))
-    for path in shared:
-        rel = _relative(top, path)
-        if rel is None:
-            reasons.append(Why(outside, outside=path))
-        else:
-            watched.append((rel, "configuration"))
     for change in changes:
         found = next((role for rel, role in watched if _touches(change, rel)), None)
         if found is None and home is not None and any(_conftest(p, home) for p in change.paths):
