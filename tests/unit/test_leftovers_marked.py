@@ -5,10 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.process.leftovers import RUN_DIR_VARIABLE, kill_marked
+from pytest_skill_lens.run.process.leftovers import RUN_DIR_VARIABLE, kill_marked, remove_marked
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
 
@@ -38,3 +39,20 @@ def test_only_processes_naming_one_of_the_directories_are_killed() -> None:
 
 def test_no_names_reads_nothing() -> None:
     assert kill_marked(set()) == []
+
+
+def test_remove_marked_kills_what_names_the_directory_then_removes_it(tmp_path: Path) -> None:
+    directory = tmp_path / "skill-lens-cli-abc.pid-1-2-3"
+    directory.mkdir()
+    (directory / "trace.jsonl").write_text("{}")
+    named = sleeper(str(directory))
+    other = sleeper(str(tmp_path / "skill-lens-cli-def.pid-1-2-4"))
+    try:
+        remove_marked(directory)
+        assert named.wait(10) == -9
+        assert not directory.exists()
+        assert other.poll() is None
+    finally:
+        for process in (named, other):
+            process.kill()
+            process.wait()

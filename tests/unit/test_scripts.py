@@ -269,6 +269,23 @@ def test_a_background_process_is_killed_when_the_script_exits(
     assert alive_with(f"sleep\0{marker}") == []
 
 
+def test_a_process_the_script_put_in_a_session_of_its_own_dies_with_the_call(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    # Out of the group the call kills, unsandboxed: found by the scratch directory its
+    # environment names, as that directory is removed.
+    marker = f"1000.{uuid.uuid4().int % 10**9}"
+    escape = f"import subprocess\nsubprocess.Popen(['sleep', '{marker}'], start_new_session=True)\n"
+    bundle = make_bundle(tmp_path, {"scripts/escape.py": escape})
+    try:
+        said = run_script(bundle, workspace, settings(), "scripts/escape.py", None)
+        assert said.startswith("exit code: 0\n")
+        assert alive_with(f"sleep\0{marker}") == []
+    finally:
+        for pid in alive_with(f"sleep\0{marker}", within=0):
+            os.kill(pid, 9)
+
+
 def test_a_script_past_the_timeout_is_stopped_with_its_group(
     tmp_path: Path, workspace: Workspace
 ) -> None:

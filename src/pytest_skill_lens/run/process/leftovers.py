@@ -11,11 +11,17 @@ be judged (another pid namespace, as in a container sharing ``/tmp``, or a proce
 whose start time cannot be read) is left alone, and so is one that is not a real
 directory or not the current user's.
 
-A product's environment names its run directory (:data:`RUN_DIR_VARIABLE`). A
-product killed with its harness (``PR_SET_PDEATHSIG``, see :mod:`.start`) may leave
-what it started running; before a dead owner's directory is removed, every process of
-this user whose environment names it is killed (Linux ``/proc``; each is pinned by a
-pidfd before its environment is read, so a pid reused meanwhile is never signalled).
+A product's environment names its run directory, and a script's its scratch directory
+(:data:`RUN_DIR_VARIABLE`). Killing a start's process group does not reach everything it
+started: a process in a session of its own escapes it, and so does a whole bubblewrap
+sandbox (``--new-session``), which ``--die-with-parent`` fails to take down when the outer
+bwrap is killed in the first milliseconds of its start (bubblewrap issue #633: the inner
+init arms its parent-death signal after its parent is gone; 1-3 ms here, and most of 300
+starts killed 0-10 ms in were left running). So no such directory is removed before every
+process of this user whose environment names it is killed (:func:`remove_marked`, and the
+sweep for a dead owner's; Linux ``/proc``; each is pinned by a pidfd before its
+environment is read, so a pid reused meanwhile is never signalled). Killing a sandbox's
+inner init ends its whole PID namespace.
 
 Deleting never follows a link: :func:`shutil.rmtree` is used only where it resists
 symlink attacks (it deletes by descriptor and checks the top is the directory it
@@ -38,7 +44,8 @@ from .temp_parent import check_parent, parent_of, system_temp
 
 PREFIX = "skill-lens-"
 RUN_DIR_VARIABLE = "SKILL_LENS_RUN_DIR"
-"""Set in a product's environment to its run directory: what the sweep kills it by."""
+"""Set in a started program's environment to the directory it belongs to: what it, and
+whatever it left running, is killed by before that directory is removed."""
 _MARK = re.compile(r"skill-lens-.*\.pid-(\d+)-(\d+)-(\d+)")
 
 
@@ -190,6 +197,13 @@ def _names_one(environ: bytes, names: set[str]) -> bool:
             value = item[len(key) :].decode("utf-8", errors="replace")
             return os.path.basename(value) in names
     return False
+
+
+def remove_marked(path: Path) -> None:
+    """Kill every process of this user whose environment names the directory ``path``
+    (:func:`kill_marked`), then delete it (:func:`remove_tree`); never raises."""
+    kill_marked({path.name})
+    remove_tree(path)
 
 
 def remove_tree(path: Path) -> None:

@@ -18,8 +18,9 @@ after every exit, each stream read from a pipe and the product stopped the momen
 passes ``max_output_bytes``, and (on Linux) the product killed if the harness dies.
 
 The product's environment names its run directory (:data:`..process.leftovers.RUN_DIR_VARIABLE`),
-so what it started and left running when the harness was killed is found and killed by
-the next run's sweep, as that removes the directory.
+so what it left running is found and killed before the directory is removed: by the
+remover when the call ends (a sandbox the group kill missed, see :mod:`..process.leftovers`),
+by the next run's sweep when the harness was killed.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..process.leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_tree
+from ..process.leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_marked
 from ..process.start import Captured, Finished, StartFailed, run_process
 from ..process.temp_parent import make_dir, parent_of
 from ..sandbox.product_sandbox import ProductSandbox, wrap
@@ -93,8 +94,9 @@ def run_dir(product: str, *, sandbox: ProductSandbox | None) -> Iterator[RunDir]
 class _Remover:
     """Deletes the calls' directories in order, on one daemon thread started on first use.
 
-    The product and everything it started are gone by then (its process group is killed
-    before the call returns), so nothing writes there any more; the directory stays
+    Whatever the product left running that its process group's kill missed is killed
+    first (:func:`..process.leftovers.remove_marked`), so nothing writes there any more;
+    the directory stays
     hidden from other products (it is in the skill-lens parent) until it is gone, and a
     process killed before then leaves it to the next run's sweep (its owner mark).
     """
@@ -117,7 +119,7 @@ class _Remover:
         while True:
             path = self._queue.get()
             try:
-                remove_tree(path)  # never raises
+                remove_marked(path)  # never raises
             finally:
                 self._queue.task_done()
 

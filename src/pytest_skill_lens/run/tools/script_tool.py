@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...settings import Settings
-from ..process.leftovers import owner_mark, remove_tree
+from ..process.leftovers import RUN_DIR_VARIABLE, owner_mark, remove_marked
 from ..process.start import Finished, StartFailed, run_process, script_env
 from ..process.temp_parent import make_dir
 from ..sandbox.script_sandbox import CannotWrap, SandboxDecision, decide, wrap
@@ -150,7 +150,8 @@ def run_script(
             f"refused: {rel!r} has no configured interpreter; script_interpreters allows: {allowed}"
         )
     with _scratch_dir() as scratch:
-        env = script_env(scratch)
+        # Named, so what the script leaves running is killed before its scratch is removed.
+        env = {**script_env(scratch), RUN_DIR_VARIABLE: str(scratch)}
         executable = shutil.which(interpreter[0], path=env.get("PATH"))
         if executable is None:
             return f"refused: {rel} needs {interpreter[0]}, which is not on PATH"
@@ -195,7 +196,7 @@ def _scratch_dir() -> Any:
     try:
         yield made.resolve()
     finally:
-        remove_tree(made)
+        remove_marked(made)
 
 
 def _execute(
