@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from product_harness import needs_bwrap
 from skillfactory import QUIET_PLUGINS, make_skill, write_file
 
 from proc_watch import alive_with
@@ -52,12 +53,15 @@ print("done")
 class Run:
     """One pytest run with the ``cli`` product, as a subprocess, its output in a file."""
 
-    def __init__(self, pytester: pytest.Pytester, temp: Path, own: str, child: str) -> None:
+    def __init__(
+        self, pytester: pytest.Pytester, temp: Path, own: str, child: str, sandbox: str = "off"
+    ) -> None:
         product = write_file(pytester.path / "product.py", PRODUCT)
         command = json.dumps([sys.executable, str(product), child, own, "{prompt}"])
         write_file(
             pytester.path / "skill-lens.toml",
-            f'product_sandbox = "off"\n[runners.cli]\ncommand = {command}\ntimeout_seconds = 600\n',
+            f'product_sandbox = "{sandbox}"\n[runners.cli]\ncommand = {command}\n'
+            "timeout_seconds = 600\npass_env = []\n",
         )
         self.out = pytester.path / f"run-{time.monotonic_ns()}.txt"
         env = {**os.environ, "TMPDIR": str(temp)}
@@ -144,4 +148,25 @@ def test_the_next_run_kills_what_the_dead_runs_product_left_and_removes_its_dire
         assert ours(temp) == []  # the dead run's directories too
     finally:
         for pid in alive_with(child, within=0):
+            os.kill(pid, signal.SIGKILL)
+
+
+@needs_bwrap()
+def test_a_sandboxed_product_and_all_it_started_die_with_a_sigkilled_harness(
+    pytester: pytest.Pytester, temp: Path
+) -> None:
+    # No death signal is armed by the harness here: bwrap's --die-with-parent does it, for
+    # the sandbox's whole PID namespace (the helper in a session of its own included).
+    own, child = marker(), marker()
+    run = Run(pytester, temp, own, child, sandbox="required")
+    child = f"helper-{child}"
+    run.wait_for(child)
+
+    run.kill()
+
+    try:
+        assert alive_with(own, within=GONE_WITHIN) == [], "the product outlived its harness"
+        assert alive_with(child, within=GONE_WITHIN) == [], "its helper outlived the harness"
+    finally:
+        for pid in alive_with(child, within=0) + alive_with(own, within=0):
             os.kill(pid, signal.SIGKILL)

@@ -19,8 +19,8 @@ SLOW = 0.6  # a removal this slow would show in the block's exit if it waited fo
 
 @pytest.fixture
 def slow_removal(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """remove_tree made slow; the names of the threads it ran on, in order."""
-    real = process.remove_tree
+    """remove_marked made slow; the names of the threads it ran on, in order."""
+    real = process.remove_marked
     threads: list[str] = []
 
     def remove(path: Path) -> None:
@@ -28,7 +28,7 @@ def slow_removal(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         time.sleep(SLOW)
         real(path)
 
-    monkeypatch.setattr(process, "remove_tree", remove)
+    monkeypatch.setattr(process, "remove_marked", remove)
     return threads
 
 

@@ -19,7 +19,11 @@ start:
   at the timeout, and never reaches the disk;
 * on Linux the program is killed when the harness dies (``PR_SET_PDEATHSIG``, set
   between fork and exec): the signal follows the *thread* that started it, and that
-  thread waits here until the program has ended, so it never fires early.
+  thread waits here until the program has ended, so it never fires early. A caller
+  whose program arms that signal itself (bwrap's ``--die-with-parent``) says so
+  (``arm_death_signal=False``): a function run between fork and exec makes Python copy
+  the whole harness with ``fork`` instead of ``vfork`` (6-7 ms a start with 150 MB
+  resident, against 0.2 ms).
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ def run_process(
     env: Mapping[str, str],
     timeout: float,
     max_output_bytes: int,
+    arm_death_signal: bool = True,
 ) -> Finished:
     """Run ``argv`` to its end, its timeout or its output's cap, and return what it printed.
 
@@ -103,7 +108,7 @@ def run_process(
     err_read, err_write = os.pipe()
     try:
         try:
-            process = _start(argv, cwd, env, out_write, err_write)
+            process = _start(argv, cwd, env, out_write, err_write, arm_death_signal)
         finally:
             # The child has its own copies: the read ends see their end when it is gone.
             os.close(out_write)
@@ -119,7 +124,12 @@ def run_process(
 
 
 def _start(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str], out_fd: int, err_fd: int
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    out_fd: int,
+    err_fd: int,
+    arm_death_signal: bool,
 ) -> subprocess.Popen[bytes]:
     windows = sys.platform == "win32"
     try:
@@ -135,7 +145,7 @@ def _start(
             # A session of its own makes the script lead a fresh process group (pgid =
             # pid) with no controlling terminal, so the group kill reaches what it started.
             start_new_session=not windows,
-            preexec_fn=_die_with_harness(),
+            preexec_fn=_die_with_harness() if arm_death_signal else None,
             creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) if windows else 0,
         )
     except (OSError, ValueError, subprocess.SubprocessError) as exc:

@@ -39,6 +39,7 @@ from pathlib import Path
 from ..process.leftovers import PREFIX, RUN_DIR_VARIABLE, owner_mark, remove_marked
 from ..process.start import Captured, Finished, StartFailed, run_process
 from ..process.temp_parent import make_dir, parent_of
+from ..sandbox.bwrap import dies_with_parent
 from ..sandbox.product_sandbox import ProductSandbox, wrap
 from ..workspace.containment import why
 from ..workspace.workspace import workspace_label
@@ -165,6 +166,13 @@ def wraps(run: RunDir, env: Mapping[str, str] | None = None) -> bool:
     return env is None or env.get("HOME") == str(run.home)
 
 
+def _dies_with_parent(run: RunDir, env: Mapping[str, str]) -> bool:
+    """Whether the start runs under a bwrap that arms the parent-death signal itself
+    (``--die-with-parent``), so the harness need not (see :mod:`..process.start`)."""
+    decision = run.sandbox
+    return wraps(run, env) and decision is not None and dies_with_parent(decision.isolation)
+
+
 @dataclass(frozen=True)
 class Ran:
     """A started product's end, and how long it took from start to end."""
@@ -191,6 +199,7 @@ def start(
         env={**env, RUN_DIR_VARIABLE: str(run.root)},
         timeout=timeout,
         max_output_bytes=max_output_bytes,
+        arm_death_signal=not _dies_with_parent(run, env),
     )
     return Ran(_said_why(finished, max_output_bytes), (time.perf_counter() - began) * 1000)
 

@@ -29,6 +29,13 @@ PROBE_TIMEOUT = 10.0  # seconds; a probe that hangs is a backend that does not w
 SANDBOX_ID = 65534  # the uid and gid a sandboxed process has, whoever runs the harness
 NO_NESTED_USERNS = "--disable-userns"  # bwrap 0.8+, and not in setuid mode
 NESTED_USERNS_ALLOWED = "nested user namespaces allowed"
+DIE_WITH_PARENT = "--die-with-parent"
+
+
+def dies_with_parent(flags: Sequence[str]) -> bool:
+    """Whether a start with these isolation flags is killed with the process that started it
+    (bwrap arms the parent-death signal itself, outer process and sandbox alike)."""
+    return DIE_WITH_PARENT in flags
 
 
 def isolation(*, network: bool) -> tuple[str, ...]:
@@ -44,7 +51,7 @@ def isolation(*, network: bool) -> tuple[str, ...]:
         *("--unshare-user", NO_NESTED_USERNS, "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID)),
         *("--cap-drop", "ALL", "--unshare-ipc"),
         *(() if network else ("--unshare-net",)),
-        *("--unshare-pid", "--die-with-parent", "--new-session"),
+        *("--unshare-pid", DIE_WITH_PARENT, "--new-session"),
     )
 
 

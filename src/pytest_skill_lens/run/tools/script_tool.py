@@ -24,6 +24,7 @@ from ...settings import Settings
 from ..process.leftovers import RUN_DIR_VARIABLE, owner_mark, remove_marked
 from ..process.start import Finished, StartFailed, run_process, script_env
 from ..process.temp_parent import make_dir
+from ..sandbox.bwrap import dies_with_parent
 from ..sandbox.script_sandbox import CannotWrap, SandboxDecision, decide, wrap
 from ..workspace.bundle import SCRIPTS_DIR, Bundle
 from ..workspace.workspace import Workspace
@@ -221,6 +222,8 @@ def _execute(
         env=env,
         timeout=settings.script_timeout_seconds,
         max_output_bytes=settings.max_script_output_bytes,
+        # bwrap's --die-with-parent arms the parent-death signal itself (see ..process.start)
+        arm_death_signal=not (decision.backend == "bwrap" and dies_with_parent(decision.isolation)),
     )
 
 
