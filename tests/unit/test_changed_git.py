@@ -200,6 +200,19 @@ def test_a_given_ref_is_used_and_said(repo: Repo) -> None:
     assert found.unchanged_reason == f"unchanged since {first} ({first[:8]})"
 
 
+def test_a_ref_searching_commit_messages_names_the_youngest_match(repo: Repo) -> None:
+    # git's ":/<text>": all of the rest of the name is the text searched for.
+    first = repo.commit("edit b", {"skills/b/SKILL.md": "---\nname: b\ndescription: d\n---\nB3\n"})
+    repo.commit("edit a", {"skills/a/SKILL.md": "---\nname: a\ndescription: d\n---\nA3\n"})
+
+    found = changed_skills(repo.root, [repo.skill("a"), repo.skill("b")], ":/^edit b")
+
+    assert found.baseline.commit == first
+    assert [v.changed for v in found.verdicts] == [True, False]
+    with pytest.raises(ChangedError, match="is not a commit"):
+        changed_skills(repo.root, [repo.skill("a")], ":/no commit says this")
+
+
 def test_origin_head_names_the_default_branch(tmp_path: Path, repo: Repo) -> None:
     repo.git("branch", "-m", "main", "trunk")
     repo.git("checkout", "-q", "trunk")  # the remote's HEAD, which a clone's origin/HEAD names

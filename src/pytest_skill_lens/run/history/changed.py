@@ -142,8 +142,11 @@ def _locate(git: Git, root: Path) -> tuple[Path, bool]:
 
 
 def _commit(git: Git, name: str) -> str | None:
+    # git's ":/<text>" (the youngest commit whose message matches) takes all the rest of the
+    # name as its text, so a "^{commit}" added would be searched for; it names a commit anyway.
+    spec = name if name.startswith(":/") else f"{name}^{{commit}}"
     try:
-        out = git.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
+        out = git.run("rev-parse", "--verify", "--quiet", "--end-of-options", spec)
     except GitFailed as exc:
         if exc.timed_out:
             raise ChangedError(str(exc), _SLOW) from None
