@@ -97,9 +97,9 @@ class _Remover:
 
     Whatever the product left running that its process group's kill missed is killed
     first (:func:`..process.leftovers.remove_marked`), so nothing writes there any more;
-    the directory stays
-    hidden from other products (it is in the skill-lens parent) until it is gone, and a
-    process killed before then leaves it to the next run's sweep (its owner mark).
+    the directory stays hidden from other products (it is in the skill-lens parent) until
+    it is gone, and a process killed before then leaves it to the next run's sweep (its
+    owner mark).
     """
 
     def __init__(self) -> None:
