@@ -172,6 +172,12 @@ def test_malformed_json_is_a_miss_then_rewritten(exe: Path, tmp_path: Path) -> N
     assert recall(ask(exe), tmp_path) == ANSWER
 
 
+def test_deep_nesting_is_a_miss(exe: Path, tmp_path: Path) -> None:
+    parent_of(tmp_path).mkdir(mode=0o700)
+    memo_file(tmp_path).write_text('{"format": 1, "entries": ' + "[" * 60_000)
+    assert recall(ask(exe), tmp_path) is None
+
+
 def _entry(exe: Path, tmp_path: Path) -> dict[str, object]:
     remember(ask(exe), ANSWER, tmp_path)
     data = json.loads(memo_file(tmp_path).read_text())
