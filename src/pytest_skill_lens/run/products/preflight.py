@@ -4,7 +4,9 @@ Two stages, as for every runner (run/catalog.py): :func:`settings_problem` reads
 configuration only, and runs even when cases are only listed; :func:`start_problem`
 finds the executable on ``PATH``, executes ``--version`` under the run's product
 sandbox (a product that will not start there is refused here, not per case) and,
-under home isolation, makes sure the product has a way to sign in.
+under home isolation, makes sure the product has a way to sign in. A successful
+``--version`` answer is remembered across sessions for the same executable file and
+sandbox decision (:mod:`.version_memo`): only that start is spared, never a check.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .description import Preset, Problem
 from .env import isolation_of, make_home, product_env, shared_env, signs_in
 from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
 from .table_rules import table_problem
+from .version_memo import question, recall, remember
 
 VERSION_TIMEOUT = 30.0  # seconds; a product whose --version hangs will not run a case either
 _VERSION_BYTES = 4_000
@@ -112,6 +115,10 @@ def _version_problem(
     if (answered := _answered.get((preset.name, found))) is not None:
         _versions[preset.name] = answered
         return None
+    asked = question(preset.name, found, probe.sandbox)  # the file's identity before the start
+    if asked is not None and (remembered := recall(asked)) is not None:
+        _versions[preset.name] = _answered[(preset.name, found)] = remembered
+        return None
     make_home(probe.home)
     try:
         ran = start_version(
@@ -123,6 +130,8 @@ def _version_problem(
     first = finished.stdout.data.decode("utf-8", errors="replace").strip().splitlines()
     if finished.exit_code == 0 and first:
         _versions[preset.name] = _answered[(preset.name, found)] = first[0][:200]
+        if asked is not None:
+            remember(asked, first[0][:200])
         return None
     how = (
         f"did not answer within {VERSION_TIMEOUT:g} s"
