@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_skill_lens.run.process.leftovers import RUN_DIR_VARIABLE, kill_marked, remove_marked
+from pytest_skill_lens.run.process.leftovers import (
+    RUN_DIR_VARIABLE,
+    _start_time,
+    kill_marked,
+    remove_marked,
+)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
 
@@ -56,3 +61,29 @@ def test_remove_marked_kills_what_names_the_directory_then_removes_it(tmp_path: 
         for process in (named, other):
             process.kill()
             process.wait()
+
+
+def test_a_process_started_before_since_is_never_looked_at() -> None:
+    name = "skill-lens-cli-abc.pid-1-2-3"
+    older = sleeper(f"/tmp/{name}")
+    time.sleep(0.05)  # clock ticks are 10 ms
+    younger = sleeper(f"/tmp/{name}")
+    try:
+        since = _start_time(younger.pid)
+        assert 0 < _start_time(older.pid) < since
+
+        assert kill_marked({name}, since=since) == [younger.pid]
+        assert younger.wait(10) == -9
+        assert older.poll() is None
+    finally:
+        for process in (older, younger):
+            process.kill()
+            process.wait()
+
+
+def test_the_sweep_looks_only_at_processes_younger_than_the_dead_owners() -> None:
+    from pytest_skill_lens.run.process.leftovers import _earliest
+
+    dead = [Path("/t/skill-lens-a.pid-1-2-300"), Path("/t/skill-lens-b.pid-1-3-200")]
+    assert _earliest(dead) == 200
+    assert _earliest([*dead, Path("/t/skill-lens-c.pid-1-4-0")]) == 0  # one unknown: all

@@ -49,13 +49,13 @@ whatever it left running, is killed by before that directory is removed."""
 _MARK = re.compile(r"skill-lens-.*\.pid-(\d+)-(\d+)-(\d+)")
 
 
-def _start_time(pid: int) -> int:
+def _start_time(pid: int, proc: Path = Path("/proc")) -> int:
     """Start time of ``pid`` in clock ticks since boot (Linux ``/proc``); 0 when unknown.
 
     It never changes while the process lives and is immune to wall-clock changes.
     """
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
+        with open(proc / str(pid) / "stat", "rb") as handle:
             data = handle.read()
         # Field 22, counted after the command name, which may hold spaces and ")".
         return int(data.rpartition(b")")[2].split()[19])
@@ -141,7 +141,7 @@ def sweep(base: Path) -> list[Path]:
         if owner_alive(namespace, pid, start):
             continue
         dead.append(Path(entry.path))
-    kill_marked({path.name for path in dead})
+    kill_marked({path.name for path in dead}, since=_earliest(dead))
     for path in dead:
         remove_tree(path)
         if not os.path.lexists(path):
@@ -152,9 +152,21 @@ def sweep(base: Path) -> list[Path]:
 _MARKED_ENVIRON_BYTES = 1 << 20
 
 
-def kill_marked(names: set[str], proc: Path = Path("/proc")) -> list[int]:
+def _earliest(dead: list[Path]) -> int:
+    """The earliest start among the dead owners of ``dead`` (0: one is unknown)."""
+    starts = [int(found.group(3)) for path in dead if (found := _MARK.fullmatch(path.name))]
+    return min(starts) if starts and len(starts) == len(dead) and all(starts) else 0
+
+
+def kill_marked(names: set[str], proc: Path = Path("/proc"), *, since: int = 0) -> list[int]:
     """SIGKILL every process of this user whose environment names a run directory called
-    one of ``names`` (:data:`RUN_DIR_VARIABLE`); the pids signalled. Never raises."""
+    one of ``names`` (:data:`RUN_DIR_VARIABLE`); the pids signalled. Never raises.
+
+    ``since`` (clock ticks since boot, as ``/proc`` counts a start): a process known to have
+    started before it is not looked at, as it cannot descend from the process that made
+    those directories; so the user's other processes' environments are never read, and
+    one of them stuck in the kernel cannot hold the read up.
+    """
     if not names or not hasattr(os, "getuid"):
         return []
     try:
@@ -164,7 +176,9 @@ def kill_marked(names: set[str], proc: Path = Path("/proc")) -> list[int]:
     killed = []
     for entry in entries:
         pid = int(entry.name)
-        if pid != os.getpid() and _kill_if_marked(proc, pid, names):
+        if pid == os.getpid() or (since and 0 < _start_time(pid, proc) < since):
+            continue
+        if _kill_if_marked(proc, pid, names):
             killed.append(pid)
     return killed
 
@@ -202,7 +216,7 @@ def _names_one(environ: bytes, names: set[str]) -> bool:
 def remove_marked(path: Path) -> None:
     """Kill every process of this user whose environment names the directory ``path``
     (:func:`kill_marked`), then delete it (:func:`remove_tree`); never raises."""
-    kill_marked({path.name})
+    kill_marked({path.name}, since=_own_start_time(os.getpid()))
     remove_tree(path)
 
 
