@@ -1,0 +1,53 @@
+// evidence.js: what a row shows only when opened (checks with their evidence, output, tool
+// calls, hooks, notes) travels compressed, outcomes in blocks (report/html/evidence.py).
+// A block is decompressed by the browser's DecompressionStream when one of its rows is
+// opened, or every block when a search needs every outcome's text; once, its parts then
+// merged into the outcomes, so the row and the search read them as they always did.
+
+var CANNOT_OPEN = "This browser cannot open the compressed evidence of this page (it lacks DecompressionStream, " +
+  "which Chromium 80, Firefox 113, Safari 16.4 and later have). The JSON report holds the same.";
+
+var EVIDENCE = { packed: null, outcomes: [], opened: [] };
+
+function holdEvidence(report, outcomes) {
+  var packed = report.compressed_evidence;
+  EVIDENCE.packed = packed && Array.isArray(packed.blocks) ? packed : { blocks: [], per_block: 1 };
+  EVIDENCE.outcomes = outcomes;
+}
+
+function inflate(text) {
+  var binary = atob(text), bytes = new Uint8Array(binary.length);
+  for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream(EVIDENCE.packed.format));
+  return new Response(stream).text();
+}
+
+// Block n opened and merged, once: resolves null, or a sentence saying why it could not be.
+function openBlock(n) {
+  var packed = EVIDENCE.packed;
+  if (n >= packed.blocks.length) return Promise.resolve(null);
+  if (typeof DecompressionStream !== "function") return Promise.resolve(CANNOT_OPEN);
+  if (!EVIDENCE.opened[n]) {
+    EVIDENCE.opened[n] = inflate(packed.blocks[n]).then(function (text) {
+      var start = n * packed.per_block;
+      list(JSON.parse(text)).forEach(function (rest, i) {
+        var o = EVIDENCE.outcomes[start + i];
+        if (o && typeof o === "object") Object.assign(o, rest);
+      });
+      return null;
+    }, function (error) {
+      return "The compressed evidence of these outcomes could not be opened (" + error + "). The JSON report holds the same.";
+    });
+  }
+  return EVIDENCE.opened[n];
+}
+
+function evidenceOf(index) {
+  return openBlock(Math.floor(index / EVIDENCE.packed.per_block));
+}
+
+function allEvidence() {
+  return Promise.all(EVIDENCE.packed.blocks.map(function (_, n) { return openBlock(n); })).then(function (problems) {
+    return problems.filter(Boolean)[0] || null;
+  });
+}

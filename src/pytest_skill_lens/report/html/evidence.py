@@ -1,0 +1,96 @@
+"""What a row shows only when opened travels compressed, in blocks the page opens on demand.
+
+At 50,000 outcomes the page's data was 86.7 MB, most of it what nobody reads until a row
+is opened: checks with their evidence, outputs, tool calls, and fifty keys a row, most of
+them null. Each outcome is split in two: the keys the table, filters, charts and summaries
+read on load (:data:`LIGHT_KEYS`) stay in the data block as they were; the rest goes into
+blocks of :data:`PER_BLOCK` outcomes, each a compact JSON list compressed by zlib (the
+``deflate`` format of the browser's DecompressionStream) and base64'd. Base64 holds no
+``<``, ``>`` or ``&``, so a block is as safe inside the script element as the escaped JSON.
+The blocks are the data's last key (:data:`EVIDENCE_KEY`), written once the outcomes are,
+so the page is still written one outcome at a time.
+
+Every report takes this one path, small or large: a second layout would be a second set
+of bugs and tests, and a small page's blocks open in a millisecond.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+from ..json_stream import Each, Parts, encode_compact
+
+EVIDENCE_KEY = "compressed_evidence"
+PER_BLOCK = 500  # outcomes a block: a row opened decompresses at most this many
+# What the page reads before a row is opened: its cells, its filters, the cost chart.
+LIGHT_KEYS = (
+    "skill_name",
+    "case_name",
+    "runner",
+    "status",
+    "arm",
+    "repeat_index",
+    "tokens",
+    "latency_ms",
+    "cost_usd",
+    "retry_cost_usd",
+    "cost_note",
+    "replayed",
+    "replayed_calls",
+    "reused_from",
+)
+_LIGHT = frozenset(LIGHT_KEYS)
+
+
+class Packer:
+    """Splits the outcomes of a document's parts as they are written, and packs the rest."""
+
+    def __init__(self) -> None:
+        self._blocks: list[str] = []
+        self._pending: list[str] = []  # the current block's heavy parts, as JSON text
+
+    def parts(self, parts: Parts) -> Iterator[tuple[str, Any]]:
+        """``parts`` with each outcome's light part in place of the outcome, then the
+        blocks (only when there were outcomes: any other document is left as it is)."""
+        seen = False
+        for key, value in parts:
+            if key == "outcomes" and isinstance(value, Each | list):
+                seen = True
+                yield key, Each(functools.partial(self._lights, value))
+            else:
+                yield key, value
+        if seen:
+            yield (
+                EVIDENCE_KEY,
+                {"format": "deflate", "per_block": PER_BLOCK, "blocks": self._done()},
+            )
+
+    def _lights(self, outcomes: Each | list[Any]) -> Iterator[Any]:
+        for item in outcomes.items() if isinstance(outcomes, Each) else outcomes:
+            light, heavy = split(item)
+            self._pending.append(encode_compact(heavy))
+            if len(self._pending) == PER_BLOCK:
+                self._pack()
+            yield light
+
+    def _pack(self) -> None:
+        text = "[" + ",".join(self._pending) + "]"  # ASCII: the encoder escapes the rest
+        self._blocks.append(base64.b64encode(zlib.compress(text.encode("ascii"))).decode())
+        self._pending = []
+
+    def _done(self) -> list[str]:
+        if self._pending:
+            self._pack()
+        return self._blocks
+
+
+def split(outcome: Any) -> tuple[Any, dict[str, Any]]:
+    """An outcome's light part and its heavy part (anything but an object is all light)."""
+    if not isinstance(outcome, dict):
+        return outcome, {}
+    light = {key: value for key, value in outcome.items() if key in _LIGHT}
+    return light, {key: value for key, value in outcome.items() if key not in _LIGHT}
