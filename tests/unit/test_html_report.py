@@ -69,7 +69,11 @@ def _outcomes(data: dict[str, Any]) -> list[dict[str, Any]]:
         for block in data[EVIDENCE_KEY]["blocks"]
         for rest in json.loads(zlib.decompress(base64.b64decode(block)))
     ]
-    return [{**light, **rest} for light, rest in zip(data["outcomes"], heavy, strict=True)]
+    keys = data[EVIDENCE_KEY]["light_keys"]
+    return [
+        {**dict(zip(keys, light, strict=True)), **rest}
+        for light, rest in zip(data["outcomes"], heavy, strict=True)
+    ]
 
 
 def _csp(page: str) -> dict[str, str]:

@@ -1,5 +1,6 @@
 // evidence.js: what a row shows only when opened (checks with their evidence, output, tool
-// calls, hooks, notes) travels compressed, outcomes in blocks (report/html/evidence.py).
+// calls, hooks, notes) travels compressed, outcomes in blocks (report/html/evidence.py);
+// the data block lists each outcome's other values, its keys named once.
 // A block is decompressed by the browser's DecompressionStream when one of its rows is
 // opened, or every block when a search needs every outcome's text; once, its parts then
 // merged into the outcomes, so the row and the search read them as they always did.
@@ -9,8 +10,19 @@ var CANNOT_OPEN = "This browser cannot open the compressed evidence of this page
 
 var EVIDENCE = { packed: null, outcomes: [], opened: [] };
 
+// The outcomes as the rest of the page reads them: objects, of their light values so far.
+function unpackOutcomes(report) {
+  var packed = report.packed_outcomes;
+  if (!packed || !Array.isArray(packed.light_keys)) return list(report.outcomes);
+  return list(report.outcomes).map(function (values) {
+    var o = {};
+    if (Array.isArray(values)) packed.light_keys.forEach(function (key, i) { o[key] = values[i]; });
+    return o;
+  });
+}
+
 function holdEvidence(report, outcomes) {
-  var packed = report.compressed_evidence;
+  var packed = report.packed_outcomes;
   EVIDENCE.packed = packed && Array.isArray(packed.blocks) ? packed : { blocks: [], per_block: 1 };
   EVIDENCE.outcomes = outcomes;
 }
