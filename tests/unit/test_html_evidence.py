@@ -71,12 +71,19 @@ def _opened(data: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _without_heavy_nulls(outcome: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in outcome.items() if k in LIGHT_KEYS or v is not None}
+
+
 def test_the_blocks_open_with_zlib_to_exactly_the_json_reports_outcomes() -> None:
     record = RunRecord(outcomes=[_outcome(i) for i in range(1201)])
     data = _data(render_html(json.loads(render_json(record, GATE))))
     assert len(data[EVIDENCE_KEY]["blocks"]) == 3  # 500, 500 and 201
     expected = json.loads(render_json(record, GATE))["outcomes"]
-    assert _opened(data) == expected
+    # Every key and value, but a null outside the light keys (the page reads a missing key
+    # as a null one, and most of an outcome's keys are null).
+    assert _opened(data) == [_without_heavy_nulls(o) for o in expected]
+    assert "workspace" in expected[0] and "workspace" not in _opened(data)[0]
     # The lone surrogate is U+FFFD there as in the JSON report; the rest survives as it was.
     assert expected[5]["output"] == HOSTILE.replace("\ud800", "\ufffd") + " #5"
 
@@ -140,3 +147,14 @@ def test_an_outcome_that_is_no_object_carries_nothing() -> None:
     assert opened[:3] == [{}, {}, {}]
     assert opened[3]["case_name"] == "c" and opened[3]["output"] == "o"
     assert opened[3]["status"] is None  # a light key it lacks: null, read as absent
+
+
+def test_every_field_the_detail_reads_reads_a_missing_key_as_a_null_one() -> None:
+    # The blocks leave nulls out: each read of a heavy field must treat undefined as null.
+    script = "\n".join(asset(name) for name in SCRIPT_PARTS)
+    for name in ("detailContent", "haystack", "scoreBlock"):
+        body = re.search(rf"\nfunction {name}\(.*?\n}}\n", script, re.S)
+        assert body is not None, name
+        assert "=== null" not in body.group(0).replace(
+            "o.skill_loaded === null || o.skill_loaded === undefined", ""
+        ).replace("v === null ?", ""), name

@@ -233,7 +233,7 @@ def test_a_replayed_outcome_carries_every_field_the_page_marks_it_with() -> None
     script = "\n".join(asset(name) for name in SCRIPT_PARTS)
     read = set(re.findall(r"\bo\.(replayed\w*|recorded_at|cassette\w*)", script))
     assert read == {"replayed", "replayed_calls", "recorded_at", "cassette", "cassette_note"}
-    assert read <= outcome.keys()
+    assert read <= data["outcomes"][0].keys()
     assert (outcome["replayed"], outcome["recorded_at"]) == (True, "2026-01-31")
     summary_fields = set(re.findall(r"\breplay\.(\w+)", script))
     assert summary_fields == {"replayed", "partly_replayed", "of", "oldest_recorded_at", "note"}
