@@ -2,13 +2,13 @@
 // calls, hooks, notes) travels compressed, outcomes in blocks (report/html/evidence.py);
 // the data block lists each outcome's other values, its keys named once.
 // A block is decompressed by the browser's DecompressionStream when one of its rows is
-// opened, or every block when a search needs every outcome's text; once, its parts then
-// merged into the outcomes, so the row and the search read them as they always did.
+// opened, or every block when a search needs every outcome's text; once. A row and the
+// search then read the outcome whole (whole()), as they always did.
 
 var CANNOT_OPEN = "This browser cannot open the compressed evidence of this page (it lacks DecompressionStream, " +
   "which Chromium 80, Firefox 113, Safari 16.4 and later have). The JSON report holds the same.";
 
-var EVIDENCE = { packed: null, outcomes: [], opened: [] };
+var EVIDENCE = { packed: null, outcomes: [], opened: [], rest: [] };
 
 // The outcomes as the rest of the page reads them: objects, of their light values so far.
 function unpackOutcomes(report) {
@@ -42,16 +42,20 @@ function openBlock(n) {
   if (!EVIDENCE.opened[n]) {
     EVIDENCE.opened[n] = inflate(packed.blocks[n]).then(function (text) {
       var start = n * packed.per_block;
-      list(JSON.parse(text)).forEach(function (rest, i) {
-        var o = EVIDENCE.outcomes[start + i];
-        if (o && typeof o === "object") Object.assign(o, rest);
-      });
+      list(JSON.parse(text)).forEach(function (rest, i) { EVIDENCE.rest[start + i] = rest; });
       return null;
     }, function (error) {
       return "The compressed evidence of these outcomes could not be opened (" + error + "). The JSON report holds the same.";
     });
   }
   return EVIDENCE.opened[n];
+}
+
+// Outcome index whole, as the JSON report has it, once its block is open (a copy: the
+// parts are kept apart, each as compact as JSON.parse made it).
+function whole(o, index) {
+  var rest = EVIDENCE.rest[index];
+  return rest && o && typeof o === "object" ? Object.assign({}, o, rest) : o;
 }
 
 function evidenceOf(index) {

@@ -125,7 +125,7 @@ function outcomeRows(o, index) {
     if (!open || opening) return;
     opening = true; // built on first open, once its evidence is decompressed
     evidenceOf(index).then(function (problem) {
-      build(detailCell, {}, problem ? h("p", { class: "note", text: problem }) : detailContent(o));
+      build(detailCell, {}, problem ? h("p", { class: "note", text: problem }) : detailContent(whole(o, index)));
       if (row.parentNode && !detail.parentNode) row.after(detail);
     });
   });
@@ -140,7 +140,7 @@ function matches(e, needle) {
   if (FILTERS.status !== "all" && e.outcome.status !== FILTERS.status) return false;
   if (FILTERS.arm !== "all" && e.outcome.arm !== FILTERS.arm) return false;
   if (!needle) return true;
-  if (e.text === null) e.text = haystack(e.outcome); // made on the first search only
+  if (e.text === null) e.text = haystack(whole(e.outcome, e.index)); // made on the first search only
   return e.text.indexOf(needle) >= 0;
 }
 
@@ -205,7 +205,7 @@ function outcomesSection(report) {
   var outcomes = list(report.outcomes);
   if (!outcomes.length) return section("outcomes", "Outcomes", [h("p", { text: "No case produced an outcome." })]);
   holdEvidence(report, outcomes);
-  var entries = outcomes.map(function (o) { return { outcome: o, text: null, row: null }; });
+  var entries = outcomes.map(function (o, index) { return { outcome: o, index: index, text: null, row: null }; });
   var counter = h("span", { id: "outcome-count", class: "muted", role: "status" });
   var view = { entries: entries, counter: counter, page: 0, shown: [], searchable: false, opening: null, problem: null };
   var refresh = function () { applyFilters(view); };
