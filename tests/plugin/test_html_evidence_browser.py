@@ -117,3 +117,22 @@ def test_without_decompression_the_page_says_it_cannot_open_the_evidence(
     assert "The JSON report holds the same" in detail.inner_text()
     assert errors == []
     page.close()
+
+
+@pytest.mark.parametrize("block", ["not base64!", "AAAA"])  # atob refuses it; no deflate
+def test_a_damaged_block_is_said_so_where_its_evidence_would_be(
+    path: Path,
+    browser: Any,  # noqa: F811
+    block: str,
+) -> None:
+    text = path.read_text(encoding="utf-8")
+    start = text.index('"blocks":["') + len('"blocks":["')
+    path.write_text(text[:start] + block + text[text.index('"', start) :], encoding="utf-8")
+    report = Page(browser, path)
+    toggle = report.page.locator("tr.outcome button.toggle").first
+    toggle.click()
+    detail = report.page.locator("#" + (toggle.get_attribute("aria-controls") or ""))
+    assert "could not be opened" in detail.inner_text()
+    assert "The JSON report holds the same" in detail.inner_text()
+    assert [e for e in report.errors if "page error" in e] == []
+    report.page.close()

@@ -34,17 +34,18 @@ function inflate(text) {
   return new Response(stream).text();
 }
 
-// Block n opened and merged, once: resolves null, or a sentence saying why it could not be.
+// Block n opened and kept, once: resolves null, or a sentence saying why it could not be
+// (a block that is not base64, deflate or JSON is said so, never thrown).
 function openBlock(n) {
   var packed = EVIDENCE.packed;
   if (n >= packed.blocks.length) return Promise.resolve(null);
   if (typeof DecompressionStream !== "function") return Promise.resolve(CANNOT_OPEN);
   if (!EVIDENCE.opened[n]) {
-    EVIDENCE.opened[n] = inflate(packed.blocks[n]).then(function (text) {
+    EVIDENCE.opened[n] = Promise.resolve(packed.blocks[n]).then(inflate).then(function (text) {
       var start = n * packed.per_block;
       list(JSON.parse(text)).forEach(function (rest, i) { EVIDENCE.rest[start + i] = rest; });
       return null;
-    }, function (error) {
+    }).catch(function (error) {
       return "The compressed evidence of these outcomes could not be opened (" + error + "). The JSON report holds the same.";
     });
   }
