@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 SKILLS, CASES = 500, 100
 LOAD_SECONDS, FILTER_SECONDS = 15.0, 2.0  # goals 3 s and 0.2 s; this machine is shared
-# Measured 5.06 MB (50.9 MB when every outcome's whole data was the page's JSON): the
+# Measured 4.90 MB (50.9 MB when every outcome's whole data was the page's JSON): the
 # evidence travels compressed, the rest of an outcome as a list of its values.
 PAGE_BYTES = 6_000_000
 
