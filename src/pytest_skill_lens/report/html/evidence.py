@@ -1,13 +1,14 @@
 """What a row shows only when opened travels compressed, in blocks the page opens on demand.
 
-At 50,000 outcomes the page's data was 86.7 MB, most of it what nobody reads until a row
-is opened: checks with their evidence, outputs, tool calls, and fifty keys a row, most of
-them null. Each outcome is split in two: the values the table, filters, charts and
-summaries read on load (:data:`LIGHT_KEYS`) stay in the data block, a list of values an
-outcome (the keys named once, a third of the size of an object each); the rest goes into
-blocks of :data:`PER_BLOCK` outcomes, each a compact JSON list compressed by zlib (the
-``deflate`` format of the browser's DecompressionStream) and base64'd. Base64 holds no
-``<``, ``>`` or ``&``, so a block is as safe inside the script element as the escaped JSON.
+At 50,000 outcomes the page was 51-92 MB (the scale test's, the benchmark's merged one),
+most of it what nobody reads until a row is opened: checks with their evidence, outputs,
+tool calls, and fifty keys a row, most of them null. Each outcome is split in two: the
+values the table, filters, charts and summaries read on load (:data:`LIGHT_KEYS`) stay
+in the data block, a list of values an outcome (the keys named once, a third of the size
+of an object each); the rest goes into blocks of :data:`PER_BLOCK` outcomes, each a
+compact JSON list compressed by zlib (the ``deflate`` format of the browser's
+DecompressionStream) and base64'd. Base64 holds no ``<``, ``>`` or ``&``, so a block is
+as safe inside the script element as the escaped JSON.
 The blocks are the data's last key (:data:`EVIDENCE_KEY`), written once the outcomes are,
 so the page is still written one outcome at a time.
 
