@@ -99,6 +99,8 @@ class Page:
             self.errors.append(f"console {message.type}: {message.text}")
 
     def visible_statuses(self) -> list[str]:
+        # A search first opens the compressed evidence (asynchronously): wait for it.
+        self.page.wait_for_selector("#outcome-count:not([aria-busy])")
         rows = self.page.locator("tr.outcome:visible")
         return [rows.nth(i).get_attribute("data-status") or "" for i in range(rows.count())]
 
@@ -166,6 +168,7 @@ def test_enter_on_the_failing_case_shows_its_evidence(report: Page) -> None:
     toggle.focus()
     report.page.keyboard.press("Enter")
     detail = report.page.locator("#" + (toggle.get_attribute("aria-controls") or ""))
+    detail.wait_for()  # placed once its evidence is decompressed
     assert detail.is_visible()
     assert "REFUSED" in detail.locator("table.checks").inner_text()
     # And the keyboard reaches it from the search box, as a person tabbing would.

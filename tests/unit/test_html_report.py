@@ -7,9 +7,11 @@ What the page does when a browser runs it is tested in
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from pytest_skill_lens.gate.record import GateResult, RunRecord
 from pytest_skill_lens.perform.outcome import Outcome
 from pytest_skill_lens.report.html import render_html
 from pytest_skill_lens.report.html.embed import DATA_ID, data_json
+from pytest_skill_lens.report.html.evidence import EVIDENCE_KEY
 from pytest_skill_lens.report.html.page import SCRIPT_PARTS, STYLE_FILE, asset, digest
 from pytest_skill_lens.report.json_report import render_json
 from pytest_skill_lens.run.result import ToolCall
@@ -59,6 +62,20 @@ def _script_elements(page: str) -> list[tuple[str, str]]:
     return re.findall(r"<script([^>]*)>(.*?)</script>", page, flags=re.DOTALL)
 
 
+def _outcomes(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The page data's outcomes whole: each light part with its compressed heavy part."""
+    heavy = [
+        rest
+        for block in data[EVIDENCE_KEY]["blocks"]
+        for rest in json.loads(zlib.decompress(base64.b64decode(block)))
+    ]
+    keys = data[EVIDENCE_KEY]["light_keys"]
+    return [
+        {**dict(zip(keys, light, strict=True)), **rest}
+        for light, rest in zip(data["outcomes"], heavy, strict=True)
+    ]
+
+
 def _csp(page: str) -> dict[str, str]:
     found = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
     assert found is not None
@@ -85,7 +102,7 @@ def test_data_block_reads_back_as_the_report() -> None:
     block = _script_elements(render_html(report))[0][1]
     back = json.loads(block)
     # Everything survives, but the lone surrogate (no UTF-8 file can hold one).
-    assert back["outcomes"][0]["output"] == HOSTILE.replace("\ud800", "\ufffd")
+    assert _outcomes(back)[0]["output"] == HOSTILE.replace("\ud800", "\ufffd")
     assert back["gate"] == report["gate"]
     assert back["summary"] == report["summary"]
 
@@ -211,12 +228,12 @@ def test_a_replayed_outcome_carries_every_field_the_page_marks_it_with() -> None
     data = json.loads(render_json(RunRecord(outcomes=[replayed]), GateResult(True, 0)))
     page = render_html(data)
     embedded = json.loads(_script_elements(page)[0][1])
-    (outcome,) = embedded["outcomes"]
+    (outcome,) = _outcomes(embedded)
     # Every field the script reads to mark a replay is one the JSON report writes.
     script = "\n".join(asset(name) for name in SCRIPT_PARTS)
     read = set(re.findall(r"\bo\.(replayed\w*|recorded_at|cassette\w*)", script))
     assert read == {"replayed", "replayed_calls", "recorded_at", "cassette", "cassette_note"}
-    assert read <= outcome.keys()
+    assert read <= data["outcomes"][0].keys()
     assert (outcome["replayed"], outcome["recorded_at"]) == (True, "2026-01-31")
     summary_fields = set(re.findall(r"\breplay\.(\w+)", script))
     assert summary_fields == {"replayed", "partly_replayed", "of", "oldest_recorded_at", "note"}

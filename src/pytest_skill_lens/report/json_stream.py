@@ -55,6 +55,11 @@ def encode(value: Any, encoder: json.JSONEncoder = _ITEM) -> str:
     return encoder.encode(scrub_data(value)) if "\\ud" in text else text
 
 
+def encode_compact(value: Any) -> str:
+    """``value`` as :func:`encode` writes it, compact (the page's layout)."""
+    return encode(value, _COMPACT)
+
+
 def file_chunks(parts: Parts) -> Iterator[str]:
     """The document as ``json.dumps(..., indent=2)`` lays it out, but for each :class:`Each`
     list, whose items are one line each."""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..json_stream import Parts, compact_chunks
+from .evidence import Packer
 
 DATA_ID = "skill-lens-data"
 
@@ -27,4 +28,5 @@ def data_json(report: dict[str, Any]) -> str:
 def data_chunks(parts: Parts) -> Iterator[str]:
     """The data as :func:`data_json` writes it, in pieces: each outcome as it is made."""
     # The encoder's ensure_ascii also escapes U+2028/U+2029 and every other non-ASCII one.
-    return compact_chunks(parts, lambda text: text.translate(_ESCAPES))
+    # Each outcome's heavy part goes into the compressed blocks (:mod:`.evidence`).
+    return compact_chunks(Packer().parts(parts), lambda text: text.translate(_ESCAPES))

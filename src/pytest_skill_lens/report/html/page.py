@@ -31,6 +31,7 @@ SCRIPT_PARTS = (
     "multiplicity.js",
     "portability.js",
     "triggering.js",
+    "evidence.js",
     "outcomes.js",
     "main.js",
 )

@@ -29,4 +29,6 @@ function render(report) {
   blocks.forEach(function (b) { root.append(b); });
 }
 
-render(JSON.parse(document.getElementById("skill-lens-data").textContent));
+var data = JSON.parse(document.getElementById("skill-lens-data").textContent);
+data.outcomes = unpackOutcomes(data);
+render(data);

@@ -117,11 +117,17 @@ function outcomeRows(o, index) {
   var detailCell = h("td", { colspan: 9 });
   var detail = h("tr", { class: "detail", id: detailId, hidden: true }, detailCell);
   var toggle = h("button", { type: "button", class: "toggle", "aria-expanded": "false", "aria-controls": detailId, text: o.case_name });
+  var opening = false;
   toggle.addEventListener("click", function () {
     var open = toggle.getAttribute("aria-expanded") !== "true";
-    if (open && !detailCell.firstChild) build(detailCell, {}, detailContent(o)); // built on first open
     toggle.setAttribute("aria-expanded", open ? "true" : "false");
     detail.hidden = !open;
+    if (!open || opening) return;
+    opening = true; // built on first open, once its evidence is decompressed
+    evidenceOf(index).then(function (problem) {
+      build(detailCell, {}, problem ? h("p", { class: "note", text: problem }) : detailContent(whole(o, index)));
+      if (row.parentNode && !detail.parentNode) row.after(detail);
+    });
   });
   var row = h("tr", { class: "outcome", "data-status": o.status, "data-arm": o.arm, "data-index": index }, [
     cell(toggle), cell(o.skill_name), cell(o.runner), cell(o.arm), cell(o.repeat_index, true),
@@ -134,7 +140,7 @@ function matches(e, needle) {
   if (FILTERS.status !== "all" && e.outcome.status !== FILTERS.status) return false;
   if (FILTERS.arm !== "all" && e.outcome.arm !== FILTERS.arm) return false;
   if (!needle) return true;
-  if (e.text === null) e.text = haystack(e.outcome); // made on the first search only
+  if (e.text === null) e.text = haystack(whole(e.outcome, e.index)); // made on the first search only
   return e.text.indexOf(needle) >= 0;
 }
 
@@ -147,10 +153,12 @@ function showPage(view) {
     var e = view.entries[index];
     if (!e.row) Object.assign(e, outcomeRows(e.outcome, index));
     e.detail.hidden = e.toggle.getAttribute("aria-expanded") !== "true";
-    rows.push(e.row, e.detail);
+    rows.push(e.row);
+    if (e.detail.firstChild.hasChildNodes()) rows.push(e.detail); // a detail is placed once built
   });
   view.body.replaceChildren.apply(view.body, rows);
-  view.counter.textContent = "showing " + view.shown.length + " of " + view.entries.length + " outcome(s)";
+  view.counter.textContent = "showing " + view.shown.length + " of " + view.entries.length + " outcome(s)" +
+    (FILTERS.text.trim() && view.problem ? "; names and figures searched only: " + view.problem : "");
   var last = Math.min(start + PAGE_SIZE, view.shown.length);
   view.pager.label.textContent = view.shown.length ? "rows " + (start + 1) + "–" + last + ", page " + (view.page + 1) + " of " + pages : "";
   view.pager.previous.disabled = view.page === 0;
@@ -160,6 +168,17 @@ function showPage(view) {
 
 function applyFilters(view) {
   var needle = FILTERS.text.trim().toLowerCase();
+  if (needle && !view.searchable) { // an outcome's search text needs its evidence: every block opened once
+    view.counter.setAttribute("aria-busy", "true");
+    view.counter.textContent = "opening the evidence to search it…";
+    view.opening = view.opening || allEvidence().then(function (problem) {
+      view.searchable = true;
+      view.problem = problem;
+      view.counter.removeAttribute("aria-busy");
+      applyFilters(view);
+    });
+    return;
+  }
   view.shown = [];
   view.entries.forEach(function (e, index) { if (matches(e, needle)) view.shown.push(index); });
   view.page = 0;
@@ -185,9 +204,10 @@ function select(id, label, values, key, onChange) {
 function outcomesSection(report) {
   var outcomes = list(report.outcomes);
   if (!outcomes.length) return section("outcomes", "Outcomes", [h("p", { text: "No case produced an outcome." })]);
-  var entries = outcomes.map(function (o) { return { outcome: o, text: null, row: null }; });
+  holdEvidence(report, outcomes);
+  var entries = outcomes.map(function (o, index) { return { outcome: o, index: index, text: null, row: null }; });
   var counter = h("span", { id: "outcome-count", class: "muted", role: "status" });
-  var view = { entries: entries, counter: counter, page: 0, shown: [] };
+  var view = { entries: entries, counter: counter, page: 0, shown: [], searchable: false, opening: null, problem: null };
   var refresh = function () { applyFilters(view); };
   var search = h("input", { type: "search", id: "outcome-search", placeholder: "skill, case, output, evidence…" });
   search.addEventListener("input", function () { FILTERS.text = search.value; refresh(); });
