@@ -84,6 +84,7 @@ def test_a_process_started_before_since_is_never_looked_at() -> None:
 def test_the_sweep_looks_only_at_processes_younger_than_the_dead_owners() -> None:
     from pytest_skill_lens.run.process.leftovers import _earliest
 
-    dead = [Path("/t/skill-lens-a.pid-1-2-300"), Path("/t/skill-lens-b.pid-1-3-200")]
-    assert _earliest(dead) == 200
-    assert _earliest([*dead, Path("/t/skill-lens-c.pid-1-4-0")]) == 0  # one unknown: all
+    starts = [300, 200]  # as the marks .pid-1-2-300 and .pid-1-3-200 give them
+    assert _earliest(starts) == 200
+    assert _earliest([*starts, 0]) == 0  # one unknown: all
+    assert _earliest([]) == 0

@@ -123,6 +123,7 @@ def sweep(base: Path) -> list[Path]:
     uid = os.getuid() if hasattr(os, "getuid") else None
     removed: list[Path] = []
     dead: list[Path] = []
+    starts: list[int] = []  # the dead owners' start times, read from the marks here
     try:
         found = list(os.scandir(base))
     except OSError:
@@ -141,7 +142,8 @@ def sweep(base: Path) -> list[Path]:
         if owner_alive(namespace, pid, start):
             continue
         dead.append(Path(entry.path))
-    kill_marked({path.name for path in dead}, since=_earliest(dead))
+        starts.append(start)
+    kill_marked({path.name for path in dead}, since=_earliest(starts))
     for path in dead:
         remove_tree(path)
         if not os.path.lexists(path):
@@ -152,10 +154,9 @@ def sweep(base: Path) -> list[Path]:
 _MARKED_ENVIRON_BYTES = 1 << 20
 
 
-def _earliest(dead: list[Path]) -> int:
-    """The earliest start among the dead owners of ``dead`` (0: one is unknown)."""
-    starts = [int(found.group(3)) for path in dead if (found := _MARK.fullmatch(path.name))]
-    return min(starts) if starts and len(starts) == len(dead) and all(starts) else 0
+def _earliest(starts: list[int]) -> int:
+    """The earliest of the dead owners' ``starts`` (0: none, or one is unknown)."""
+    return min(starts) if starts and all(starts) else 0
 
 
 def kill_marked(names: set[str], proc: Path = Path("/proc"), *, since: int = 0) -> list[int]:
