@@ -129,9 +129,10 @@ def _version_problem(
     finished = ran.finished
     first = finished.stdout.data.decode("utf-8", errors="replace").strip().splitlines()
     if finished.exit_code == 0 and first:
-        _versions[preset.name] = _answered[(preset.name, found)] = first[0][:200]
+        answer = first[0][:200]
+        _versions[preset.name] = _answered[(preset.name, found)] = answer
         if asked is not None:
-            remember(asked, first[0][:200])
+            remember(asked, answer)
         return None
     how = (
         f"did not answer within {VERSION_TIMEOUT:g} s"
