@@ -19,7 +19,7 @@ from .description import Preset, Problem
 from .env import isolation_of, make_home, product_env, shared_env, signs_in
 from .process import RunDir, RunDirFailed, StartFailed, run_dir, start_version
 from .table_rules import table_problem
-from .version_memo import question, recall, remember
+from .version_memo import MAX_ANSWER, question, recall, remember
 
 VERSION_TIMEOUT = 30.0  # seconds; a product whose --version hangs will not run a case either
 _VERSION_BYTES = 4_000
@@ -129,7 +129,7 @@ def _version_problem(
     finished = ran.finished
     first = finished.stdout.data.decode("utf-8", errors="replace").strip().splitlines()
     if finished.exit_code == 0 and first:
-        answer = first[0][:200]
+        answer = first[0][:MAX_ANSWER]
         _versions[preset.name] = _answered[(preset.name, found)] = answer
         if asked is not None:
             remember(asked, answer)

@@ -35,7 +35,7 @@ from ..sandbox.product_sandbox import ProductSandbox
 MEMO_NAME = "product-versions.json"
 MAX_BYTES = 64 * 1024
 MAX_ENTRIES = 32
-MAX_ANSWER = 200  # the preflight keeps the first line's first 200 characters
+MAX_ANSWER = 200  # the preflight keeps this much of the first line, for the report and here
 # A file changed within this of its stat may change again with the same timestamps (coarse
 # clocks; 1-2 s on some file systems): such an answer is not remembered.
 SETTLED_NS = 2_000_000_000
